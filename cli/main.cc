@@ -1,0 +1,31 @@
+// `vacc`: the command line that ties the parts together. Each subcommand lives in its own
+// cmd_*.cc; user errors (vacc::Error) print one "error:" line and exit 1.
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <cstdio>
+
+#include "commands.h"
+#include "vacc/support/error.h"
+
+int main(int argc, char **argv) {
+  CLI::App app{"vacc: a hardware/software co-design stack for deep-learning accelerators"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Print help for every subcommand");
+
+  vacc::cli::add_config_command(app);
+  vacc::cli::add_asm_command(app);
+  vacc::cli::add_disasm_command(app);
+  vacc::cli::add_sim_command(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    return app.exit(e);
+  } catch (const vacc::Error &e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}

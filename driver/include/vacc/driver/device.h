@@ -1,0 +1,53 @@
+// One device interface for every engine (fsim, rtl, xrt): device memory, registers, start
+// and wait. The runtime and `vacc sim` talk only to this; run_program() is the host protocol.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vacc/isa/config.h"
+#include "vacc/isa/program.h"
+
+namespace vacc::driver {
+
+// Named counters an engine reports after a run (instructions per engine, MACs, bytes per
+// memory, cycles, busy/stall cycles...). Ordered so printing is deterministic.
+using Counters = std::map<std::string, uint64_t>;
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual std::string name() const = 0;  // "fsim", "rtl", "xrt"
+
+  // Device memory: one arena of `bytes` bytes; returns its device address (the base).
+  virtual uint64_t allocate(uint64_t bytes) = 0;
+  virtual void write_memory(uint64_t address, const uint8_t *data, uint64_t bytes) = 0;
+  virtual void read_memory(uint64_t address, uint8_t *data, uint64_t bytes) = 0;
+
+  virtual void write_register(uint32_t offset, uint32_t value) = 0;
+  virtual uint32_t read_register(uint32_t offset) = 0;
+
+  // Waits until the control register reports done; throws vacc::Error on a device error
+  // (deadlock, illegal instruction, time-out) with a message naming the instruction.
+  virtual void wait(double timeout_seconds) = 0;
+
+  // Counters of the last run, including those only a simulator can see.
+  virtual Counters counters() = 0;
+};
+
+// Opens a device by engine name ("fsim", "rtl", ...); throws vacc::Error if unknown.
+std::unique_ptr<Device> open_device(const std::string &engine, const isa::HwConfig &config);
+
+struct RunResult {
+  std::vector<uint8_t> dram;  // the device memory image after the run
+  Counters counters;
+};
+
+// The host protocol of DESIGN.md: copy the image in, write instruction count, base and
+// instruction offset, start, wait for done, copy the image back.
+RunResult run_program(Device &device, const isa::Program &program, double timeout_seconds = 600);
+
+}  // namespace vacc::driver

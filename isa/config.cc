@@ -1,0 +1,301 @@
+#include "vacc/isa/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <bit>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+
+#include "vacc/isa/encoding.h"
+#include "vacc/support/error.h"
+
+namespace vacc::isa {
+
+const char *mem_id_name(MemId id) {
+  switch (id) {
+    case MemId::kUop: return "uop";
+    case MemId::kWgt: return "wgt";
+    case MemId::kInp: return "inp";
+    case MemId::kAcc: return "acc";
+    case MemId::kOut: return "out";
+  }
+  return "?";
+}
+
+namespace {
+
+int log2_ceil(int64_t n) {
+  int bits = 0;
+  while ((int64_t{1} << bits) < n) ++bits;
+  return bits;
+}
+
+bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+// One accepted key: where its value goes and which rule it obeys.
+struct KeySpec {
+  std::function<void(HwConfig &, const YAML::Node &, const std::string &key)> parse;
+};
+
+class ConfigReader {
+ public:
+  explicit ConfigReader(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void error(const std::string &key, const std::string &rule) const {
+    fail("{}: key '{}': {}", source_, key, rule);
+  }
+
+  int integer(const YAML::Node &node, const std::string &key) const {
+    if (!node.IsScalar()) error(key, "expected an integer, found a " + kind(node));
+    try {
+      return node.as<int>();
+    } catch (const YAML::Exception &) {
+      error(key, fmt::format("expected an integer, found '{}'", node.Scalar()));
+    }
+  }
+
+  double number(const YAML::Node &node, const std::string &key) const {
+    if (!node.IsScalar()) error(key, "expected a number, found a " + kind(node));
+    try {
+      return node.as<double>();
+    } catch (const YAML::Exception &) {
+      error(key, fmt::format("expected a number, found '{}'", node.Scalar()));
+    }
+  }
+
+  std::string text(const YAML::Node &node, const std::string &key) const {
+    if (!node.IsScalar()) error(key, "expected a string, found a " + kind(node));
+    return node.Scalar();
+  }
+
+  static std::string kind(const YAML::Node &node) {
+    if (node.IsMap()) return "mapping";
+    if (node.IsSequence()) return "list";
+    if (node.IsNull()) return "null";
+    return "scalar";
+  }
+
+ private:
+  std::string source_;
+};
+
+using IntField = int HwConfig::*;
+
+// The schema: section -> key -> field. Everything not listed is an unknown key.
+const std::map<std::string, std::map<std::string, IntField>> &int_schema() {
+  static const std::map<std::string, std::map<std::string, IntField>> schema = {
+      {"gemm",
+       {{"batch", &HwConfig::batch},
+        {"block_in", &HwConfig::block_in},
+        {"block_out", &HwConfig::block_out}}},
+      {"dtype",
+       {{"inp_bits", &HwConfig::inp_bits},
+        {"wgt_bits", &HwConfig::wgt_bits},
+        {"acc_bits", &HwConfig::acc_bits}}},
+      {"buffers",
+       {{"uop_kib", &HwConfig::uop_kib},
+        {"inp_kib", &HwConfig::inp_kib},
+        {"wgt_kib", &HwConfig::wgt_kib},
+        {"acc_kib", &HwConfig::acc_kib}}},
+      {"memory",
+       {{"bus_bits", &HwConfig::bus_bits},
+        {"latency_cycles", &HwConfig::mem_latency_cycles},
+        {"bytes_per_cycle", &HwConfig::mem_bytes_per_cycle}}},
+      {"queues",
+       {{"insn_depth", &HwConfig::insn_queue_depth},
+        {"token_depth", &HwConfig::token_queue_depth}}},
+  };
+  return schema;
+}
+
+std::string known_keys(const std::map<std::string, IntField> &keys) {
+  std::string out;
+  for (const auto &[k, _] : keys) out += (out.empty() ? "" : ", ") + k;
+  return out;
+}
+
+// Rule checks, each naming the key it concerns.
+void check_rules(const HwConfig &c, const std::string &src) {
+  auto bad = [&](const std::string &key, const std::string &rule) {
+    fail("{}: key '{}': {}", src, key, rule);
+  };
+  auto pow2 = [&](const std::string &key, int64_t v, int64_t lo, int64_t hi) {
+    if (!is_pow2(v) || v < lo || v > hi)
+      bad(key, fmt::format("must be a power of two between {} and {}, got {}", lo, hi, v));
+  };
+  pow2("gemm.batch", c.batch, 1, 64);
+  pow2("gemm.block_in", c.block_in, 1, 256);
+  pow2("gemm.block_out", c.block_out, 1, 256);
+  if (c.inp_bits != 8)
+    bad("dtype.inp_bits", fmt::format("must be 8 (vacc's data path is int8), got {}", c.inp_bits));
+  if (c.wgt_bits != 8)
+    bad("dtype.wgt_bits", fmt::format("must be 8 (vacc's data path is int8), got {}", c.wgt_bits));
+  if (c.acc_bits != 16 && c.acc_bits != 32)
+    bad("dtype.acc_bits", fmt::format("must be 16 or 32, got {}", c.acc_bits));
+  pow2("buffers.uop_kib", c.uop_kib, 1, 1 << 16);
+  pow2("buffers.inp_kib", c.inp_kib, 1, 1 << 16);
+  pow2("buffers.wgt_kib", c.wgt_kib, 1, 1 << 16);
+  pow2("buffers.acc_kib", c.acc_kib, 1, 1 << 16);
+  auto fits = [&](const std::string &key, int kib, int tile, const char *what) {
+    if (int64_t{kib} * 1024 < tile)
+      bad(key, fmt::format("{} KiB is smaller than one {} tile ({} bytes); make it at least {} KiB",
+                           kib, what, tile, (tile + 1023) / 1024));
+  };
+  fits("buffers.inp_kib", c.inp_kib, c.inp_tile_bytes(), "input");
+  fits("buffers.wgt_kib", c.wgt_kib, c.wgt_tile_bytes(), "weight");
+  fits("buffers.acc_kib", c.acc_kib, c.acc_tile_bytes(), "accumulator");
+  pow2("memory.bus_bits", c.bus_bits, 32, 1024);
+  if (c.mem_latency_cycles < 1 || c.mem_latency_cycles > 100000)
+    bad("memory.latency_cycles",
+        fmt::format("must be between 1 and 100000, got {}", c.mem_latency_cycles));
+  pow2("memory.bytes_per_cycle", c.mem_bytes_per_cycle, 1, c.bus_bits / 8);
+  pow2("queues.insn_depth", c.insn_queue_depth, 2, 4096);
+  pow2("queues.token_depth", c.token_queue_depth, 2, 1 << 16);
+  if (!(c.clock_mhz > 0 && c.clock_mhz <= 2000))
+    bad("clock_mhz", fmt::format("must be in (0, 2000], got {}", c.clock_mhz));
+  // Micro-ops must fit 64 bits and every instruction kind 128 bits.
+  int uop_bits = c.uop_dst_bits() + c.uop_src_bits() + c.uop_wgt_bits();
+  if (uop_bits > 64)
+    bad("buffers", fmt::format("a micro-op needs {} bits (> 64): reduce the scratchpad depths",
+                               uop_bits));
+  for (Opcode op : {Opcode::kLoad, Opcode::kGemm, Opcode::kAlu}) {
+    int bits = insn_bits(c, op);
+    if (bits > 128)
+      bad("buffers", fmt::format("{} instructions would need {} bits, more than the 128 of an "
+                                 "instruction word: reduce the scratchpad depths (buffer sizes "
+                                 "or more elements per tile)",
+                                 opcode_name(op), bits));
+  }
+}
+
+}  // namespace
+
+int HwConfig::uop_index_bits() const { return log2_ceil(uop_depth()); }
+int HwConfig::inp_index_bits() const { return log2_ceil(inp_depth()); }
+int HwConfig::wgt_index_bits() const { return log2_ceil(wgt_depth()); }
+int HwConfig::acc_index_bits() const { return log2_ceil(acc_depth()); }
+int HwConfig::uop_src_bits() const { return std::max(inp_index_bits(), acc_index_bits()); }
+
+int HwConfig::uop_bytes() const {
+  int bits = uop_dst_bits() + uop_src_bits() + uop_wgt_bits();
+  return bits <= 32 ? 4 : 8;
+}
+
+int HwConfig::tile_bytes(MemId id) const {
+  switch (id) {
+    case MemId::kUop: return uop_bytes();
+    case MemId::kWgt: return wgt_tile_bytes();
+    case MemId::kInp: return inp_tile_bytes();
+    case MemId::kAcc: return acc_tile_bytes();
+    case MemId::kOut: return out_tile_bytes();
+  }
+  return 0;
+}
+
+int HwConfig::depth(MemId id) const {
+  switch (id) {
+    case MemId::kUop: return uop_depth();
+    case MemId::kWgt: return wgt_depth();
+    case MemId::kInp: return inp_depth();
+    case MemId::kAcc:
+    case MemId::kOut: return acc_depth();
+  }
+  return 0;
+}
+
+uint64_t HwConfig::isa_fingerprint() const {
+  // FNV-1a over the parameters that change how a program's bytes are read.
+  uint64_t h = 1469598103934665603ull;
+  for (int64_t v : {batch, block_in, block_out, inp_bits, wgt_bits, acc_bits, uop_kib, inp_kib,
+                    wgt_kib, acc_kib}) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= static_cast<uint64_t>(v >> (8 * i)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  }
+  return h;
+}
+
+void validate_config(const HwConfig &config) {
+  check_rules(config, config.source.empty() ? "config" : config.source);
+}
+
+HwConfig parse_config(const std::string &yaml_text, const std::string &source_name) {
+  ConfigReader reader(source_name);
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::ParserException &e) {
+    fail("{}:{}:{}: invalid YAML: {}", source_name, e.mark.line + 1, e.mark.column + 1, e.msg);
+  }
+  HwConfig config;
+  config.source = source_name;
+  config.name = std::filesystem::path(source_name).stem().string();
+  if (root.IsNull()) return (validate_config(config), config);
+  if (!root.IsMap())
+    fail("{}: expected a mapping of sections (gemm, dtype, buffers, memory, ...) at the top",
+         source_name);
+
+  for (const auto &entry : root) {
+    const std::string key = entry.first.Scalar();
+    const YAML::Node &value = entry.second;
+    if (key == "name") {
+      config.name = reader.text(value, key);
+    } else if (key == "clock_mhz") {
+      config.clock_mhz = reader.number(value, key);
+    } else if (key == "fpga") {
+      if (!value.IsMap()) reader.error(key, "expected a mapping with keys part, platform");
+      for (const auto &f : value) {
+        const std::string sub = f.first.Scalar();
+        if (sub == "part") config.fpga_part = reader.text(f.second, "fpga.part");
+        else if (sub == "platform") config.fpga_platform = reader.text(f.second, "fpga.platform");
+        else reader.error("fpga." + sub, "unknown key (known: part, platform)");
+      }
+    } else if (auto section = int_schema().find(key); section != int_schema().end()) {
+      if (!value.IsMap())
+        reader.error(key, fmt::format("expected a mapping with keys {}",
+                                      known_keys(section->second)));
+      for (const auto &f : value) {
+        const std::string sub = f.first.Scalar();
+        auto field = section->second.find(sub);
+        if (field == section->second.end())
+          reader.error(key + "." + sub,
+                       fmt::format("unknown key (known: {})", known_keys(section->second)));
+        config.*(field->second) = reader.integer(f.second, key + "." + sub);
+      }
+    } else {
+      reader.error(key,
+                   "unknown key (known: name, gemm, dtype, buffers, memory, queues, clock_mhz, "
+                   "fpga)");
+    }
+  }
+  validate_config(config);
+  return config;
+}
+
+HwConfig load_config(const std::string &path) {
+  std::ifstream in(path);
+  if (!in) fail("{}: cannot open config file", path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_config(text.str(), path);
+}
+
+std::string resolve_config_path(const std::string &name_or_path) {
+  namespace fs = std::filesystem;
+  if (fs::exists(name_or_path)) return name_or_path;
+  std::vector<std::string> dirs;
+  if (const char *env = std::getenv("VACC_CONFIG_DIR")) dirs.push_back(env);
+  dirs.push_back(VACC_CONFIG_DIR);
+  for (const auto &dir : dirs) {
+    fs::path candidate = fs::path(dir) / (name_or_path + ".yaml");
+    if (fs::exists(candidate)) return candidate.string();
+  }
+  fail("config '{}' not found: give a path to a YAML file or a name in {}", name_or_path,
+       VACC_CONFIG_DIR);
+}
+
+}  // namespace vacc::isa

@@ -1,0 +1,92 @@
+// The hardware config: one YAML file describes one accelerator, and every other part of vacc
+// (ISA field widths, the RTL parameter package, scratchpad depths, simulator timing, FPGA
+// packaging) derives from it. load_config() validates every key; the derived quantities are
+// member functions so that nothing restates a parameter by hand.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace vacc::isa {
+
+// Scratchpad / DRAM element kinds addressed by LOAD and STORE (DESIGN.md "The ISA").
+enum class MemId : uint8_t { kUop = 0, kWgt = 1, kInp = 2, kAcc = 3, kOut = 4 };
+inline constexpr int kNumMemIds = 5;
+const char *mem_id_name(MemId id);  // "uop", "wgt", "inp", "acc", "out"
+
+struct HwConfig {
+  std::string name;    // from the `name` key, or the file's stem
+  std::string source;  // the file it was read from ("" when built in code)
+
+  // gemm: BATCH x BLOCK_IN times BLOCK_IN x BLOCK_OUT per cycle.
+  int batch = 1;
+  int block_in = 16;
+  int block_out = 16;
+  // dtype: signed integer widths; OUT (what STORE writes) has the input width.
+  int inp_bits = 8;
+  int wgt_bits = 8;
+  int acc_bits = 32;
+  // buffers: scratchpad capacities.
+  int uop_kib = 32;
+  int inp_kib = 32;
+  int wgt_kib = 256;
+  int acc_kib = 128;
+  // memory: the AXI bus and the DRAM model used by the cycle-accurate simulator.
+  int bus_bits = 64;
+  int mem_latency_cycles = 64;
+  int mem_bytes_per_cycle = 8;
+  // queues: depth of each engine's instruction queue and of each dependency-token queue.
+  int insn_queue_depth = 32;
+  int token_queue_depth = 256;
+  double clock_mhz = 100;
+  std::string fpga_part = "xc7z020clg400-1";
+  std::string fpga_platform = "xilinx_u250_gen3x16_xdma_4_1_202210_1";
+
+  int out_bits() const { return inp_bits; }
+
+  // Bytes of one element of each kind, in the scratchpad and in DRAM.
+  int inp_tile_bytes() const { return batch * block_in * inp_bits / 8; }
+  int wgt_tile_bytes() const { return block_out * block_in * wgt_bits / 8; }
+  int acc_tile_bytes() const { return batch * block_out * acc_bits / 8; }
+  int out_tile_bytes() const { return batch * block_out * out_bits() / 8; }
+  int uop_bytes() const;  // 4 when a micro-op fits 32 bits, else 8
+  int tile_bytes(MemId id) const;
+
+  // Scratchpad depths, in elements.
+  int uop_depth() const { return uop_kib * 1024 / uop_bytes(); }
+  int inp_depth() const { return inp_kib * 1024 / inp_tile_bytes(); }
+  int wgt_depth() const { return wgt_kib * 1024 / wgt_tile_bytes(); }
+  int acc_depth() const { return acc_kib * 1024 / acc_tile_bytes(); }
+  int depth(MemId id) const;  // OUT addresses the ACC scratchpad
+
+  // Index widths (bits) of each scratchpad.
+  int uop_index_bits() const;
+  int inp_index_bits() const;
+  int wgt_index_bits() const;
+  int acc_index_bits() const;
+
+  // Micro-op fields: dst indexes ACC, src indexes INP (GEMM) or ACC (ALU), wgt indexes WGT.
+  int uop_dst_bits() const { return acc_index_bits(); }
+  int uop_src_bits() const;
+  int uop_wgt_bits() const { return wgt_index_bits(); }
+
+  int64_t peak_macs_per_cycle() const { return int64_t{batch} * block_in * block_out; }
+  double peak_gops() const { return 2.0 * peak_macs_per_cycle() * clock_mhz / 1000.0; }
+  // A short identity of everything that changes the meaning of a program's bits.
+  uint64_t isa_fingerprint() const;
+};
+
+// Reads and validates a config file. Missing keys take the defaults above; unknown keys,
+// wrong types, values breaking a rule (powers of two, a buffer smaller than one tile, an
+// instruction that no longer fits 128 bits) throw vacc::Error naming the file, key and rule.
+HwConfig load_config(const std::string &path);
+HwConfig parse_config(const std::string &yaml_text, const std::string &source_name);
+
+// Checks the rules on a config built in code; throws vacc::Error like load_config.
+void validate_config(const HwConfig &config);
+
+// Finds a config by name or path: an existing path is used as is; otherwise NAME resolves to
+// configs/NAME.yaml under the directory of VACC_CONFIG_DIR or vacc's installed config dir.
+std::string resolve_config_path(const std::string &name_or_path);
+
+}  // namespace vacc::isa

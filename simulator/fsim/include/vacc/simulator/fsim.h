@@ -1,0 +1,46 @@
+// fsim: the functional simulator. Executes a program's instructions with the semantics of
+// isa/README.md, bit-exactly, on a device-memory image. Engines are interleaved in program
+// order as far as the dependency tokens allow, so a race-free program gives the same memory
+// as the hardware. A pop that can never be satisfied is reported as a deadlock; every
+// scratchpad and DRAM access is bounds-checked. Both are vacc::Error, never a crash.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "vacc/isa/config.h"
+#include "vacc/isa/insn.h"
+
+namespace vacc::sim {
+
+struct FsimStats {
+  std::array<uint64_t, isa::kNumEngines> insns{};  // instructions executed per engine
+  uint64_t gemm_uops = 0;                           // micro-ops through the GEMM core
+  uint64_t macs = 0;                                // multiply-accumulates (reset ops excluded)
+  uint64_t alu_ops = 0;                             // element operations on the ALU
+  std::array<uint64_t, isa::kNumMemIds> load_bytes{};   // DRAM bytes read per memory kind
+  std::array<uint64_t, isa::kNumMemIds> store_bytes{};  // DRAM bytes written per memory kind
+};
+
+class Fsim {
+ public:
+  explicit Fsim(const isa::HwConfig &config);
+  ~Fsim();
+  Fsim(const Fsim &) = delete;
+  Fsim &operator=(const Fsim &) = delete;
+
+  // Runs `insn_count` instructions read from byte `insn_offset` of `dram`, which is the whole
+  // device memory and is modified in place. Scratchpads start zeroed on each run.
+  void run(std::vector<uint8_t> &dram, uint64_t insn_offset, uint32_t insn_count);
+  const FsimStats &stats() const { return stats_; }
+
+ private:
+  class Machine;
+  const isa::HwConfig config_;
+  std::unique_ptr<Machine> machine_;
+  FsimStats stats_;
+};
+
+}  // namespace vacc::sim

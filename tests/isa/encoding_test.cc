@@ -1,0 +1,155 @@
+// Encode/decode round trips of random instructions, and field overflow errors, per config.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "vacc/isa/encoding.h"
+#include "vacc/support/error.h"
+
+namespace vacc::isa {
+namespace {
+
+HwConfig config_named(const std::string &name) {
+  return load_config(std::string(VACC_TEST_CONFIG_DIR) + "/" + name + ".yaml");
+}
+
+class Encoding : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { config = config_named(GetParam()); }
+  uint32_t random_field(const std::string &name, Opcode op) {
+    for (const auto &f : insn_fields(config, op))
+      if (f.name == name) return static_cast<uint32_t>(rng() & ((1ull << f.width) - 1));
+    ADD_FAILURE() << "no field " << name;
+    return 0;
+  }
+  DepFlags random_deps() { return {bool(rng() & 1), bool(rng() & 1), bool(rng() & 1), bool(rng() & 1)}; }
+  Insn random_insn() {
+    switch (rng() % 4) {
+      case 0: {
+        MemInsn m;
+        m.opcode = rng() & 1 ? Opcode::kLoad : Opcode::kStore;
+        m.deps = random_deps();
+        m.mem = static_cast<MemId>(rng() % kNumMemIds);
+        for (auto [field, name] : {std::pair{&m.sram_base, "sram_base"}, {&m.dram_base, "dram_base"},
+                                   {&m.y_size, "y_size"}, {&m.x_size, "x_size"},
+                                   {&m.x_stride, "x_stride"}, {&m.pad_top, "pad_top"},
+                                   {&m.pad_bottom, "pad_bottom"}, {&m.pad_left, "pad_left"},
+                                   {&m.pad_right, "pad_right"}})
+          *field = random_field(name, m.opcode);
+        return m;
+      }
+      case 1: {
+        GemmInsn g;
+        g.deps = random_deps();
+        g.reset = rng() & 1;
+        const Opcode op = Opcode::kGemm;
+        g.uop_begin = random_field("uop_begin", op);
+        g.uop_end = random_field("uop_end", op);
+        g.loop_out = random_field("loop_out", op);
+        g.loop_in = random_field("loop_in", op);
+        g.acc = {random_field("acc_factor_out", op), random_field("acc_factor_in", op)};
+        g.inp = {random_field("inp_factor_out", op), random_field("inp_factor_in", op)};
+        g.wgt = {random_field("wgt_factor_out", op), random_field("wgt_factor_in", op)};
+        return g;
+      }
+      case 2: {
+        AluInsn a;
+        const Opcode op = Opcode::kAlu;
+        a.deps = random_deps();
+        a.op = static_cast<AluOp>(rng() % kNumAluOps);
+        a.uop_begin = random_field("uop_begin", op);
+        a.uop_end = random_field("uop_end", op);
+        a.loop_out = random_field("loop_out", op);
+        a.loop_in = random_field("loop_in", op);
+        a.dst = {random_field("dst_factor_out", op), random_field("dst_factor_in", op)};
+        a.src = {random_field("src_factor_out", op), random_field("src_factor_in", op)};
+        a.use_imm = rng() & 1;
+        a.imm = static_cast<int16_t>(rng());
+        return a;
+      }
+      default:
+        return FinishInsn{random_deps()};
+    }
+  }
+  HwConfig config;
+  std::mt19937_64 rng{42};
+};
+
+TEST_P(Encoding, RandomInstructionsRoundTrip) {
+  for (int i = 0; i < 20000; ++i) {
+    const Insn insn = random_insn();
+    const InsnWord word = encode(config, insn);
+    uint8_t bytes[kInsnBytes];
+    store_word(word, bytes);
+    EXPECT_EQ(load_word(bytes), word);
+    ASSERT_EQ(decode(config, word), insn) << "instruction " << i;
+  }
+}
+
+TEST_P(Encoding, FieldsAreDisjointAndFit128Bits) {
+  for (Opcode op : {Opcode::kLoad, Opcode::kStore, Opcode::kGemm, Opcode::kAlu, Opcode::kFinish}) {
+    int next = 0;
+    for (const auto &f : insn_fields(config, op)) {
+      EXPECT_EQ(f.offset, next) << f.name;
+      EXPECT_GT(f.width, 0) << f.name;
+      next += f.width;
+    }
+    EXPECT_LE(next, 128) << opcode_name(op);
+  }
+}
+
+TEST_P(Encoding, UopRoundTrip) {
+  const auto fields = uop_fields(config);
+  for (int i = 0; i < 1000; ++i) {
+    Uop u{static_cast<uint32_t>(rng() % config.acc_depth()),
+          static_cast<uint32_t>(rng() % std::max(config.inp_depth(), config.acc_depth())),
+          static_cast<uint32_t>(rng() % config.wgt_depth())};
+    const uint64_t bits = encode_uop(config, u);
+    EXPECT_LT(bits, config.uop_bytes() == 4 ? (1ull << 32) : ~0ull);
+    EXPECT_EQ(decode_uop(config, bits), u);
+  }
+}
+
+TEST_P(Encoding, ValueTooWideIsAnErrorNamingTheField) {
+  GemmInsn g;
+  g.loop_out = 1u << 14;
+  try {
+    encode(config, g);
+    FAIL() << "no error";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "GEMM field 'loop_out' = 16384 does not fit its 14 bits (max 16383)");
+  }
+  MemInsn m;
+  m.sram_base = 1u << 20;
+  EXPECT_THROW(encode(config, m), Error);
+  AluInsn a;
+  a.imm = -40000;
+  EXPECT_THROW(encode(config, a), Error);
+}
+
+TEST_P(Encoding, UnknownOpcodeIsAnError) {
+  InsnWord w;
+  w.lo = 7;  // opcode 7
+  try {
+    decode(config, w);
+    FAIL() << "no error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("unknown opcode 7"), std::string::npos) << e.what();
+  }
+}
+
+// The layout is the one documented in isa/README.md for the default config.
+TEST(EncodingLayout, DefaultGemmFieldsAsDocumented) {
+  const HwConfig c = config_named("default");
+  EXPECT_EQ(insn_bits(c, Opcode::kGemm), 127);
+  GemmInsn g;
+  g.uop_begin = 1;
+  g.loop_out = g.loop_in = 0;
+  const InsnWord w = encode(c, g);
+  EXPECT_EQ(w.lo, (uint64_t{1} << 8) | 2);  // opcode 2 in bits 0-2, uop_begin from bit 8
+}
+
+INSTANTIATE_TEST_SUITE_P(AllConfigs, Encoding, ::testing::Values("default", "small", "wide"));
+
+}  // namespace
+}  // namespace vacc::isa

@@ -1,0 +1,335 @@
+// One self-checking program per instruction kind, run on every engine and every bundled
+// config, each compared with a plain C++ reference of what the program computes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <tuple>
+
+#include "program_kit.h"
+
+namespace vacc::test {
+namespace {
+
+using isa::AluInsn;
+using isa::AluOp;
+using isa::GemmInsn;
+using isa::MemId;
+using isa::Opcode;
+using isa::RegionKind;
+
+class IsaProgram : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {
+ protected:
+  void SetUp() override { config = config_named(std::get<0>(GetParam())); }
+  driver::RunResult run(const isa::Program &p) { return run_on(std::get<1>(GetParam()), config, p); }
+  int acc_n() const { return config.batch * config.block_out; }
+  isa::HwConfig config;
+  std::mt19937 rng{1234};
+};
+
+// LOAD ACC of a 2D strided window, STORE OUT into another stride: the low byte of each value.
+TEST_P(IsaProgram, LoadStoreRoundTrip) {
+  const uint32_t rows = 3, cols = 5, in_stride = 7, out_stride = 6;
+  SerialProgram p(config);
+  const auto values = random_ints(rng, rows * in_stride * acc_n(), INT32_MIN, INT32_MAX);
+  const uint32_t src = p.builder.add_region("src", RegionKind::kInput, MemId::kAcc, rows * in_stride);
+  const uint32_t dst = p.builder.add_region("dst", RegionKind::kOutput, MemId::kOut, rows * out_stride);
+  p.builder.set_region_bytes("src", int32_bytes(values));
+  p.emit(mem_insn(Opcode::kLoad, MemId::kAcc, 0, src, rows, cols, in_stride));
+  p.emit(mem_insn(Opcode::kStore, MemId::kOut, 0, dst, rows, cols, out_stride));
+  const auto program = p.finish();
+  const auto out = region_after(program, run(program), "dst");
+
+  std::vector<uint8_t> expected(out.size(), 0);
+  for (uint32_t r = 0; r < rows; ++r)
+    for (uint32_t c = 0; c < cols; ++c)
+      for (int e = 0; e < acc_n(); ++e)
+        expected[(r * out_stride + c) * acc_n() + e] =
+            static_cast<uint8_t>(values[(r * in_stride + c) * acc_n() + e]);
+  EXPECT_EQ(out, expected);
+}
+
+// LOAD ACC with zero padding on each side and on all four: padded positions read as zero.
+TEST_P(IsaProgram, PaddedLoads) {
+  const std::vector<std::array<uint32_t, 4>> pads = {
+      {1, 0, 0, 0}, {0, 2, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 3}, {2, 1, 1, 2}};
+  const uint32_t rows = 2, cols = 3;
+  for (const auto &pad : pads) {
+    SCOPED_TRACE(::testing::Message() << "pad " << pad[0] << "," << pad[1] << "," << pad[2] << ","
+                                      << pad[3]);
+    const uint32_t height = pad[0] + rows + pad[1], width = pad[2] + cols + pad[3];
+    SerialProgram p(config);
+    const auto values = random_ints(rng, rows * cols * acc_n(), -100, 100);
+    const uint32_t src = p.builder.add_region("src", RegionKind::kInput, MemId::kAcc, rows * cols);
+    const uint32_t dst =
+        p.builder.add_region("dst", RegionKind::kOutput, MemId::kOut, height * width);
+    p.builder.set_region_bytes("src", int32_bytes(values));
+    auto load = mem_insn(Opcode::kLoad, MemId::kAcc, 0, src, rows, cols, cols);
+    load.pad_top = pad[0];
+    load.pad_bottom = pad[1];
+    load.pad_left = pad[2];
+    load.pad_right = pad[3];
+    p.emit(load);
+    p.emit(mem_insn(Opcode::kStore, MemId::kOut, 0, dst, 1, height * width, height * width));
+    const auto program = p.finish();
+    const auto out = region_after(program, run(program), "dst");
+
+    std::vector<uint8_t> expected(out.size(), 0);
+    for (uint32_t r = 0; r < rows; ++r)
+      for (uint32_t c = 0; c < cols; ++c)
+        for (int e = 0; e < acc_n(); ++e)
+          expected[((r + pad[0]) * width + c + pad[2]) * acc_n() + e] =
+              static_cast<uint8_t>(values[(r * cols + c) * acc_n() + e]);
+    EXPECT_EQ(out, expected);
+  }
+}
+
+// A padded INP load seen through a GEMM with an identity weight tile.
+TEST_P(IsaProgram, PaddedInputThroughIdentityGemm) {
+  if (config.block_in != config.block_out) GTEST_SKIP() << "identity tile needs block_in == block_out";
+  const uint32_t rows = 3, cols = 2, pt = 1, pb = 2, pl = 2, pr = 1;
+  const uint32_t height = pt + rows + pb, width = pl + cols + pr, tiles = height * width;
+  const int inp_n = config.batch * config.block_in;
+  SerialProgram p(config);
+  const auto inp = random_bytes(rng, rows * cols * inp_n);
+  std::vector<uint8_t> identity(config.wgt_tile_bytes(), 0);
+  for (int o = 0; o < config.block_out; ++o) identity[o * config.block_in + o] = 1;
+  const uint32_t a = p.builder.add_region("a", RegionKind::kInput, MemId::kInp, rows * cols);
+  const uint32_t w = p.builder.add_region("w", RegionKind::kWeight, MemId::kWgt, 1);
+  const uint32_t out = p.builder.add_region("out", RegionKind::kOutput, MemId::kOut, tiles);
+  p.builder.set_region_bytes("a", inp);
+  p.builder.set_region_bytes("w", identity);
+  const uint32_t uops = p.builder.uop_region_base();
+  p.builder.add_uop({0, 0, 0});
+
+  auto load = mem_insn(Opcode::kLoad, MemId::kInp, 0, a, rows, cols, cols);
+  load.pad_top = pt, load.pad_bottom = pb, load.pad_left = pl, load.pad_right = pr;
+  p.emit(load);
+  p.emit(mem_insn(Opcode::kLoad, MemId::kWgt, 0, w, 1, 1, 1));
+  p.emit(mem_insn(Opcode::kLoad, MemId::kUop, 0, uops, 1, 1, 1));
+  GemmInsn g;
+  g.uop_begin = 0, g.uop_end = 1, g.loop_out = 1, g.loop_in = tiles;
+  g.acc = {0, 1}, g.inp = {0, 1}, g.wgt = {0, 0};
+  g.reset = true;
+  p.emit(g);
+  g.reset = false;
+  p.emit(g);
+  p.emit(mem_insn(Opcode::kStore, MemId::kOut, 0, out, 1, tiles, tiles));
+  const auto program = p.finish();
+  const auto got = region_after(program, run(program), "out");
+
+  std::vector<uint8_t> expected(got.size(), 0);
+  for (uint32_t r = 0; r < rows; ++r)
+    for (uint32_t c = 0; c < cols; ++c)
+      for (int e = 0; e < inp_n; ++e)
+        expected[((r + pt) * width + c + pl) * inp_n + e] = inp[(r * cols + c) * inp_n + e];
+  EXPECT_EQ(got, expected);
+}
+
+// C = A·Bᵀ twice accumulated over a tiled matrix: reset, both loop levels, several factors.
+TEST_P(IsaProgram, GemmResetAccumulateTwoLoopLevels) {
+  const uint32_t mt = 3, kt = 2, nt = 2;  // tiles along M, K, N
+  const int B = config.batch, BI = config.block_in, BO = config.block_out;
+  SerialProgram p(config);
+  const auto a = random_bytes(rng, mt * kt * B * BI);
+  const auto w = random_bytes(rng, nt * kt * BO * BI);
+  const uint32_t ra = p.builder.add_region("a", RegionKind::kInput, MemId::kInp, mt * kt);
+  const uint32_t rw = p.builder.add_region("w", RegionKind::kWeight, MemId::kWgt, nt * kt);
+  std::vector<uint32_t> outs;
+  for (int k = 0; k < 4; ++k)
+    outs.push_back(p.builder.add_region("c" + std::to_string(k), RegionKind::kOutput, MemId::kOut,
+                                        mt * nt));
+  p.builder.set_region_bytes("a", a);
+  p.builder.set_region_bytes("w", w);
+  const uint32_t uops = p.builder.uop_region_base();
+  for (uint32_t k = 0; k < kt; ++k) p.builder.add_uop({0, k, k});
+  p.builder.add_uop({0, 0, 0});  // for the shifts of store_acc_words
+
+  p.emit(mem_insn(Opcode::kLoad, MemId::kInp, 0, ra, 1, mt * kt, mt * kt));
+  p.emit(mem_insn(Opcode::kLoad, MemId::kWgt, 0, rw, 1, nt * kt, nt * kt));
+  p.emit(mem_insn(Opcode::kLoad, MemId::kUop, 0, uops, 1, kt + 1, kt + 1));
+  GemmInsn g;
+  g.loop_out = mt, g.loop_in = nt;
+  g.acc = {nt, 1}, g.inp = {kt, 0}, g.wgt = {0, kt};
+  g.uop_begin = 0, g.uop_end = 1, g.reset = true;
+  p.emit(g);
+  g.uop_end = kt, g.reset = false;
+  p.emit(g);
+  p.emit(g);
+  store_acc_words(p, 0, mt * nt, kt, outs);
+  const auto program = p.finish();
+  const auto result = run(program);
+  std::vector<std::vector<uint8_t>> bytes;
+  for (int k = 0; k < 4; ++k) bytes.push_back(region_after(program, result, "c" + std::to_string(k)));
+  const auto got = acc_words(bytes);
+
+  std::vector<int32_t> expected(mt * nt * B * BO);
+  for (uint32_t m = 0; m < mt; ++m)
+    for (uint32_t n = 0; n < nt; ++n)
+      for (int b = 0; b < B; ++b)
+        for (int o = 0; o < BO; ++o) {
+          int64_t sum = 0;
+          for (uint32_t k = 0; k < kt; ++k)
+            for (int c = 0; c < BI; ++c)
+              sum += int8_t(a[((m * kt + k) * B + b) * BI + c]) *
+                     int8_t(w[((n * kt + k) * BO + o) * BI + c]);
+          expected[((m * nt + n) * B + b) * BO + o] = static_cast<int32_t>(2 * sum);
+        }
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(result.counters.at("macs"), 2ull * mt * nt * kt * config.peak_macs_per_cycle());
+}
+
+int32_t reference_alu(AluOp op, int32_t a, int32_t b) {
+  switch (op) {
+    case AluOp::kMin: return std::min(a, b);
+    case AluOp::kMax: return std::max(a, b);
+    case AluOp::kAdd: return static_cast<int32_t>(uint32_t(a) + uint32_t(b));
+    case AluOp::kShr:
+      return b >= 0 ? a >> std::min(b, 31) : static_cast<int32_t>(uint32_t(a) << std::min(-b, 31));
+    case AluOp::kMul: return static_cast<int32_t>(uint32_t(a) * uint32_t(b));
+  }
+  return 0;
+}
+
+// Every ALU operation, with a vector operand and with immediates, on full 32-bit values.
+TEST_P(IsaProgram, AluOperations) {
+  const uint32_t n = 6;  // tiles of each operand
+  for (int op_index = 0; op_index < isa::kNumAluOps; ++op_index) {
+    const AluOp op = static_cast<AluOp>(op_index);
+    for (int variant = 0; variant < 4; ++variant) {
+      const bool use_imm = variant > 0;
+      const int32_t imm = op == AluOp::kShr ? std::array<int32_t, 4>{0, 5, -3, 40}[variant]
+                                            : std::array<int32_t, 4>{0, 1234, -32768, 32767}[variant];
+      SCOPED_TRACE(::testing::Message() << "alu." << isa::alu_op_name(op)
+                                        << (use_imm ? " imm=" + std::to_string(imm) : " vector"));
+      SerialProgram p(config);
+      auto dst = random_ints(rng, n * acc_n(), INT32_MIN, INT32_MAX);
+      auto src = op == AluOp::kShr ? random_ints(rng, n * acc_n(), -40, 40)
+                                   : random_ints(rng, n * acc_n(), INT32_MIN, INT32_MAX);
+      std::vector<int32_t> both = dst;
+      both.insert(both.end(), src.begin(), src.end());
+      const uint32_t r = p.builder.add_region("in", RegionKind::kInput, MemId::kAcc, 2 * n);
+      p.builder.set_region_bytes("in", int32_bytes(both));
+      std::vector<uint32_t> outs;
+      for (int k = 0; k < 4; ++k)
+        outs.push_back(
+            p.builder.add_region("o" + std::to_string(k), RegionKind::kOutput, MemId::kOut, n));
+      const uint32_t uops = p.builder.uop_region_base();
+      p.builder.add_uop({0, n, 0});
+      p.builder.add_uop({0, 0, 0});
+      p.emit(mem_insn(Opcode::kLoad, MemId::kAcc, 0, r, 1, 2 * n, 2 * n));
+      p.emit(mem_insn(Opcode::kLoad, MemId::kUop, 0, uops, 1, 2, 2));
+      AluInsn alu;
+      alu.op = op;
+      alu.uop_begin = 0, alu.uop_end = 1;
+      alu.loop_out = 2, alu.loop_in = n / 2;  // both loop levels
+      alu.dst = {n / 2, 1}, alu.src = {n / 2, 1};
+      alu.use_imm = use_imm, alu.imm = imm;
+      p.emit(alu);
+      store_acc_words(p, 0, n, 1, outs);
+      const auto program = p.finish();
+      const auto result = run(program);
+      std::vector<std::vector<uint8_t>> bytes;
+      for (int k = 0; k < 4; ++k)
+        bytes.push_back(region_after(program, result, "o" + std::to_string(k)));
+
+      std::vector<int32_t> expected(dst.size());
+      for (size_t e = 0; e < dst.size(); ++e)
+        expected[e] = reference_alu(op, dst[e], use_imm ? imm : src[e]);
+      EXPECT_EQ(acc_words(bytes), expected);
+    }
+  }
+}
+
+// ReLU as the compiler emits it: max 0, then min 127, then a narrowing store.
+TEST_P(IsaProgram, Relu) {
+  const uint32_t n = 5;
+  SerialProgram p(config);
+  const auto values = random_ints(rng, n * acc_n(), -300, 300);
+  const uint32_t r = p.builder.add_region("in", RegionKind::kInput, MemId::kAcc, n);
+  const uint32_t o = p.builder.add_region("out", RegionKind::kOutput, MemId::kOut, n);
+  p.builder.set_region_bytes("in", int32_bytes(values));
+  const uint32_t uops = p.builder.uop_region_base();
+  p.builder.add_uop({0, 0, 0});
+  p.emit(mem_insn(Opcode::kLoad, MemId::kAcc, 0, r, 1, n, n));
+  p.emit(mem_insn(Opcode::kLoad, MemId::kUop, 0, uops, 1, 1, 1));
+  for (auto [op, imm] : {std::pair{AluOp::kMax, 0}, std::pair{AluOp::kMin, 127}}) {
+    AluInsn alu;
+    alu.op = op, alu.uop_begin = 0, alu.uop_end = 1, alu.loop_in = n, alu.dst = {0, 1};
+    alu.use_imm = true, alu.imm = imm;
+    p.emit(alu);
+  }
+  p.emit(mem_insn(Opcode::kStore, MemId::kOut, 0, o, 1, n, n));
+  const auto program = p.finish();
+  const auto out = region_after(program, run(program), "out");
+  for (size_t e = 0; e < values.size(); ++e)
+    EXPECT_EQ(int8_t(out[e]), std::clamp(values[e], 0, 127)) << "element " << e;
+}
+
+// GEMM + bias + shift-and-clip requantization to int8, as a quantized layer runs.
+TEST_P(IsaProgram, ShiftAndClipRequantization) {
+  const uint32_t mt = 4, kt = 3;  // one output column tile
+  const int B = config.batch, BI = config.block_in, BO = config.block_out;
+  const int32_t shift = 7;
+  SerialProgram p(config);
+  const auto a = random_bytes(rng, mt * kt * B * BI);
+  const auto w = random_bytes(rng, kt * BO * BI);
+  const auto bias = random_ints(rng, mt * acc_n(), -5000, 5000);
+  const uint32_t ra = p.builder.add_region("a", RegionKind::kInput, MemId::kInp, mt * kt);
+  const uint32_t rw = p.builder.add_region("w", RegionKind::kWeight, MemId::kWgt, kt);
+  const uint32_t rb = p.builder.add_region("bias", RegionKind::kWeight, MemId::kAcc, mt);
+  const uint32_t ro = p.builder.add_region("out", RegionKind::kOutput, MemId::kOut, mt);
+  p.builder.set_region_bytes("a", a);
+  p.builder.set_region_bytes("w", w);
+  p.builder.set_region_bytes("bias", int32_bytes(bias));
+  const uint32_t uops = p.builder.uop_region_base();
+  for (uint32_t k = 0; k < kt; ++k) p.builder.add_uop({0, k, k});
+  p.builder.add_uop({0, mt, 0});  // acc[m] += acc[mt + m] (bias)
+  p.builder.add_uop({0, 0, 0});
+  p.emit(mem_insn(Opcode::kLoad, MemId::kInp, 0, ra, 1, mt * kt, mt * kt));
+  p.emit(mem_insn(Opcode::kLoad, MemId::kWgt, 0, rw, 1, kt, kt));
+  p.emit(mem_insn(Opcode::kLoad, MemId::kAcc, mt, rb, 1, mt, mt));
+  p.emit(mem_insn(Opcode::kLoad, MemId::kUop, 0, uops, 1, kt + 2, kt + 2));
+  GemmInsn g;
+  g.loop_out = mt, g.acc = {1, 0}, g.inp = {kt, 0};
+  g.uop_begin = 0, g.uop_end = 1, g.reset = true;
+  p.emit(g);
+  g.uop_end = kt, g.reset = false;
+  p.emit(g);
+  AluInsn add;
+  add.op = AluOp::kAdd, add.uop_begin = kt, add.uop_end = kt + 1, add.loop_in = mt;
+  add.dst = {0, 1}, add.src = {0, 1};
+  p.emit(add);
+  for (auto [op, imm] : {std::pair{AluOp::kShr, shift}, std::pair{AluOp::kMax, -128},
+                         std::pair{AluOp::kMin, 127}}) {
+    AluInsn alu;
+    alu.op = op, alu.uop_begin = kt + 1, alu.uop_end = kt + 2, alu.loop_in = mt, alu.dst = {0, 1};
+    alu.use_imm = true, alu.imm = imm;
+    p.emit(alu);
+  }
+  p.emit(mem_insn(Opcode::kStore, MemId::kOut, 0, ro, 1, mt, mt));
+  const auto program = p.finish();
+  const auto out = region_after(program, run(program), "out");
+
+  for (uint32_t m = 0; m < mt; ++m)
+    for (int b = 0; b < B; ++b)
+      for (int o = 0; o < BO; ++o) {
+        int32_t sum = bias[(m * B + b) * BO + o];
+        for (uint32_t k = 0; k < kt; ++k)
+          for (int c = 0; c < BI; ++c)
+            sum += int8_t(a[((m * kt + k) * B + b) * BI + c]) * int8_t(w[(k * BO + o) * BI + c]);
+        const int32_t want = std::clamp(sum >> shift, -128, 127);
+        EXPECT_EQ(int8_t(out[(m * B + b) * BO + o]), want) << "m " << m << " b " << b << " o " << o;
+      }
+}
+
+std::string param_name(const ::testing::TestParamInfo<IsaProgram::ParamType> &info) {
+  return std::get<0>(info.param) + "_" + std::get<1>(info.param);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllConfigs, IsaProgram,
+                         ::testing::Combine(::testing::Values("default", "small", "wide"),
+                                            ::testing::ValuesIn(test_engines())),
+                         param_name);
+
+}  // namespace
+}  // namespace vacc::test
