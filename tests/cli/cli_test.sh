@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Runs the `vacc` command as a user would (README "A first session") and checks its output
+# and exit codes. Usage: cli_test.sh VACC SOURCE_DIR
+set -uo pipefail
+vacc=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+pass=0
+
+expect() {  # expect NAME STATUS PATTERN -- command...
+  local name=$1 want=$2 pattern=$3
+  shift 4
+  local out status
+  out=$("$@" 2>&1)
+  status=$?
+  if [[ ( $want == 0 && $status != 0 ) || ( $want != 0 && $status == 0 ) ]]; then
+    echo "FAIL $name: exit status $status, wanted $([[ $want == 0 ]] && echo 0 || echo non-zero)"
+    echo "$out" | head -20
+    failures=$((failures + 1))
+  elif ! grep -qE -- "$pattern" <<<"$out"; then
+    echo "FAIL $name: output does not match /$pattern/"
+    echo "$out" | head -20
+    failures=$((failures + 1))
+  else
+    pass=$((pass + 1))
+  fi
+}
+
+expect help 0 "config" -- "$vacc" --help
+expect config-check 0 "peak +256 MACs/cycle = 51.2 GOPS at 100 MHz" -- "$vacc" config check "$src/configs/default.yaml"
+expect config-by-name 0 "GEMM core +1 x 32 x 32" -- "$vacc" config check wide
+expect config-json 0 '"peak_macs_per_cycle": 64' -- "$vacc" config check small --json
+expect config-bad 1 "^error: .*not_pow2_block.yaml: key 'gemm.block_out': must be a power of two" -- \
+  "$vacc" config check "$src/tests/error/config/not_pow2_block.yaml"
+expect config-missing 1 "^error: config 'nosuch' not found" -- "$vacc" config check nosuch
+expect asm 0 "12 instructions" -- "$vacc" asm "$src/programs/dense_relu.s" -o "$tmp/dense.vprog"
+expect disasm 0 "^gemm uops=0:4 loop=1,4 acc=0,1 inp=0,0 wgt=0,4" -- "$vacc" disasm "$tmp/dense.vprog"
+expect disasm-file 0 "" -- "$vacc" disasm "$tmp/dense.vprog" -o "$tmp/dense.s"
+expect reasm 0 "12 instructions" -- "$vacc" asm "$tmp/dense.s" -o "$tmp/again.vprog"
+expect same-bytes 0 "" -- cmp "$tmp/dense.vprog" "$tmp/again.vprog"
+expect asm-raw 0 "12 instructions" -- "$vacc" asm "$src/programs/dense_relu.s" -o "$tmp/dense.bin"
+expect disasm-raw 0 "^finish pop_next" -- "$vacc" disasm "$tmp/dense.bin"
+expect sim 0 "macs +4096" -- "$vacc" sim "$tmp/dense.vprog" --engine fsim
+expect sim-json 0 '"macs": 4096' -- "$vacc" sim "$src/programs/dense_relu.s" --json
+expect sim-dump 0 "macs" -- "$vacc" sim "$tmp/dense.vprog" --dump "out=$tmp/out.npy"
+expect dump-file 0 "" -- test -s "$tmp/out.npy"
+expect sim-bad-region 1 "no region 'nope' \(regions: x, w, bias, out, uops, insns\)" -- \
+  "$vacc" sim "$tmp/dense.vprog" --dump "nope=$tmp/x.npy"
+expect sim-wrong-config 1 "was built for config 'default'" -- "$vacc" sim "$tmp/dense.vprog" --config small
+expect sim-bad-engine 1 "unknown engine 'gpu'" -- "$vacc" sim "$tmp/dense.vprog" --engine gpu
+expect asm-error 1 "^error: .*unknown_region.s:2:15: unknown region 'weights'" -- \
+  "$vacc" asm "$src/tests/error/asm/unknown_region.s" -o "$tmp/x.vprog"
+expect sim-deadlock 1 "deadlock" -- "$vacc" sim "$src/tests/error/sim/deadlock.s"
+expect not-a-program 1 "not a whole number of 16-byte instructions" -- "$vacc" disasm "$src/README.md"
+
+echo "cli: $pass passed, $failures failed"
+[[ $failures == 0 ]]
