@@ -1,0 +1,89 @@
+// The command queue: collects accelerator work as DMA, GEMM and ALU commands plus explicit
+// dependency pushes and pops between engines, and turns it into an instruction stream:
+// - micro-op kernels are deduplicated by content into a micro-op pool in device memory and
+//   kept resident in the UOP scratchpad while they fit (reloaded after an eviction);
+// - a push is merged into the pushing engine's last instruction and a pop into the popping
+//   engine's next one; a no-op instruction carries the flag only where that is impossible;
+// - finish() balances every token queue and ends the stream with FINISH.
+// It never touches a device: a Session (session.h) runs what it records.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "vacc/isa/config.h"
+#include "vacc/isa/insn.h"
+
+namespace vacc::runtime {
+
+struct Padding {
+  uint32_t top = 0, bottom = 0, left = 0, right = 0;
+};
+
+// Two-level loops of a GEMM/ALU command; factors per operand are given with the command.
+struct Loops {
+  uint32_t out = 1, in = 1;
+};
+
+using UopKernel = std::vector<isa::Uop>;
+
+struct RecordedStream {
+  std::vector<isa::Insn> insns;
+  std::vector<isa::Uop> uop_pool;  // to be written at the pool's device address
+  uint64_t uop_loads = 0;          // LOAD UOP instructions emitted (residency misses)
+};
+
+class CommandQueue {
+ public:
+  // `uop_pool_element`/`uop_pool_capacity`: where (in micro-ops from the arena base) and how
+  // many micro-ops the device-memory pool for kernels may hold.
+  CommandQueue(const isa::HwConfig &config, uint64_t uop_pool_element, uint64_t uop_pool_capacity);
+
+  // DMA commands; `dram_element` counts elements of the memory's kind from the arena base.
+  void load(isa::MemId mem, uint32_t sram, uint64_t dram_element, uint32_t y, uint32_t x,
+            uint32_t stride, Padding pad = {});
+  void store(uint32_t sram, uint64_t dram_element, uint32_t y, uint32_t x, uint32_t stride);
+
+  void gemm(const UopKernel &kernel, Loops loops, isa::LoopFactors acc, isa::LoopFactors inp,
+            isa::LoopFactors wgt, bool reset);
+  // imm: the immediate operand, or nullopt for the vector operand (micro-op src).
+  void alu(const UopKernel &kernel, isa::AluOp op, Loops loops, isa::LoopFactors dst,
+           isa::LoopFactors src, std::optional<int32_t> imm);
+
+  // `from` sends a token to its neighbour `to` after all its work so far.
+  void dep_push(isa::Engine from, isa::Engine to);
+  // `to` waits for a token from its neighbour `from` before its next work.
+  void dep_pop(isa::Engine from, isa::Engine to);
+
+  size_t size() const { return insns_.size(); }
+  // Balances the token queues, appends FINISH (after the stores), and returns the stream.
+  RecordedStream finish();
+
+ private:
+  // Token queue index of a (from, to) pair of neighbouring engines.
+  static int queue_of(isa::Engine from, isa::Engine to);
+  void emit(isa::Insn insn);
+  isa::Insn noop(isa::Engine engine) const;
+  // Makes `kernel` resident in the UOP scratchpad; returns its first index there.
+  uint32_t resident(const UopKernel &kernel);
+  void check_encodable(const isa::Insn &insn, const char *command) const;
+
+  const isa::HwConfig config_;
+  uint64_t pool_element_;
+  uint64_t pool_capacity_;
+  std::vector<isa::Insn> insns_;
+  std::array<int, isa::kNumEngines> last_{-1, -1, -1};  // last instruction index per engine
+  // Pops waiting to be attached to an engine's next instruction: [engine][0=prev, 1=next].
+  std::array<std::array<int, 2>, isa::kNumEngines> pending_pops_{};
+  std::array<int64_t, 4> tokens_{};  // pushes minus pops per token queue
+  std::vector<isa::Uop> pool_;
+  std::map<std::vector<uint64_t>, uint64_t> pool_index_;     // kernel -> offset in the pool
+  std::map<std::vector<uint64_t>, uint32_t> resident_;        // kernel -> UOP scratchpad index
+  uint32_t uop_next_ = 0;                                     // next free UOP index
+  uint64_t uop_loads_ = 0;
+};
+
+}  // namespace vacc::runtime
