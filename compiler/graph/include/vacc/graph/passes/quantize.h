@@ -1,0 +1,33 @@
+// int8 quantization with power-of-two scales (docs/quantization.md). Every quantized value
+// holds q with real value q * 2^-f (Value::frac_bits = f), symmetric, zero point 0, so that
+// requantization needs only what the accelerator's ALU has: int32 accumulation, adding a
+// bias, an arithmetic shift right and min/max clipping before the truncating store.
+//
+// Conv and Gemm/MatMul with constant weights become ConvInteger / MatMulInteger (int8 x int8
+// -> int32), an int32 Add of the bias (with the rounding constant 2^(s-1) folded in) and a
+// vacc.Requantize (shift s, clip to [-128, 127]). Relu, MaxPool, Flatten, Reshape and
+// Transpose run on int8 unchanged; an Add of two quantized values becomes vacc.QAdd. Other
+// operators stay float behind DequantizeLinear; graph inputs are quantized with
+// QuantizeLinear (scale 2^-f). The graph's inputs and outputs keep their float types.
+#pragma once
+
+#include "vacc/graph/graph.h"
+#include "vacc/graph/passes/calibrate.h"
+
+namespace vacc::graph {
+
+struct QuantizeOptions {
+  // One power-of-two scale per output channel of each weight instead of one per tensor;
+  // requantization then shifts by a per-channel amount.
+  bool per_channel_weights = false;
+};
+
+// Quantizes `graph` in place using ranges from `calib` (taken on this same graph). Returns
+// the number of operators that now compute in integers.
+int quantize(Graph &graph, const Calibration &calib, const QuantizeOptions &options = {});
+
+// The fraction bits f for a value of magnitude up to `abs_max`: the largest f with
+// abs_max * 2^f <= 127 (0 for abs_max == 0), clamped to [-24, 30].
+int frac_bits_for(float abs_max);
+
+}  // namespace vacc::graph

@@ -1,0 +1,47 @@
+// The graph-level compilation pipeline in one place: the passes in order, each logged and
+// timed by name, with the IR dumpable after every pass.
+//
+//   fold_constants, fold_batch_norm, fold_constants, calibrate, quantize, fold_constants,
+//   fuse, partition, pack_layout, plan_memory
+//
+// The result is the graph the accelerator code generator and the CPU fallback consume:
+// int8 fused operators marked for the accelerator in blocked layout, the rest on the CPU,
+// and a static memory plan for the activations.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "vacc/graph/graph.h"
+#include "vacc/graph/passes/plan_memory.h"
+#include "vacc/graph/passes/quantize.h"
+#include "vacc/isa/config.h"
+
+namespace vacc::graph {
+
+struct PipelineOptions {
+  bool quantize = true;  // false: float graph (folding only), everything on the CPU
+  QuantizeOptions quantize_options;
+  std::string dump_dir;                          // when set, writes NN_<pass>.txt after every pass
+  std::function<void(const std::string &)> log;  // one line per pass, with its time
+};
+
+struct PassRecord {
+  std::string name;
+  double milliseconds = 0;
+  std::string summary;  // e.g. "12 nodes folded"
+};
+
+struct PipelineResult {
+  std::vector<PassRecord> passes;
+  MemoryPlan memory;
+};
+
+// `calibration` holds batches of sample inputs (as Executor::run takes them); required when
+// options.quantize is set.
+PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
+                                  const std::vector<std::vector<Tensor>> &calibration,
+                                  const PipelineOptions &options = {});
+
+}  // namespace vacc::graph

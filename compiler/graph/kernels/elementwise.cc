@@ -1,0 +1,184 @@
+// Element-wise operators: activations, Clip, Identity, Dropout (inference) and the
+// broadcasting arithmetic of Add, Sub, Mul and Div. Integer arithmetic wraps (as NumPy's
+// does), integer division truncates toward zero.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "kernels.h"
+
+namespace vacc::graph::kernels {
+
+namespace {
+
+// Offsets into a (broadcast) input for each element of the output, in row-major order.
+std::vector<int64_t> broadcast_offsets(const Shape &in, const Shape &out) {
+  int rank = static_cast<int>(out.size());
+  std::vector<int64_t> stride(rank, 0);
+  int64_t s = 1;
+  for (int i = rank - 1, j = static_cast<int>(in.size()) - 1; i >= 0; --i, --j) {
+    int64_t d = j >= 0 ? in[j] : 1;
+    stride[i] = d == 1 ? 0 : s;
+    s *= d;
+  }
+  int64_t total = num_elements(out);
+  std::vector<int64_t> offsets(total);
+  std::vector<int64_t> idx(rank, 0);
+  int64_t off = 0;
+  for (int64_t n = 0; n < total; ++n) {
+    offsets[n] = off;
+    for (int i = rank - 1; i >= 0; --i) {
+      if (++idx[i] < out[i]) {
+        off += stride[i];
+        break;
+      }
+      off -= stride[i] * (out[i] - 1);
+      idx[i] = 0;
+    }
+  }
+  return offsets;
+}
+
+template <typename T>
+T wrap_add(T a, T b) {
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return static_cast<T>(a + b);
+  }
+}
+template <typename T>
+T wrap_sub(T a, T b) {
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+  } else {
+    return static_cast<T>(a - b);
+  }
+}
+template <typename T>
+T wrap_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  } else {
+    return static_cast<T>(a * b);
+  }
+}
+template <typename T>
+T divide(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == 0) return 0;  // undefined in ONNX; never a crash
+    if constexpr (std::is_signed_v<T>) {
+      if (a == std::numeric_limits<T>::min() && b == T(-1)) return a;
+    }
+  }
+  return static_cast<T>(a / b);
+}
+
+template <typename T, typename F>
+void binary_loop(const Tensor &a, const Tensor &b, Tensor &out, F f) {
+  const T *pa = a.data<T>();
+  const T *pb = b.data<T>();
+  T *po = out.data<T>();
+  int64_t n = out.size();
+  if (a.shape() == out.shape() && b.shape() == out.shape()) {
+    for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i], pb[i]);
+  } else if (a.shape() == out.shape() && b.size() == 1) {
+    for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i], pb[0]);
+  } else {
+    std::vector<int64_t> oa = broadcast_offsets(a.shape(), out.shape());
+    std::vector<int64_t> ob = broadcast_offsets(b.shape(), out.shape());
+    for (int64_t i = 0; i < n; ++i) po[i] = f(pa[oa[i]], pb[ob[i]]);
+  }
+}
+
+}  // namespace
+
+Outputs binary(const Node &node, const Inputs &in) {
+  const Value *out_v = node.outputs[0];
+  Tensor out(out_v->dtype, out_v->shape);
+  visit_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    switch (node.op) {
+      case OpKind::kAdd:
+        binary_loop<T>(*in[0], *in[1], out, wrap_add<T>);
+        break;
+      case OpKind::kSub:
+        binary_loop<T>(*in[0], *in[1], out, wrap_sub<T>);
+        break;
+      case OpKind::kMul:
+        binary_loop<T>(*in[0], *in[1], out, wrap_mul<T>);
+        break;
+      case OpKind::kDiv:
+        binary_loop<T>(*in[0], *in[1], out, divide<T>);
+        break;
+      default:
+        VACC_CHECK(false) << "binary: " << op_name(node.op);
+    }
+  });
+  Outputs outs;
+  outs.push_back(std::move(out));
+  return outs;
+}
+
+Outputs unary(const Node &node, const Inputs &in) {
+  const Tensor &x = *in[0];
+  Tensor out(x.dtype(), x.shape());
+  visit_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T *px = x.data<T>();
+    T *po = out.data<T>();
+    int64_t n = x.size();
+    switch (node.op) {
+      case OpKind::kIdentity:
+        std::copy(px, px + n, po);
+        break;
+      case OpKind::kRelu:
+        for (int64_t i = 0; i < n; ++i) po[i] = px[i] > T(0) ? px[i] : T(0);
+        break;
+      case OpKind::kLeakyRelu: {
+        T alpha = static_cast<T>(node.attrs.get_float("alpha", 0.01f));
+        for (int64_t i = 0; i < n; ++i)
+          po[i] = px[i] >= T(0) ? px[i] : static_cast<T>(px[i] * alpha);
+        break;
+      }
+      case OpKind::kSigmoid:
+        for (int64_t i = 0; i < n; ++i) {
+          double v = static_cast<double>(px[i]);
+          po[i] = static_cast<T>(v >= 0 ? 1.0 / (1.0 + std::exp(-v))
+                                        : std::exp(v) / (1.0 + std::exp(v)));
+        }
+        break;
+      case OpKind::kClip: {
+        T lo = std::numeric_limits<T>::lowest(), hi = std::numeric_limits<T>::max();
+        if (in.size() > 1 && in[1]) lo = in[1]->data<T>()[0];
+        if (in.size() > 2 && in[2]) hi = in[2]->data<T>()[0];
+        for (int64_t i = 0; i < n; ++i) po[i] = std::min(std::max(px[i], lo), hi);
+        break;
+      }
+      default:
+        VACC_CHECK(false) << "unary: " << op_name(node.op);
+    }
+  });
+  Outputs outs;
+  outs.push_back(std::move(out));
+  return outs;
+}
+
+Outputs dropout(const Node &node, const Inputs &in) {
+  bool training = in.size() > 2 && in[2] && in[2]->as_int(0) != 0;
+  double ratio = in.size() > 1 && in[1] ? in[1]->as_double(0) : 0.5;
+  if (training && ratio != 0.0) {
+    fail("Dropout in training mode drops random elements; vacc runs inference only");
+  }
+  Outputs outs;
+  outs.push_back(*in[0]);
+  Tensor mask(DType::kBool, in[0]->shape());
+  std::fill(mask.raw(), mask.raw() + mask.nbytes(), uint8_t{1});
+  outs.push_back(std::move(mask));
+  return outs;
+}
+
+}  // namespace vacc::graph::kernels

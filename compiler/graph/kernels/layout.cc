@@ -1,0 +1,74 @@
+// The blocked NCHWnc layout of the accelerator's operands: plain [N, C, S...] becomes
+// [ceil(N/bn), ceil(C/bc), S..., bn, bc], zero-filled where N or C is not a multiple of the
+// block. Weights [O, I, kh, kw] use the same form with O as "N" and I as "C".
+#include <cstring>
+
+#include "kernels.h"
+
+namespace vacc::graph::kernels {
+
+Shape blocked_shape(const Shape &plain, int64_t block_n, int64_t block_c) {
+  VACC_CHECK(plain.size() >= 2) << "blocked_shape of rank " << plain.size();
+  Shape out = {(plain[0] + block_n - 1) / block_n, (plain[1] + block_c - 1) / block_c};
+  out.insert(out.end(), plain.begin() + 2, plain.end());
+  out.push_back(block_n);
+  out.push_back(block_c);
+  return out;
+}
+
+Shape unblocked_shape(const Shape &blocked) {
+  VACC_CHECK(blocked.size() >= 4) << "unblocked_shape of rank " << blocked.size();
+  size_t r = blocked.size();
+  Shape out = {blocked[0] * blocked[r - 2], blocked[1] * blocked[r - 1]};
+  out.insert(out.end(), blocked.begin() + 2, blocked.end() - 2);
+  return out;
+}
+
+namespace {
+// Copies between plain (cropped to `plain` shape) and blocked forms.
+void move_blocks(const Shape &plain, const Shape &blocked, int es, const uint8_t *src, uint8_t *dst,
+                 bool to_blocked) {
+  size_t r = blocked.size();
+  int64_t bn = blocked[r - 2], bc = blocked[r - 1], cb = blocked[1];
+  int64_t inner = 1;
+  for (size_t i = 2; i < plain.size(); ++i) inner *= plain[i];
+  for (int64_t n = 0; n < plain[0]; ++n)
+    for (int64_t c = 0; c < plain[1]; ++c)
+      for (int64_t s = 0; s < inner; ++s) {
+        int64_t p = (n * plain[1] + c) * inner + s;
+        int64_t b = (((n / bn) * cb + c / bc) * inner + s) * bn * bc + (n % bn) * bc + c % bc;
+        if (to_blocked)
+          std::memcpy(dst + b * es, src + p * es, es);
+        else
+          std::memcpy(dst + p * es, src + b * es, es);
+      }
+}
+}  // namespace
+
+Tensor block_tensor(const Tensor &plain, int64_t block_n, int64_t block_c) {
+  Tensor out(plain.dtype(), blocked_shape(plain.shape(), block_n, block_c));
+  move_blocks(plain.shape(), out.shape(), dtype_size(plain.dtype()), plain.raw(), out.raw(), true);
+  return out;
+}
+
+Tensor unblock_tensor(const Tensor &blocked, const Shape &plain_shape) {
+  Tensor out(blocked.dtype(), plain_shape);
+  move_blocks(plain_shape, blocked.shape(), dtype_size(blocked.dtype()), blocked.raw(), out.raw(),
+              false);
+  return out;
+}
+
+Outputs pack_nchwnc(const Node &node, const Inputs &in) {
+  Outputs outs;
+  outs.push_back(
+      block_tensor(*in[0], node.attrs.get_int("block_n"), node.attrs.get_int("block_c")));
+  return outs;
+}
+
+Outputs unpack_nchwnc(const Node &node, const Inputs &in) {
+  Outputs outs;
+  outs.push_back(unblock_tensor(*in[0], node.attrs.get_ints("shape")));
+  return outs;
+}
+
+}  // namespace vacc::graph::kernels

@@ -1,0 +1,96 @@
+// BatchNormalization (inference, and training mode's batch statistics) and Softmax.
+#include <cmath>
+
+#include "kernels.h"
+#include "vacc/graph/shape_inference.h"
+
+namespace vacc::graph::kernels {
+
+Outputs batch_norm(const Node &node, const Inputs &in) {
+  const Tensor &x = *in[0];
+  if (x.dtype() != DType::kFloat32) fail("BatchNormalization needs float32 inputs");
+  std::vector<float> scale = in[1]->to_float_vector(), bias = in[2]->to_float_vector();
+  std::vector<float> mean = in[3]->to_float_vector(), var = in[4]->to_float_vector();
+  float eps = node.attrs.get_float("epsilon", 1e-5f);
+  float momentum = node.attrs.get_float("momentum", 0.9f);
+  bool training = node.attrs.get_int("training_mode", 0) != 0;
+  int64_t N = x.dim(0), C = x.dim(1), inner = x.size() / std::max<int64_t>(N * C, 1);
+  const float *px = x.data<float>();
+  std::vector<float> use_mean = mean, use_var = var;
+  if (training) {
+    for (int64_t c = 0; c < C; ++c) {
+      double sum = 0, sq = 0;
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t i = 0; i < inner; ++i) {
+          double v = px[(n * C + c) * inner + i];
+          sum += v;
+          sq += v * v;
+        }
+      double count = static_cast<double>(N * inner);
+      double m = sum / count;
+      use_mean[c] = static_cast<float>(m);
+      use_var[c] = static_cast<float>(sq / count - m * m);
+    }
+  }
+  Tensor y(DType::kFloat32, x.shape());
+  float *py = y.data<float>();
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c) {
+      float a = scale[c] / std::sqrt(use_var[c] + eps);
+      float b = bias[c] - use_mean[c] * a;
+      for (int64_t i = 0; i < inner; ++i) {
+        int64_t k = (n * C + c) * inner + i;
+        py[k] = px[k] * a + b;
+      }
+    }
+  Outputs outs;
+  outs.push_back(std::move(y));
+  if (training) {
+    Tensor rm(DType::kFloat32, {C}), rv(DType::kFloat32, {C});
+    for (int64_t c = 0; c < C; ++c) {
+      rm.data<float>()[c] = mean[c] * momentum + use_mean[c] * (1 - momentum);
+      rv.data<float>()[c] = var[c] * momentum + use_var[c] * (1 - momentum);
+    }
+    outs.push_back(std::move(rm));
+    outs.push_back(std::move(rv));
+  }
+  return outs;
+}
+
+Outputs softmax(const Node &node, const Inputs &in) {
+  const Tensor &x = *in[0];
+  if (x.dtype() != DType::kFloat32) fail("Softmax needs float32 inputs");
+  bool coerce_2d = node.attrs.get_int("coerce_2d", 0) != 0;
+  int axis = normalize_axis(node.attrs.get_int("axis", -1), x.rank(), "axis", coerce_2d);
+  int64_t outer = 1, len = 1, inner = 1;
+  for (int i = 0; i < x.rank(); ++i) {
+    if (i < axis)
+      outer *= x.dim(i);
+    else if (i == axis || coerce_2d)
+      len *= x.dim(i);
+    else
+      inner *= x.dim(i);
+  }
+  Tensor y(DType::kFloat32, x.shape());
+  const float *px = x.data<float>();
+  float *py = y.data<float>();
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      const float *src = px + o * len * inner + i;
+      float *dst = py + o * len * inner + i;
+      float mx = src[0];
+      for (int64_t l = 1; l < len; ++l) mx = std::max(mx, src[l * inner]);
+      double sum = 0;
+      for (int64_t l = 0; l < len; ++l) {
+        float e = std::exp(src[l * inner] - mx);
+        dst[l * inner] = e;
+        sum += e;
+      }
+      for (int64_t l = 0; l < len; ++l) dst[l * inner] = static_cast<float>(dst[l * inner] / sum);
+    }
+  Outputs outs;
+  outs.push_back(std::move(y));
+  return outs;
+}
+
+}  // namespace vacc::graph::kernels

@@ -1,0 +1,145 @@
+// Pooling: MaxPool (any dtype, with the optional Indices output), AveragePool
+// (count_include_pad, ceil_mode) and GlobalAveragePool, on 1- to 3-D spatial shapes.
+#include <limits>
+
+#include "../window.h"
+#include "kernels.h"
+
+namespace vacc::graph::kernels {
+
+namespace {
+
+struct Pool3 {
+  int64_t in[3], k[3], s[3], d[3], pb[3], pe[3], out[3];
+};
+
+Pool3 pool_window(const Node &node, const Shape &x) {
+  std::vector<int64_t> spatial(x.begin() + 2, x.end());
+  Window w = make_window(node.attrs, spatial, node.attrs.get_ints("kernel_shape"),
+                         node.attrs.get_int("ceil_mode", 0) != 0);
+  Pool3 p;
+  int lead = 3 - w.rank;
+  for (int i = 0; i < 3; ++i) {
+    bool real = i >= lead;
+    int j = i - lead;
+    p.in[i] = real ? w.in[j] : 1;
+    p.k[i] = real ? w.kernel[j] : 1;
+    p.s[i] = real ? w.stride[j] : 1;
+    p.d[i] = real ? w.dilation[j] : 1;
+    p.pb[i] = real ? w.pad_begin[j] : 0;
+    p.pe[i] = real ? w.pad_end[j] : 0;
+    p.out[i] = real ? w.out[j] : 1;
+  }
+  return p;
+}
+
+}  // namespace
+
+Outputs max_pool(const Node &node, const Inputs &in) {
+  const Tensor &x = *in[0];
+  Pool3 p = pool_window(node, x.shape());
+  Tensor out(x.dtype(), node.outputs[0]->shape);
+  bool want_indices = node.outputs.size() > 1 && node.outputs[1];
+  Tensor indices(DType::kInt64, want_indices ? node.outputs[1]->shape : Shape{0});
+  bool col_major = node.attrs.get_int("storage_order", 0) != 0;
+  int64_t planes = x.dim(0) * x.dim(1);
+  int64_t in_size = p.in[0] * p.in[1] * p.in[2], out_size = p.out[0] * p.out[1] * p.out[2];
+  visit_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T *px = x.data<T>();
+    T *po = out.data<T>();
+    for (int64_t plane = 0; plane < planes; ++plane) {
+      for (int64_t od = 0; od < p.out[0]; ++od)
+        for (int64_t oh = 0; oh < p.out[1]; ++oh)
+          for (int64_t ow = 0; ow < p.out[2]; ++ow) {
+            T best = std::numeric_limits<T>::lowest();
+            int64_t best_index = -1;
+            for (int64_t kd = 0; kd < p.k[0]; ++kd) {
+              int64_t id = od * p.s[0] + kd * p.d[0] - p.pb[0];
+              if (id < 0 || id >= p.in[0]) continue;
+              for (int64_t kh = 0; kh < p.k[1]; ++kh) {
+                int64_t ih = oh * p.s[1] + kh * p.d[1] - p.pb[1];
+                if (ih < 0 || ih >= p.in[1]) continue;
+                for (int64_t kw = 0; kw < p.k[2]; ++kw) {
+                  int64_t iw = ow * p.s[2] + kw * p.d[2] - p.pb[2];
+                  if (iw < 0 || iw >= p.in[2]) continue;
+                  int64_t i = (id * p.in[1] + ih) * p.in[2] + iw;
+                  T v = px[plane * in_size + i];
+                  if (best_index < 0 || v > best) {
+                    best = v;
+                    best_index = col_major ? (iw * p.in[1] + ih) * p.in[0] + id : i;
+                  }
+                }
+              }
+            }
+            int64_t o = plane * out_size + (od * p.out[1] + oh) * p.out[2] + ow;
+            po[o] = best;
+            if (want_indices) indices.data<int64_t>()[o] = plane * in_size + best_index;
+          }
+    }
+  });
+  Outputs outs;
+  outs.push_back(std::move(out));
+  if (want_indices) outs.push_back(std::move(indices));
+  return outs;
+}
+
+Outputs average_pool(const Node &node, const Inputs &in) {
+  const Tensor &x = *in[0];
+  Pool3 p = pool_window(node, x.shape());
+  bool include_pad = node.attrs.get_int("count_include_pad", 0) != 0;
+  Tensor out(x.dtype(), node.outputs[0]->shape);
+  int64_t planes = x.dim(0) * x.dim(1);
+  int64_t in_size = p.in[0] * p.in[1] * p.in[2], out_size = p.out[0] * p.out[1] * p.out[2];
+  const float *px = x.data<float>();
+  float *po = out.data<float>();
+  for (int64_t plane = 0; plane < planes; ++plane) {
+    for (int64_t od = 0; od < p.out[0]; ++od)
+      for (int64_t oh = 0; oh < p.out[1]; ++oh)
+        for (int64_t ow = 0; ow < p.out[2]; ++ow) {
+          double sum = 0;
+          int64_t count = 0, padded_count = 0;
+          int64_t o3[3] = {od, oh, ow};
+          for (int64_t kd = 0; kd < p.k[0]; ++kd)
+            for (int64_t kh = 0; kh < p.k[1]; ++kh)
+              for (int64_t kw = 0; kw < p.k[2]; ++kw) {
+                int64_t k3[3] = {kd, kh, kw}, i3[3];
+                bool inside = true, in_padded = true;
+                for (int a = 0; a < 3; ++a) {
+                  i3[a] = o3[a] * p.s[a] + k3[a] * p.d[a] - p.pb[a];
+                  inside = inside && i3[a] >= 0 && i3[a] < p.in[a];
+                  // Positions in the explicit padding count with count_include_pad; those
+                  // past it (from ceil_mode) never do.
+                  in_padded = in_padded && i3[a] >= -p.pb[a] && i3[a] < p.in[a] + p.pe[a];
+                }
+                if (in_padded) ++padded_count;
+                if (!inside) continue;
+                sum += px[plane * in_size + (i3[0] * p.in[1] + i3[1]) * p.in[2] + i3[2]];
+                ++count;
+              }
+          int64_t divisor = include_pad ? padded_count : count;
+          po[plane * out_size + (od * p.out[1] + oh) * p.out[2] + ow] =
+              divisor ? static_cast<float>(sum / divisor) : 0.0f;
+        }
+  }
+  Outputs outs;
+  outs.push_back(std::move(out));
+  return outs;
+}
+
+Outputs global_average_pool(const Node &node, const Inputs &in) {
+  const Tensor &x = *in[0];
+  Tensor out(x.dtype(), node.outputs[0]->shape);
+  int64_t planes = x.dim(0) * x.dim(1), inner = x.size() / std::max<int64_t>(planes, 1);
+  const float *px = x.data<float>();
+  for (int64_t i = 0; i < planes; ++i) {
+    double sum = 0;
+    for (int64_t j = 0; j < inner; ++j) sum += px[i * inner + j];
+    out.data<float>()[i] = static_cast<float>(sum / inner);
+  }
+  Outputs outs;
+  outs.push_back(std::move(out));
+  return outs;
+}
+
+}  // namespace vacc::graph::kernels

@@ -1,0 +1,134 @@
+// Quantization operators: ONNX's QuantizeLinear / DequantizeLinear (per tensor or per axis)
+// and vacc's integer requantization, whose semantics are exactly the accelerator ALU's:
+// wrapping int32 adds, arithmetic shift right, min/max clipping (docs/quantization.md).
+#include <cmath>
+#include <limits>
+
+#include "kernels.h"
+#include "vacc/graph/shape_inference.h"
+
+namespace vacc::graph::kernels {
+
+namespace {
+
+// For per-axis parameters: the index into the parameter of element i.
+struct AxisIndex {
+  int64_t inner = 1, len = 1;
+  bool per_axis = false;
+  AxisIndex(const Tensor &x, const Tensor &param, int64_t axis_attr) {
+    if (param.size() <= 1) return;
+    per_axis = true;
+    int axis = normalize_axis(axis_attr, x.rank(), "axis");
+    len = x.dim(axis);
+    if (param.size() != len) {
+      fail("per-axis parameter has {} values for axis {} of size {}", param.size(), axis, len);
+    }
+    for (int i = axis + 1; i < x.rank(); ++i) inner *= x.dim(i);
+  }
+  int64_t operator()(int64_t i) const { return per_axis ? (i / inner) % len : 0; }
+};
+
+int32_t wrap32(int64_t v) {
+  return static_cast<int32_t>(static_cast<uint32_t>(v));
+}
+
+int32_t shift_right(int32_t x, int64_t s) {
+  // The ALU's SHR: a negative amount shifts left; amounts saturate at 31.
+  if (s >= 0) return x >> std::min<int64_t>(s, 31);
+  return wrap32(static_cast<int64_t>(static_cast<uint32_t>(x) << std::min<int64_t>(-s, 31)));
+}
+
+}  // namespace
+
+Requant Requant::from(const Node &node) {
+  Requant r;
+  r.shifts = node.attrs.get_ints("shifts");
+  if (r.shifts.empty()) r.shifts = {0};
+  r.clip_min = static_cast<int32_t>(node.attrs.get_int("clip_min", -128));
+  r.clip_max = static_cast<int32_t>(node.attrs.get_int("clip_max", 127));
+  return r;
+}
+
+int8_t Requant::apply(int32_t x, int64_t channel) const {
+  int64_t s = shifts.size() == 1 ? shifts[0] : shifts[channel];
+  int32_t v = shift_right(x, s);
+  v = std::min(std::max(v, clip_min), clip_max);
+  return static_cast<int8_t>(v);  // the truncating store keeps the low 8 bits
+}
+
+Outputs quantize_linear(const Node &node, const Inputs &in) {
+  const Tensor &x = *in[0], &scale = *in[1];
+  const Tensor *zp = in.size() > 2 ? in[2] : nullptr;
+  AxisIndex ax(x, scale, node.attrs.get_int("axis", 1));
+  Tensor out(node.outputs[0]->dtype, x.shape());
+  visit_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T *po = out.data<T>();
+    for (int64_t i = 0; i < x.size(); ++i) {
+      int64_t k = ax(i);
+      double z = zp ? static_cast<double>(zp->as_int(zp->size() == 1 ? 0 : k)) : 0.0;
+      double v = std::nearbyint(x.as_double(i) / scale.as_double(k)) + z;
+      v = std::min<double>(std::max<double>(v, std::numeric_limits<T>::lowest()),
+                           std::numeric_limits<T>::max());
+      po[i] = static_cast<T>(v);
+    }
+  });
+  Outputs outs;
+  outs.push_back(std::move(out));
+  return outs;
+}
+
+Outputs dequantize_linear(const Node &node, const Inputs &in) {
+  const Tensor &x = *in[0], &scale = *in[1];
+  const Tensor *zp = in.size() > 2 ? in[2] : nullptr;
+  AxisIndex ax(x, scale, node.attrs.get_int("axis", 1));
+  Tensor out(DType::kFloat32, x.shape());
+  float *po = out.data<float>();
+  for (int64_t i = 0; i < x.size(); ++i) {
+    int64_t k = ax(i);
+    int64_t z = zp ? zp->as_int(zp->size() == 1 ? 0 : k) : 0;
+    po[i] = static_cast<float>(static_cast<double>(x.as_int(i) - z) * scale.as_double(k));
+  }
+  Outputs outs;
+  outs.push_back(std::move(out));
+  return outs;
+}
+
+Outputs requantize(const Node &node, const Inputs &in) {
+  const Tensor &x = *in[0];
+  Requant rq = Requant::from(node);
+  int64_t C = x.rank() >= 2 ? x.dim(1) : 1;
+  int64_t inner = x.rank() >= 2 ? x.size() / (x.dim(0) * C) : 1;
+  Tensor out(DType::kInt8, x.shape());
+  const int32_t *px = x.data<int32_t>();
+  int8_t *po = out.data<int8_t>();
+  for (int64_t i = 0; i < x.size(); ++i) po[i] = rq.apply(px[i], (i / inner) % C);
+  Outputs outs;
+  outs.push_back(std::move(out));
+  return outs;
+}
+
+Outputs qadd(const Node &node, const Inputs &in) {
+  // out = clip(((a << lshift_a) + (b << lshift_b) + round) >> rshift), where round is
+  // 2^(rshift-1) when rshift > 0: ALU shl (negative shr), add, add imm, shr, max, min.
+  const Tensor &a = *in[0], &b = *in[1];
+  int64_t la = node.attrs.get_int("lshift_a", 0), lb = node.attrs.get_int("lshift_b", 0);
+  int64_t rs = node.attrs.get_int("rshift", 0);
+  int32_t lo = static_cast<int32_t>(node.attrs.get_int("clip_min", -128));
+  int32_t hi = static_cast<int32_t>(node.attrs.get_int("clip_max", 127));
+  int32_t round = rs > 0 ? (int32_t{1} << (rs - 1)) : 0;
+  Tensor out(DType::kInt8, a.shape());
+  const int8_t *pa = a.data<int8_t>(), *pb = b.data<int8_t>();
+  int8_t *po = out.data<int8_t>();
+  for (int64_t i = 0; i < a.size(); ++i) {
+    int32_t va = shift_right(pa[i], -la), vb = shift_right(pb[i], -lb);
+    int32_t v = wrap32(int64_t{va} + vb + round);
+    v = std::min(std::max(shift_right(v, rs), lo), hi);
+    po[i] = static_cast<int8_t>(v);
+  }
+  Outputs outs;
+  outs.push_back(std::move(out));
+  return outs;
+}
+
+}  // namespace vacc::graph::kernels

@@ -1,0 +1,409 @@
+#include "vacc/graph/onnx_import.h"
+
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+#include "vacc/graph/shape_inference.h"
+
+namespace vacc::graph {
+
+namespace {
+
+std::string read_file(const std::string &path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) fail("{}: cannot open the file", path);
+  std::ostringstream ss;
+  ss << file.rdbuf();
+  return ss.str();
+}
+
+DType dtype_from_onnx(int32_t elem_type, const std::string &what) {
+  switch (elem_type) {
+    case onnx::TensorProto::FLOAT:
+      return DType::kFloat32;
+    case onnx::TensorProto::DOUBLE:
+      return DType::kFloat64;
+    case onnx::TensorProto::INT8:
+      return DType::kInt8;
+    case onnx::TensorProto::UINT8:
+      return DType::kUInt8;
+    case onnx::TensorProto::INT16:
+      return DType::kInt16;
+    case onnx::TensorProto::INT32:
+      return DType::kInt32;
+    case onnx::TensorProto::INT64:
+      return DType::kInt64;
+    case onnx::TensorProto::BOOL:
+      return DType::kBool;
+    default:
+      break;
+  }
+  std::string name =
+      onnx::TensorProto::DataType_IsValid(elem_type)
+          ? onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(elem_type))
+          : std::to_string(elem_type);
+  fail(
+      "{} has element type {}, which vacc does not support (supported: float, double, int8, "
+      "uint8, int16, int32, int64, bool)",
+      what, name);
+}
+
+Tensor tensor_from_proto(const onnx::TensorProto &proto, const std::string &what) {
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
+    fail(
+        "{} stores its data in an external file, which vacc does not read; save the model "
+        "with its weights inside the .onnx file",
+        what);
+  }
+  DType dtype = dtype_from_onnx(proto.data_type(), what);
+  Shape shape(proto.dims().begin(), proto.dims().end());
+  for (int64_t d : shape) {
+    if (d < 0) fail("{} has a negative dimension", what);
+  }
+  // Sizes are checked before anything is allocated: a corrupt file must not exhaust memory.
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d > 0 && n > (int64_t{1} << 40) / d)
+      fail("{} has an absurd shape {}", what, shape_str(shape));
+    n *= d;
+  }
+  auto check = [&](int64_t count) {
+    if (count != n)
+      fail("{} has {} values, expected {} for shape {}", what, count, n, shape_str(shape));
+  };
+  if (proto.has_raw_data()) {
+    size_t nbytes = static_cast<size_t>(n) * dtype_size(dtype);
+    if (proto.raw_data().size() != nbytes) {
+      fail("{} has {} bytes of raw data, expected {} for {}{}", what, proto.raw_data().size(),
+           nbytes, dtype_name(dtype), shape_str(shape));
+    }
+    Tensor t(dtype, shape);
+    std::memcpy(t.raw(), proto.raw_data().data(), t.nbytes());
+    return t;
+  }
+  switch (dtype) {
+    case DType::kFloat32:
+      check(proto.float_data_size());
+      break;
+    case DType::kFloat64:
+      check(proto.double_data_size());
+      break;
+    case DType::kInt64:
+      check(proto.int64_data_size());
+      break;
+    default:
+      check(proto.int32_data_size());
+      break;
+  }
+  Tensor t(dtype, shape);
+  visit_dtype(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T *dst = reinterpret_cast<T *>(t.raw());
+    if constexpr (std::is_same_v<T, float>) {
+      for (int64_t i = 0; i < n; ++i) dst[i] = proto.float_data(i);
+    } else if constexpr (std::is_same_v<T, double>) {
+      for (int64_t i = 0; i < n; ++i) dst[i] = proto.double_data(i);
+    } else if constexpr (std::is_same_v<T, int64_t>) {
+      for (int64_t i = 0; i < n; ++i) dst[i] = proto.int64_data(i);
+    } else {
+      for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<T>(proto.int32_data(i));
+    }
+  });
+  return t;
+}
+
+class Importer {
+ public:
+  Importer(const std::string &source, const ImportOptions &options)
+      : source_(source), options_(options) {}
+
+  Graph run(const onnx::ModelProto &model) {
+    opset_ = -1;
+    for (const auto &import : model.opset_import()) {
+      if (import.domain().empty() || import.domain() == "ai.onnx") {
+        opset_ = static_cast<int>(import.version());
+      }
+    }
+    if (opset_ < 0) opset_ = model.opset_import_size() == 0 ? 1 : -1;
+    if (opset_ < 0) fail("{}: the model does not import the default ONNX domain", source_);
+    if (opset_ > kMaxOpset) {
+      fail(
+          "{}: opset {} is newer than vacc supports ({}..{}); re-export the model with "
+          "opset_version={}",
+          source_, opset_, kMinOpset, kMaxOpset, kMaxOpset);
+    }
+    graph_.opset = opset_;
+    graph_.name = model.graph().name();
+    for (const auto &prop : model.metadata_props()) graph_.metadata[prop.key()] = prop.value();
+    const onnx::GraphProto &g = model.graph();
+    for (const auto &init : g.initializer()) {
+      std::string what = fmt::format("{}: initializer '{}'", source_, init.name());
+      define(init.name(), graph_.add_constant(init.name(), tensor_from_proto(init, what)));
+    }
+    for (const auto &input : g.input()) {
+      if (values_.count(input.name())) continue;  // an initializer listed as input (IR < 4)
+      auto frozen = options_.frozen_inputs.find(input.name());
+      if (frozen != options_.frozen_inputs.end()) {
+        define(input.name(), graph_.add_constant(input.name(), frozen->second));
+        continue;
+      }
+      Value *v = import_input(input);
+      graph_.add_input(v);
+      define(input.name(), v);
+    }
+    int index = 0;
+    for (const auto &node : g.node()) import_node(node, index++);
+    for (const auto &output : g.output()) {
+      auto it = values_.find(output.name());
+      if (it == values_.end()) {
+        fail("{}: graph output '{}' is not produced by any node", source_, output.name());
+      }
+      graph_.add_output(it->second);
+    }
+    graph_.verify();
+    return std::move(graph_);
+  }
+
+ private:
+  void define(const std::string &name, Value *v) { values_[name] = v; }
+
+  Value *import_input(const onnx::ValueInfoProto &info) {
+    std::string what = fmt::format("{}: graph input '{}'", source_, info.name());
+    if (!info.type().has_tensor_type()) {
+      fail("{} is not a tensor (sequences, maps and optionals are not supported)", what);
+    }
+    const auto &tt = info.type().tensor_type();
+    DType dtype = dtype_from_onnx(tt.elem_type(), what);
+    Shape shape;
+    if (!tt.has_shape()) fail("{} has no shape; vacc needs static input shapes", what);
+    for (const auto &dim : tt.shape().dim()) {
+      if (dim.has_dim_value()) {
+        shape.push_back(dim.dim_value());
+      } else {
+        auto it = options_.dims.find(dim.dim_param());
+        shape.push_back(it != options_.dims.end() ? it->second : options_.default_dim);
+      }
+    }
+    return graph_.add_value(info.name(), dtype, shape);
+  }
+
+  Attribute attribute(const onnx::AttributeProto &a, const std::string &what) {
+    switch (a.type()) {
+      case onnx::AttributeProto::INT:
+        return a.i();
+      case onnx::AttributeProto::FLOAT:
+        return a.f();
+      case onnx::AttributeProto::STRING:
+        return a.s();
+      case onnx::AttributeProto::INTS:
+        return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+      case onnx::AttributeProto::FLOATS:
+        return std::vector<float>(a.floats().begin(), a.floats().end());
+      case onnx::AttributeProto::TENSOR:
+        return tensor_from_proto(a.t(), fmt::format("{}: attribute '{}'", what, a.name()));
+      default:
+        fail(
+            "{}: attribute '{}' has a kind vacc does not support (graphs, sparse tensors and "
+            "string lists)",
+            what, a.name());
+    }
+  }
+
+  // The tensor a Constant node holds, from whichever value_* attribute it uses.
+  Tensor constant_value(const Attributes &attrs, const std::string &what) {
+    if (attrs.has("value")) return attrs.get_tensor("value");
+    if (attrs.has("value_float")) return Tensor::scalar<float>(attrs.get_float("value_float", 0));
+    if (attrs.has("value_int")) return Tensor::scalar<int64_t>(attrs.get_int("value_int"));
+    if (attrs.has("value_floats")) {
+      std::vector<float> v = attrs.get_floats("value_floats");
+      return Tensor::from_vector<float>({static_cast<int64_t>(v.size())}, v);
+    }
+    if (attrs.has("value_ints")) {
+      std::vector<int64_t> v = attrs.get_ints("value_ints");
+      return Tensor::from_vector<int64_t>({static_cast<int64_t>(v.size())}, v);
+    }
+    fail("{}: no supported value attribute (value, value_float(s), value_int(s))", what);
+  }
+
+  void import_node(const onnx::NodeProto &proto, int index) {
+    std::string what = fmt::format("{}: node {} (#{}, {})", source_,
+                                   proto.name().empty() ? "<unnamed>" : "'" + proto.name() + "'",
+                                   index, proto.op_type());
+    if (!proto.domain().empty() && proto.domain() != "ai.onnx") {
+      fail("{}: operator domain '{}' is not supported (only the default ONNX domain is)", what,
+           proto.domain());
+    }
+    std::optional<OpKind> op = op_from_onnx(proto.op_type());
+    if (!op) {
+      fail("{}: unsupported operator '{}'; vacc supports {}", what, proto.op_type(),
+           supported_onnx_ops());
+    }
+    Attributes attrs;
+    for (const auto &a : proto.attribute()) attrs.set(a.name(), attribute(a, what));
+
+    if (*op == OpKind::kConstant) {
+      if (proto.output_size() != 1) fail("{}: expected one output", what);
+      try {
+        define(proto.output(0), graph_.add_constant(proto.output(0), constant_value(attrs, what)));
+      } catch (const Error &e) {
+        fail("{}", e.what());
+      }
+      return;
+    }
+
+    std::vector<Value *> inputs;
+    for (int i = 0; i < proto.input_size(); ++i) {
+      const std::string &name = proto.input(i);
+      if (name.empty()) {
+        inputs.push_back(nullptr);
+        continue;
+      }
+      auto it = values_.find(name);
+      if (it == values_.end()) {
+        fail(
+            "{}: input {} '{}' is not a graph input, an initializer or the output of an "
+            "earlier node (the file is malformed or not topologically sorted)",
+            what, i, name);
+      }
+      inputs.push_back(it->second);
+    }
+    try {
+      normalize(*op, attrs, inputs, proto.name());
+    } catch (const Error &e) {
+      fail("{}: {}", what, e.what());
+    }
+    std::vector<Value *> outputs;
+    for (int i = 0; i < proto.output_size(); ++i) {
+      const std::string &name = proto.output(i);
+      if (name.empty()) {
+        outputs.push_back(nullptr);
+        continue;
+      }
+      if (values_.count(name)) fail("{}: output '{}' is defined twice", what, name);
+      outputs.push_back(graph_.add_value(name, DType::kFloat32, {}));
+    }
+    Node *node = graph_.add_node(*op, proto.name(), inputs, outputs, std::move(attrs));
+    try {
+      infer_node(*node);
+    } catch (const Error &e) {
+      fail("{}: {}", what, e.what());
+    }
+    for (Value *out : outputs) {
+      if (out) define(out->name, out);
+    }
+  }
+
+  Value *constant_input(const std::string &node_name, const char *role, Tensor t) {
+    return graph_.add_constant(graph_.unique_name(node_name + "." + role), std::move(t));
+  }
+
+  // Rewrites older opsets' forms into the newest one vacc implements.
+  void normalize(OpKind op, Attributes &attrs, std::vector<Value *> &inputs,
+                 const std::string &name) {
+    switch (op) {
+      case OpKind::kClip:
+        if (opset_ < 11) {
+          inputs.resize(3, nullptr);
+          if (attrs.has("min")) {
+            inputs[1] = constant_input(name, "min", Tensor::scalar(attrs.get_float("min", 0)));
+          }
+          if (attrs.has("max")) {
+            inputs[2] = constant_input(name, "max", Tensor::scalar(attrs.get_float("max", 0)));
+          }
+        }
+        return;
+      case OpKind::kPad:
+        if (opset_ < 11) {
+          std::vector<int64_t> pads = attrs.get_ints("pads");
+          inputs.resize(1);
+          inputs.push_back(constant_input(
+              name, "pads",
+              Tensor::from_vector<int64_t>({static_cast<int64_t>(pads.size())}, pads)));
+          float value = attrs.get_float("value", 0.0f);
+          if (inputs[0] && inputs[0]->dtype == DType::kFloat32) {
+            inputs.push_back(constant_input(name, "value", Tensor::scalar(value)));
+          }
+        }
+        return;
+      case OpKind::kReshape:
+        if (opset_ < 5 && attrs.has("shape")) {
+          std::vector<int64_t> shape = attrs.get_ints("shape");
+          inputs.resize(1);
+          inputs.push_back(constant_input(
+              name, "shape",
+              Tensor::from_vector<int64_t>({static_cast<int64_t>(shape.size())}, shape)));
+        }
+        return;
+      case OpKind::kSoftmax:
+        if (opset_ < 13) {
+          attrs.set("axis", attrs.get_int("axis", 1));
+          attrs.set("coerce_2d", int64_t{1});
+        } else {
+          attrs.set("axis", attrs.get_int("axis", -1));
+        }
+        return;
+      case OpKind::kBatchNormalization:
+        if (opset_ < 9 && attrs.get_int("spatial", 1) == 0) {
+          fail("BatchNormalization with spatial=0 is not supported");
+        }
+        if (attrs.get_int("training_mode", 0) != 0 && opset_ < 14) {
+          fail("training_mode is not defined before opset 14");
+        }
+        return;
+      case OpKind::kDropout:
+        if (opset_ >= 12 && inputs.size() > 2 && inputs[2] && inputs[2]->is_constant() &&
+            inputs[2]->constant->as_int(0) != 0) {
+          float ratio = inputs.size() > 1 && inputs[1] && inputs[1]->is_constant()
+                            ? static_cast<float>(inputs[1]->constant->as_double(0))
+                            : 0.5f;
+          if (ratio != 0.0f) {
+            fail(
+                "Dropout in training mode drops random elements; vacc runs inference only "
+                "(export the model in eval mode)");
+          }
+        }
+        return;
+      default:
+        return;
+    }
+  }
+
+  std::string source_;
+  ImportOptions options_;
+  Graph graph_;
+  int opset_ = 0;
+  std::unordered_map<std::string, Value *> values_;
+};
+
+}  // namespace
+
+Graph import_onnx_bytes(const std::string &bytes, const std::string &source,
+                        const ImportOptions &options) {
+  onnx::ModelProto model;
+  if (!model.ParseFromString(bytes)) {
+    fail(
+        "{}: not a valid ONNX model (the protobuf could not be parsed); check that the file "
+        "is an .onnx model and is not truncated",
+        source);
+  }
+  if (!model.has_graph()) fail("{}: the model has no graph", source);
+  return Importer(source, options).run(model);
+}
+
+Graph import_onnx(const std::string &path, const ImportOptions &options) {
+  return import_onnx_bytes(read_file(path), path, options);
+}
+
+Tensor read_onnx_tensor(const std::string &path) {
+  onnx::TensorProto proto;
+  if (!proto.ParseFromString(read_file(path))) {
+    fail("{}: not a serialized ONNX TensorProto", path);
+  }
+  return tensor_from_proto(proto, path);
+}
+
+}  // namespace vacc::graph

@@ -1,0 +1,98 @@
+#include "vacc/graph/passes/fuse.h"
+
+#include "vacc/graph/shape_inference.h"
+
+namespace vacc::graph {
+
+namespace {
+
+// The single node reading v, if v is read by exactly one node and is no graph output.
+Node *sole_user(const Graph &g, const Value *v) {
+  if (g.is_output(v)) return nullptr;
+  std::vector<Node *> users = g.consumers(v);
+  return users.size() == 1 ? users[0] : nullptr;
+}
+
+// Follows `node` (whose output is int8 after clipping) with a sole Relu, if any: raises the
+// clip's lower bound and bypasses the Relu. Returns true when it did.
+bool absorb_relu(Graph &g, Node *node) {
+  Node *relu = sole_user(g, node->outputs[0]);
+  if (!relu || relu->op != OpKind::kRelu) return false;
+  node->attrs.set("clip_min", std::max<int64_t>(0, node->attrs.get_int("clip_min", -128)));
+  g.replace_all_uses(relu->outputs[0], node->outputs[0]);
+  g.remove_node(relu);
+  return true;
+}
+
+// Matches ConvInteger / MatMulInteger -> Add(constant bias) -> Requantize, without zero
+// points, and replaces it by one fused node.
+bool fuse_accumulate(Graph &g, Node *mm) {
+  bool is_conv = mm->op == OpKind::kConvInteger;
+  if (mm->input(2) || mm->input(3)) return false;  // zero points: not from our quantizer
+  if (mm->inputs[0]->dtype != DType::kInt8 || mm->inputs[1]->dtype != DType::kInt8 ||
+      !mm->inputs[1]->is_constant()) {
+    return false;
+  }
+  if (!is_conv && (mm->inputs[0]->rank() != 2 || mm->inputs[1]->rank() != 2)) return false;
+  Node *add = sole_user(g, mm->outputs[0]);
+  if (!add || add->op != OpKind::kAdd || add->inputs[0] != mm->outputs[0]) return false;
+  Value *bias = add->inputs[1];
+  int64_t channels = is_conv ? mm->inputs[1]->shape[0] : mm->inputs[1]->shape[1];
+  if (!bias->is_constant() || bias->constant->size() != channels) return false;
+  Node *rq = sole_user(g, add->outputs[0]);
+  if (!rq || rq->op != OpKind::kRequantize) return false;
+
+  Value *w = mm->inputs[1];
+  if (!is_conv) {  // QDense takes weights as [M, K]: one row per output channel
+    const Tensor &km = *w->constant;
+    int64_t K = km.dim(0), M = km.dim(1);
+    Tensor mk(DType::kInt8, {M, K});
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t m = 0; m < M; ++m) mk.data<int8_t>()[m * K + k] = km.data<int8_t>()[k * M + m];
+    w = g.add_constant(g.unique_name(w->name + ".mk"), std::move(mk));
+  }
+  Value *b1 =
+      g.add_constant(g.unique_name(bias->name + ".1d"), bias->constant->reshaped({channels}));
+  Attributes attrs = is_conv ? mm->attrs : Attributes{};
+  for (const char *key : {"shifts", "clip_min", "clip_max"}) {
+    if (rq->attrs.has(key)) attrs.set(key, rq->attrs.all().at(key));
+  }
+  Value *x = mm->inputs[0];
+  Value *out = rq->outputs[0];
+  std::string name = mm->name.empty() ? out->name : mm->name;
+  g.remove_node(rq);
+  g.remove_node(add);
+  g.remove_node(mm);
+  Node *fused = g.add_node(is_conv ? OpKind::kQConv : OpKind::kQDense, name, {x, w, b1}, {out},
+                           std::move(attrs));
+  infer_node(*fused);
+  absorb_relu(g, fused);
+  return true;
+}
+
+}  // namespace
+
+int fuse(Graph &graph) {
+  int fused = 0;
+  for (Node *node : graph.nodes()) {
+    if (graph.index_of(node) < 0) continue;  // removed by an earlier match
+    switch (node->op) {
+      case OpKind::kConvInteger:
+      case OpKind::kMatMulInteger:
+        fused += fuse_accumulate(graph, node);
+        break;
+      case OpKind::kQAdd:
+      case OpKind::kRequantize:
+        fused += absorb_relu(graph, node);
+        break;
+      default:
+        break;
+    }
+  }
+  graph.sort_topologically();
+  graph.remove_dead_nodes();
+  graph.verify();
+  return fused;
+}
+
+}  // namespace vacc::graph

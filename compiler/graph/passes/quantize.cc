@@ -1,0 +1,283 @@
+#include "vacc/graph/passes/quantize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+#include "vacc/graph/shape_inference.h"
+
+namespace vacc::graph {
+
+int frac_bits_for(float abs_max) {
+  if (!(abs_max > 0.0f) || !std::isfinite(abs_max)) return 0;
+  int f = static_cast<int>(std::floor(std::log2(127.0 / abs_max)));
+  return std::min(30, std::max(-24, f));
+}
+
+namespace {
+
+int8_t to_int8(double v) {
+  return static_cast<int8_t>(std::min(127.0, std::max(-128.0, std::nearbyint(v))));
+}
+
+int32_t to_int32(double v) {
+  double lo = std::numeric_limits<int32_t>::min(), hi = std::numeric_limits<int32_t>::max();
+  return static_cast<int32_t>(std::min(hi, std::max(lo, std::nearbyint(v))));
+}
+
+class Quantizer {
+ public:
+  Quantizer(Graph &graph, const Calibration &calib, const QuantizeOptions &options)
+      : g_(graph), calib_(calib), options_(options) {}
+
+  int run() {
+    for (Node *node : g_.nodes()) {
+      if (try_quantize(node)) {
+        ++quantized_ops_;
+      } else {
+        for (Value *&in : node->inputs) {
+          if (in && q_.count(in)) in = dequantized(in);
+        }
+      }
+    }
+    for (size_t i = 0; i < g_.outputs().size(); ++i) {
+      Value *out = g_.outputs()[i];
+      if (q_.count(out)) g_.set_output(i, dequantized(out));
+    }
+    g_.remove_dead_nodes();
+    g_.sort_topologically();
+    infer_shapes(g_);
+    g_.verify();
+    return quantized_ops_;
+  }
+
+ private:
+  Value *make(OpKind op, const std::string &name, std::vector<Value *> inputs, DType dtype,
+              Attributes attrs = {}) {
+    Value *out = g_.add_value(g_.unique_name(name), dtype, {});
+    Node *node = g_.add_node(op, out->name, std::move(inputs), {out}, std::move(attrs));
+    infer_node(*node);
+    return out;
+  }
+
+  Value *scalar_scale(int frac_bits) {
+    return g_.add_constant(g_.unique_name("scale"),
+                           Tensor::scalar<float>(std::ldexp(1.0f, -frac_bits)));
+  }
+  Value *zero_point() {
+    return g_.add_constant(g_.unique_name("zero_point"), Tensor::scalar<int8_t>(0));
+  }
+
+  // The range a value's int8 form must hold: a value read only by a Relu is stored after it.
+  float range(Value *v) {
+    std::vector<Node *> users = g_.consumers(v);
+    if (users.size() == 1 && users[0]->op == OpKind::kRelu && !g_.is_output(v)) {
+      return calib_.range(users[0]->outputs[0]);
+    }
+    return calib_.range(v);
+  }
+
+  Value *quantized(Value *x) {
+    auto it = q_.find(x);
+    if (it != q_.end()) return it->second;
+    int f = frac_bits_for(calib_.range(x));
+    Value *q = make(OpKind::kQuantizeLinear, x->name + ".q", {x, scalar_scale(f), zero_point()},
+                    DType::kInt8);
+    q->frac_bits = f;
+    q_[x] = q;
+    return q;
+  }
+
+  Value *dequantized(Value *x) {
+    auto it = dq_.find(x);
+    if (it != dq_.end()) return it->second;
+    Value *q = q_.at(x);
+    Value *d = make(OpKind::kDequantizeLinear, x->name + ".dq",
+                    {q, scalar_scale(*q->frac_bits), zero_point()}, DType::kFloat32);
+    dq_[x] = d;
+    return d;
+  }
+
+  // Fraction bits of each output channel of weight w (dimension 0 is the channel).
+  std::vector<int> weight_frac_bits(const Tensor &w) {
+    int64_t O = w.dim(0), inner = w.size() / O;
+    std::vector<float> maxes(O, 0.0f);
+    const float *p = w.data<float>();
+    for (int64_t o = 0; o < O; ++o)
+      for (int64_t i = 0; i < inner; ++i) maxes[o] = std::max(maxes[o], std::abs(p[o * inner + i]));
+    if (options_.per_channel_weights) {
+      std::vector<int> f(O);
+      for (int64_t o = 0; o < O; ++o) f[o] = frac_bits_for(maxes[o]);
+      return f;
+    }
+    float m = 0;
+    for (float v : maxes) m = std::max(m, v);
+    return std::vector<int>(O, frac_bits_for(m));
+  }
+
+  // The int32 accumulator `acc` (scale 2^-(fx+fw[o])) plus the quantized bias, requantized
+  // to int8 with fraction bits fo; records it as the int8 form of float value y.
+  void requantize(Value *acc, Value *y, const std::vector<int> &fw, int fx, const Tensor *bias,
+                  int channel_rank) {
+    int64_t O = static_cast<int64_t>(fw.size());
+    int fo = frac_bits_for(range(y));
+    std::vector<int64_t> shifts(O);
+    Shape bshape = {O};
+    for (int i = 2; i < channel_rank; ++i) bshape.push_back(1);
+    Tensor bq(DType::kInt32, bshape);
+    for (int64_t o = 0; o < O; ++o) {
+      shifts[o] = fx + fw[o] - fo;
+      double b = bias ? bias->as_double(o) : 0.0;
+      double rounding = shifts[o] > 0 ? std::ldexp(1.0, static_cast<int>(shifts[o] - 1)) : 0.0;
+      bq.data<int32_t>()[o] = to_int32(std::ldexp(b, fx + fw[o]) + rounding);
+    }
+    bool uniform =
+        std::all_of(shifts.begin(), shifts.end(), [&](int64_t s) { return s == shifts[0]; });
+    if (uniform) shifts.resize(1);
+    Value *bias_v = g_.add_constant(g_.unique_name(y->name + ".bias_q"), std::move(bq));
+    Value *sum = make(OpKind::kAdd, y->name + ".acc_bias", {acc, bias_v}, DType::kInt32);
+    Attributes attrs;
+    attrs.set("shifts", shifts);
+    attrs.set("clip_min", int64_t{-128});
+    attrs.set("clip_max", int64_t{127});
+    Value *y8 = make(OpKind::kRequantize, y->name + ".requant", {sum}, DType::kInt8, attrs);
+    y8->frac_bits = fo;
+    q_[y] = y8;
+  }
+
+  Tensor quantize_weight(const Tensor &w, const std::vector<int> &fw) {
+    Tensor q(DType::kInt8, w.shape());
+    int64_t O = w.dim(0), inner = w.size() / O;
+    for (int64_t o = 0; o < O; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        q.data<int8_t>()[o * inner + i] =
+            to_int8(std::ldexp(w.data<float>()[o * inner + i], fw[o]));
+      }
+    return q;
+  }
+
+  bool float_input(Value *v) { return v && v->dtype == DType::kFloat32 && !v->is_constant(); }
+
+  bool try_quantize(Node *node) {
+    switch (node->op) {
+      case OpKind::kConv:
+        return quantize_conv(node);
+      case OpKind::kGemm:
+      case OpKind::kMatMul:
+        return quantize_dense(node);
+      case OpKind::kAdd:
+        return quantize_add(node);
+      case OpKind::kRelu:
+      case OpKind::kMaxPool:
+      case OpKind::kFlatten:
+      case OpKind::kReshape:
+      case OpKind::kTranspose:
+        return pass_through(node);
+      default:
+        return false;
+    }
+  }
+
+  bool quantize_conv(Node *node) {
+    Value *x = node->inputs[0], *w = node->inputs[1], *b = node->input(2);
+    if (!float_input(x) || !w->is_constant() || (b && !b->is_constant())) return false;
+    std::vector<int> fw = weight_frac_bits(*w->constant);
+    Value *xq = quantized(x);
+    Value *wq = g_.add_constant(g_.unique_name(w->name + ".q"), quantize_weight(*w->constant, fw));
+    Attributes attrs = node->attrs;
+    Value *acc =
+        make(OpKind::kConvInteger, node->outputs[0]->name + ".acc", {xq, wq}, DType::kInt32, attrs);
+    requantize(acc, node->outputs[0], fw, *xq->frac_bits, b ? b->constant.get() : nullptr,
+               x->rank());
+    return true;
+  }
+
+  bool quantize_dense(Node *node) {
+    Value *x = node->inputs[0], *bmat = node->inputs[1];
+    if (!float_input(x) || x->rank() != 2 || !bmat->is_constant() || bmat->rank() != 2) {
+      return false;
+    }
+    Value *c = node->op == OpKind::kGemm ? node->input(2) : nullptr;
+    if (node->op == OpKind::kGemm) {
+      if (node->attrs.get_int("transA", 0) || node->attrs.get_float("alpha", 1) != 1.0f ||
+          node->attrs.get_float("beta", 1) != 1.0f) {
+        return false;
+      }
+      if (c && (!c->is_constant() || c->constant->size() != node->outputs[0]->shape[1])) {
+        return false;
+      }
+    }
+    bool trans_b = node->op == OpKind::kGemm && node->attrs.get_int("transB", 0);
+    // Weights as [M, K] (one row per output channel).
+    const Tensor &bt = *bmat->constant;
+    int64_t M = trans_b ? bt.dim(0) : bt.dim(1), K = trans_b ? bt.dim(1) : bt.dim(0);
+    Tensor w_mk(DType::kFloat32, {M, K});
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t k = 0; k < K; ++k) {
+        w_mk.data<float>()[m * K + k] = bt.data<float>()[trans_b ? m * K + k : k * M + m];
+      }
+    std::vector<int> fw = weight_frac_bits(w_mk);
+    Tensor q_mk = quantize_weight(w_mk, fw);
+    Tensor q_km(DType::kInt8, {K, M});
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t k = 0; k < K; ++k)
+        q_km.data<int8_t>()[k * M + m] = q_mk.data<int8_t>()[m * K + k];
+    Value *xq = quantized(x);
+    Value *wq = g_.add_constant(g_.unique_name(bmat->name + ".q"), std::move(q_km));
+    Value *acc =
+        make(OpKind::kMatMulInteger, node->outputs[0]->name + ".acc", {xq, wq}, DType::kInt32);
+    Tensor bias;
+    if (c) bias = c->constant->reshaped({M});
+    requantize(acc, node->outputs[0], fw, *xq->frac_bits, c ? &bias : nullptr, 2);
+    return true;
+  }
+
+  bool quantize_add(Node *node) {
+    Value *a = node->inputs[0], *b = node->inputs[1];
+    if (!q_.count(a) || !q_.count(b) || a->shape != b->shape) return false;
+    Value *aq = q_[a], *bq = q_[b];
+    int fa = *aq->frac_bits, fb = *bq->frac_bits, fc = std::max(fa, fb);
+    int fo = frac_bits_for(range(node->outputs[0]));
+    Attributes attrs;
+    attrs.set("lshift_a", int64_t{fc - fa});
+    attrs.set("lshift_b", int64_t{fc - fb});
+    attrs.set("rshift", int64_t{fc - fo});
+    attrs.set("clip_min", int64_t{-128});
+    attrs.set("clip_max", int64_t{127});
+    Value *y = make(OpKind::kQAdd, node->outputs[0]->name + ".qadd", {aq, bq}, DType::kInt8, attrs);
+    y->frac_bits = fo;
+    q_[node->outputs[0]] = y;
+    return true;
+  }
+
+  bool pass_through(Node *node) {
+    Value *x = node->inputs[0];
+    if (!q_.count(x)) return false;
+    if (node->op == OpKind::kMaxPool && node->outputs.size() > 1 && node->outputs[1] &&
+        !g_.consumers(node->outputs[1]).empty()) {
+      return false;
+    }
+    std::vector<Value *> inputs = node->inputs;
+    inputs[0] = q_[x];
+    Value *y = make(node->op, node->outputs[0]->name + ".i8", inputs, DType::kInt8, node->attrs);
+    y->frac_bits = q_[x]->frac_bits;
+    q_[node->outputs[0]] = y;
+    return true;
+  }
+
+  Graph &g_;
+  const Calibration &calib_;
+  QuantizeOptions options_;
+  std::unordered_map<Value *, Value *> q_;
+  std::unordered_map<Value *, Value *> dq_;
+  int quantized_ops_ = 0;
+};
+
+}  // namespace
+
+int quantize(Graph &graph, const Calibration &calib, const QuantizeOptions &options) {
+  return Quantizer(graph, calib, options).run();
+}
+
+}  // namespace vacc::graph

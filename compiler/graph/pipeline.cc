@@ -1,0 +1,65 @@
+#include "vacc/graph/pipeline.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "vacc/graph/passes/calibrate.h"
+#include "vacc/graph/passes/constant_folding.h"
+#include "vacc/graph/passes/fold_batch_norm.h"
+#include "vacc/graph/passes/fuse.h"
+#include "vacc/graph/passes/pack_layout.h"
+#include "vacc/graph/passes/partition.h"
+
+namespace vacc::graph {
+
+PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
+                                  const std::vector<std::vector<Tensor>> &calibration,
+                                  const PipelineOptions &options) {
+  PipelineResult result;
+  if (!options.dump_dir.empty()) std::filesystem::create_directories(options.dump_dir);
+  auto step = [&](const std::string &name, const std::function<std::string()> &pass) {
+    auto start = std::chrono::steady_clock::now();
+    std::string summary = pass();
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    result.passes.push_back({name, ms, summary});
+    if (options.log) options.log(fmt::format("{:<16} {:8.1f} ms  {}", name, ms, summary));
+    if (!options.dump_dir.empty()) {
+      std::ofstream(fmt::format("{}/{:02}_{}.txt", options.dump_dir, result.passes.size(), name))
+          << print_graph(graph);
+    }
+  };
+  step("import", [&] { return fmt::format("{} nodes", graph.num_nodes()); });
+  step("fold_constants", [&] { return fmt::format("{} nodes folded", fold_constants(graph)); });
+  step("fold_batch_norm", [&] { return fmt::format("{} folded", fold_batch_norm(graph)); });
+  step("fold_constants", [&] { return fmt::format("{} nodes folded", fold_constants(graph)); });
+  if (options.quantize) {
+    Calibration calib;
+    step("calibrate", [&] {
+      calib = calibrate(graph, calibration);
+      return fmt::format("{} batches, {} values", calib.samples, calib.abs_max.size());
+    });
+    step("quantize", [&] {
+      return fmt::format("{} integer ops", quantize(graph, calib, options.quantize_options));
+    });
+    step("fold_constants", [&] { return fmt::format("{} nodes folded", fold_constants(graph)); });
+    step("fuse", [&] { return fmt::format("{} fused", fuse(graph)); });
+  }
+  step("partition", [&] {
+    return fmt::format("{} of {} nodes on the accelerator", partition(graph, config),
+                       graph.num_nodes());
+  });
+  step("pack_layout",
+       [&] { return fmt::format("{} layout transforms", pack_layout(graph, config)); });
+  step("plan_memory", [&] {
+    result.memory = plan_memory(graph);
+    return fmt::format("arena {} bytes (unshared {})", result.memory.arena_bytes,
+                       result.memory.total_bytes);
+  });
+  return result;
+}
+
+}  // namespace vacc::graph

@@ -1,0 +1,202 @@
+// One case per diagnostic of the ONNX importer and the executor's input checks: each bad
+// input gives a vacc::Error whose message names the file, the node (name, index, op type)
+// where one is at fault, and the reason.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include "vacc/graph/executor.h"
+#include "vacc/graph/onnx_import.h"
+
+using namespace vacc::graph;
+
+namespace {
+
+onnx::ModelProto model_with_input(int opset, int elem_type = onnx::TensorProto::FLOAT,
+                                  std::vector<int64_t> dims = {1, 3, 8, 8}) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto *op = m.add_opset_import();
+  op->set_domain("");
+  op->set_version(opset);
+  auto *g = m.mutable_graph();
+  g->set_name("g");
+  auto *in = g->add_input();
+  in->set_name("x");
+  auto *tt = in->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(elem_type);
+  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  return m;
+}
+
+onnx::NodeProto *add_node(onnx::ModelProto &m, const std::string &op, const std::string &name,
+                          std::vector<std::string> inputs, const std::string &output = "y") {
+  auto *n = m.mutable_graph()->add_node();
+  n->set_op_type(op);
+  n->set_name(name);
+  for (const auto &i : inputs) n->add_input(i);
+  n->add_output(output);
+  m.mutable_graph()->add_output()->set_name(output);
+  return n;
+}
+
+void add_initializer(onnx::ModelProto &m, const std::string &name, std::vector<int64_t> dims) {
+  auto *t = m.mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    t->add_dims(d);
+    n *= d;
+  }
+  for (int64_t i = 0; i < n; ++i) t->add_float_data(0.5f);
+}
+
+std::string import_error(const onnx::ModelProto &m) {
+  try {
+    import_onnx_bytes(m.SerializeAsString(), "model.onnx");
+  } catch (const vacc::Error &e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+#define EXPECT_HAS(text, part) EXPECT_NE(std::string(text).find(part), std::string::npos) << text
+
+TEST(ImportErrors, UnsupportedOperator) {
+  auto m = model_with_input(13);
+  add_node(m, "Cos", "cosine", {"x"});
+  std::string e = import_error(m);
+  EXPECT_HAS(e, "model.onnx: node 'cosine' (#0, Cos)");
+  EXPECT_HAS(e, "unsupported operator 'Cos'");
+  EXPECT_HAS(e, "Conv");  // lists what is supported
+}
+
+TEST(ImportErrors, MalformedFile) {
+  try {
+    import_onnx_bytes(std::string("\xff\xff\xff garbage", 11), "broken.onnx");
+    FAIL() << "no error";
+  } catch (const vacc::Error &e) {
+    EXPECT_HAS(e.what(), "broken.onnx: not a valid ONNX model");
+  }
+}
+
+TEST(ImportErrors, MissingFile) {
+  try {
+    import_onnx("/nonexistent/model.onnx");
+    FAIL() << "no error";
+  } catch (const vacc::Error &e) {
+    EXPECT_HAS(e.what(), "/nonexistent/model.onnx: cannot open the file");
+  }
+}
+
+TEST(ImportErrors, ConvChannelMismatch) {
+  auto m = model_with_input(13);
+  add_initializer(m, "w", {4, 2, 3, 3});
+  add_node(m, "Conv", "conv1", {"x", "w"});
+  std::string e = import_error(m);
+  EXPECT_HAS(e, "node 'conv1' (#0, Conv)");
+  EXPECT_HAS(e, "input channels 3 do not match weight 'w' [4,2,3,3]");
+}
+
+TEST(ImportErrors, GemmInnerDimensionMismatch) {
+  auto m = model_with_input(13, onnx::TensorProto::FLOAT, {2, 5});
+  add_initializer(m, "b", {6, 4});
+  add_node(m, "Gemm", "fc", {"x", "b"});
+  std::string e = import_error(m);
+  EXPECT_HAS(e, "node 'fc' (#0, Gemm)");
+  EXPECT_HAS(e, "inner dimensions differ");
+}
+
+TEST(ImportErrors, BroadcastMismatch) {
+  auto m = model_with_input(13);
+  add_initializer(m, "c", {5});
+  add_node(m, "Add", "add", {"x", "c"});
+  EXPECT_HAS(import_error(m), "node 'add' (#0, Add): shapes [1,3,8,8] and [5] cannot be broadcast");
+}
+
+TEST(ImportErrors, BadAttributeLength) {
+  auto m = model_with_input(13);
+  add_initializer(m, "w", {4, 3, 3, 3});
+  auto *n = add_node(m, "Conv", "conv1", {"x", "w"});
+  auto *a = n->add_attribute();
+  a->set_name("strides");
+  a->set_type(onnx::AttributeProto::INTS);
+  a->add_ints(2);
+  EXPECT_HAS(import_error(m), "attribute 'strides' has 1 values, expected 2");
+}
+
+TEST(ImportErrors, UndefinedInput) {
+  auto m = model_with_input(13);
+  add_node(m, "Relu", "r", {"nowhere"});
+  std::string e = import_error(m);
+  EXPECT_HAS(e, "node 'r' (#0, Relu): input 0 'nowhere' is not a graph input");
+}
+
+TEST(ImportErrors, OpsetTooNew) {
+  auto m = model_with_input(18);
+  add_node(m, "Relu", "r", {"x"});
+  EXPECT_HAS(import_error(m), "opset 18 is newer than vacc supports (1..17)");
+}
+
+TEST(ImportErrors, UnsupportedElementType) {
+  auto m = model_with_input(13, onnx::TensorProto::FLOAT16);
+  add_node(m, "Relu", "r", {"x"});
+  EXPECT_HAS(import_error(m), "graph input 'x' has element type FLOAT16");
+}
+
+TEST(ImportErrors, DynamicReshapeShape) {
+  auto m = model_with_input(13);
+  auto *s = m.mutable_graph()->add_input();
+  s->set_name("shape");
+  s->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  s->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(2);
+  add_node(m, "Reshape", "reshape", {"x", "shape"});
+  std::string e = import_error(m);
+  EXPECT_HAS(e, "node 'reshape' (#0, Reshape)");
+  EXPECT_HAS(e, "must be a constant");
+}
+
+TEST(ImportErrors, UnknownDomain) {
+  auto m = model_with_input(13);
+  add_node(m, "Relu", "r", {"x"})->set_domain("com.example");
+  EXPECT_HAS(import_error(m), "operator domain 'com.example' is not supported");
+}
+
+TEST(ImportErrors, TrainingDropout) {
+  auto m = model_with_input(13);
+  auto *ratio = m.mutable_graph()->add_initializer();
+  ratio->set_name("ratio");
+  ratio->set_data_type(onnx::TensorProto::FLOAT);
+  ratio->add_float_data(0.5f);
+  auto *mode = m.mutable_graph()->add_initializer();
+  mode->set_name("mode");
+  mode->set_data_type(onnx::TensorProto::BOOL);
+  mode->add_int32_data(1);
+  add_node(m, "Dropout", "drop", {"x", "ratio", "mode"});
+  EXPECT_HAS(import_error(m), "Dropout in training mode drops random elements");
+}
+
+TEST(ImportErrors, TruncatedInitializer) {
+  auto m = model_with_input(13);
+  auto *t = m.mutable_graph()->add_initializer();
+  t->set_name("w");
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_dims(4);
+  t->set_raw_data(std::string(7, '\0'));
+  add_node(m, "Add", "add", {"x", "w"});
+  EXPECT_HAS(import_error(m), "initializer 'w' has 7 bytes of raw data, expected 16");
+}
+
+TEST(ExecutorErrors, WrongInputShape) {
+  auto m = model_with_input(13);
+  add_node(m, "Relu", "r", {"x"});
+  Graph g = import_onnx_bytes(m.SerializeAsString(), "model.onnx");
+  try {
+    Executor(g).run({Tensor(DType::kFloat32, {1, 3, 4, 4})});
+    FAIL() << "no error";
+  } catch (const vacc::Error &e) {
+    EXPECT_HAS(e.what(), "input 'x' expects f32[1,3,8,8], got f32[1,3,4,4]");
+  }
+}
+
+}  // namespace

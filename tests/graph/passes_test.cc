@@ -1,0 +1,403 @@
+// Each graph pass on small graphs built in code, checked against the executor on the graph
+// before the pass (the executor's float kernels are held to ONNX's own tests) or against
+// plain C++ loops for the integer semantics the accelerator reproduces.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "vacc/graph/executor.h"
+#include "vacc/graph/passes/calibrate.h"
+#include "vacc/graph/passes/constant_folding.h"
+#include "vacc/graph/passes/fold_batch_norm.h"
+#include "vacc/graph/passes/fuse.h"
+#include "vacc/graph/passes/pack_layout.h"
+#include "vacc/graph/passes/partition.h"
+#include "vacc/graph/passes/plan_memory.h"
+#include "vacc/graph/passes/quantize.h"
+#include "vacc/graph/shape_inference.h"
+
+using namespace vacc::graph;
+
+namespace {
+
+Tensor random_tensor(DType dtype, Shape shape, uint32_t seed, float scale = 1.0f) {
+  std::mt19937 rng(seed);
+  Tensor t(dtype, std::move(shape));
+  for (int64_t i = 0; i < t.size(); ++i) {
+    if (dtype == DType::kFloat32) {
+      t.data<float>()[i] = std::uniform_real_distribution<float>(-scale, scale)(rng);
+    } else if (dtype == DType::kInt8) {
+      t.data<int8_t>()[i] = static_cast<int8_t>(std::uniform_int_distribution<int>(-128, 127)(rng));
+    } else if (dtype == DType::kInt32) {
+      t.data<int32_t>()[i] = std::uniform_int_distribution<int32_t>(-5000, 5000)(rng);
+    }
+  }
+  return t;
+}
+
+Value *op(Graph &g, OpKind kind, const std::string &name, std::vector<Value *> inputs,
+          Attributes attrs = {}) {
+  Value *out = g.add_value(name, DType::kFloat32, {});
+  Node *node = g.add_node(kind, name, std::move(inputs), {out}, std::move(attrs));
+  infer_node(*node);
+  return out;
+}
+
+Attributes conv_attrs(std::vector<int64_t> pads = {1, 1, 1, 1}) {
+  Attributes a;
+  a.set("pads", pads);
+  return a;
+}
+
+int count(const Graph &g, OpKind kind) {
+  int n = 0;
+  for (const Node *node : g.nodes()) n += node->op == kind;
+  return n;
+}
+
+// conv(3->20) relu, conv(20->16) relu, add (residual of the two... shapes permitting), flatten,
+// gemm
+Graph small_cnn() {
+  Graph g;
+  g.name = "small";
+  Value *x = g.add_value("x", DType::kFloat32, {2, 3, 6, 6});
+  g.add_input(x);
+  Value *c1 = op(g, OpKind::kConv, "c1",
+                 {x, g.add_constant("w1", random_tensor(DType::kFloat32, {16, 3, 3, 3}, 1, 0.5f)),
+                  g.add_constant("b1", random_tensor(DType::kFloat32, {16}, 2, 0.1f))},
+                 conv_attrs());
+  Value *r1 = op(g, OpKind::kRelu, "r1", {c1});
+  Value *c2 = op(g, OpKind::kConv, "c2",
+                 {r1, g.add_constant("w2", random_tensor(DType::kFloat32, {16, 16, 3, 3}, 3, 0.2f)),
+                  g.add_constant("b2", random_tensor(DType::kFloat32, {16}, 4, 0.1f))},
+                 conv_attrs());
+  Value *r2 = op(g, OpKind::kRelu, "r2", {c2});
+  Value *sum = op(g, OpKind::kAdd, "add", {r1, r2});
+  Value *r3 = op(g, OpKind::kRelu, "r3", {sum});
+  Value *flat = op(g, OpKind::kFlatten, "flat", {r3});
+  Attributes gemm;
+  gemm.set("transB", int64_t{1});
+  Value *y = op(g, OpKind::kGemm, "fc",
+                {flat, g.add_constant("wf", random_tensor(DType::kFloat32, {20, 576}, 5, 0.05f)),
+                 g.add_constant("bf", random_tensor(DType::kFloat32, {20}, 6, 0.1f))},
+                gemm);
+  g.add_output(y);
+  return g;
+}
+
+std::vector<std::vector<Tensor>> calib_inputs() {
+  return {{random_tensor(DType::kFloat32, {2, 3, 6, 6}, 100)},
+          {random_tensor(DType::kFloat32, {2, 3, 6, 6}, 101)}};
+}
+
+double cosine(const Tensor &a, const Tensor &b) {
+  double ab = 0, aa = 0, bb = 0;
+  for (int64_t i = 0; i < a.size(); ++i) {
+    ab += a.as_double(i) * b.as_double(i);
+    aa += a.as_double(i) * a.as_double(i);
+    bb += b.as_double(i) * b.as_double(i);
+  }
+  return ab / std::sqrt(aa * bb);
+}
+
+bool same_bytes(const Tensor &a, const Tensor &b) {
+  return a.shape() == b.shape() && a.dtype() == b.dtype() &&
+         std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0;
+}
+
+TEST(ConstantFolding, FoldsConstantSubgraphsAndIdentities) {
+  Graph g;
+  g.name = "fold";
+  Value *x = g.add_value("x", DType::kFloat32, {4});
+  g.add_input(x);
+  Value *a = g.add_constant("a", Tensor::from_vector<float>({4}, {1, 2, 3, 4}));
+  Value *b = g.add_constant("b", Tensor::from_vector<float>({4}, {2, 2, 2, 2}));
+  Value *ab = op(g, OpKind::kMul, "ab", {a, b});
+  Value *id = op(g, OpKind::kIdentity, "id", {x});
+  Value *y = op(g, OpKind::kAdd, "y", {id, ab});
+  g.add_output(y);
+  EXPECT_EQ(fold_constants(g), 2);
+  ASSERT_EQ(g.num_nodes(), 1u);
+  Node *add = g.nodes()[0];
+  EXPECT_EQ(add->inputs[0], x);
+  ASSERT_TRUE(add->inputs[1]->is_constant());
+  EXPECT_EQ(add->inputs[1]->constant->to_float_vector(), (std::vector<float>{2, 4, 6, 8}));
+  Tensor out = Executor(g).run({Tensor::from_vector<float>({4}, {1, 1, 1, 1})})[0];
+  EXPECT_EQ(out.to_float_vector(), (std::vector<float>{3, 5, 7, 9}));
+}
+
+TEST(FoldBatchNorm, ConvBatchNormBecomesOneConv) {
+  Graph g;
+  g.name = "bn";
+  Value *x = g.add_value("x", DType::kFloat32, {1, 3, 5, 5});
+  g.add_input(x);
+  Value *c =
+      op(g, OpKind::kConv, "conv",
+         {x, g.add_constant("w", random_tensor(DType::kFloat32, {8, 3, 3, 3}, 7))}, conv_attrs());
+  Tensor var = random_tensor(DType::kFloat32, {8}, 11);
+  for (int64_t i = 0; i < 8; ++i) var.data<float>()[i] = std::abs(var.data<float>()[i]) + 0.1f;
+  Value *y = op(g, OpKind::kBatchNormalization, "bn",
+                {c, g.add_constant("gamma", random_tensor(DType::kFloat32, {8}, 8)),
+                 g.add_constant("beta", random_tensor(DType::kFloat32, {8}, 9)),
+                 g.add_constant("mean", random_tensor(DType::kFloat32, {8}, 10)),
+                 g.add_constant("var", var)});
+  g.add_output(y);
+  Tensor input = random_tensor(DType::kFloat32, {1, 3, 5, 5}, 12);
+  Tensor before = Executor(g).run({input})[0];
+  EXPECT_EQ(fold_batch_norm(g), 1);
+  ASSERT_EQ(g.num_nodes(), 1u);
+  EXPECT_EQ(g.nodes()[0]->op, OpKind::kConv);
+  Tensor after = Executor(g).run({input})[0];
+  for (int64_t i = 0; i < before.size(); ++i) {
+    EXPECT_NEAR(after.as_double(i), before.as_double(i),
+                1e-4 * (1 + std::abs(before.as_double(i))));
+  }
+}
+
+TEST(Quantize, PowerOfTwoInt8GraphTracksFloat) {
+  Graph g = small_cnn();
+  Tensor input = random_tensor(DType::kFloat32, {2, 3, 6, 6}, 200);
+  Tensor want = Executor(g).run({input})[0];
+  Calibration calib = calibrate(g, calib_inputs());
+  EXPECT_GT(quantize(g, calib), 5);
+  EXPECT_EQ(count(g, OpKind::kConvInteger), 2);
+  EXPECT_EQ(count(g, OpKind::kMatMulInteger), 1);
+  EXPECT_EQ(count(g, OpKind::kQAdd), 1);
+  EXPECT_EQ(count(g, OpKind::kConv) + count(g, OpKind::kGemm), 0);
+  for (const Node *n : g.nodes()) {
+    if (n->op == OpKind::kRequantize) {
+      for (int64_t s : n->attrs.get_ints("shifts")) EXPECT_GE(s, 0);
+    }
+  }
+  EXPECT_EQ(g.outputs()[0]->dtype, DType::kFloat32);
+  Tensor got = Executor(g).run({input})[0];
+  EXPECT_GT(cosine(got, want), 0.99);
+}
+
+TEST(Quantize, FracBits) {
+  EXPECT_EQ(frac_bits_for(1.0f), 6);  // 127 / 1 -> 2^6 = 64
+  EXPECT_EQ(frac_bits_for(127.0f), 0);
+  EXPECT_EQ(frac_bits_for(0.01f), 13);  // 0.01 * 8192 = 81.9
+  EXPECT_EQ(frac_bits_for(0.0f), 0);
+}
+
+TEST(Fuse, FusedGraphIsBitExactWithUnfused) {
+  Graph g = small_cnn();
+  quantize(g, calibrate(g, calib_inputs()));
+  fold_constants(g);
+  Tensor input = random_tensor(DType::kFloat32, {2, 3, 6, 6}, 300);
+  Tensor before = Executor(g).run({input})[0];
+  EXPECT_EQ(fuse(g), 2 + 1 + 1);  // 2 QConv (with their Relus), 1 QDense, Relu into QAdd
+  EXPECT_EQ(count(g, OpKind::kQConv), 2);
+  EXPECT_EQ(count(g, OpKind::kQDense), 1);
+  EXPECT_EQ(count(g, OpKind::kRelu), 0);
+  EXPECT_EQ(count(g, OpKind::kRequantize), 0);
+  for (const Node *n : g.nodes()) {
+    if (n->op == OpKind::kQConv || n->op == OpKind::kQAdd) {
+      EXPECT_EQ(n->attrs.get_int("clip_min"), 0);
+    }
+  }
+  Tensor after = Executor(g).run({input})[0];
+  EXPECT_TRUE(same_bytes(before, after));
+}
+
+// A plain loop version of vacc.QConv's semantics (docs/quantization.md).
+TEST(IntegerSemantics, QConvMatchesPlainLoops) {
+  Graph g;
+  g.name = "qconv";
+  Value *x = g.add_value("x", DType::kInt8, {1, 5, 4, 4});
+  g.add_input(x);
+  Tensor w = random_tensor(DType::kInt8, {3, 5, 3, 3}, 20);
+  Tensor b = random_tensor(DType::kInt32, {3}, 21);
+  Attributes a = conv_attrs({1, 1, 0, 1});  // top 1, left 1, bottom 0, right 1
+  a.set("strides", std::vector<int64_t>{2, 1});
+  a.set("shifts", std::vector<int64_t>{7, 9, 11});
+  a.set("clip_min", int64_t{-100});
+  a.set("clip_max", int64_t{90});
+  Value *y = op(g, OpKind::kQConv, "q", {x, g.add_constant("w", w), g.add_constant("b", b)}, a);
+  g.add_output(y);
+  Tensor xin = random_tensor(DType::kInt8, {1, 5, 4, 4}, 22);
+  Tensor got = Executor(g).run({xin})[0];
+  ASSERT_EQ(got.shape(), (Shape{1, 3, 2, 4}));
+  int shifts[3] = {7, 9, 11};
+  for (int o = 0; o < 3; ++o)
+    for (int oy = 0; oy < 2; ++oy)
+      for (int ox = 0; ox < 4; ++ox) {
+        int64_t acc = 0;
+        for (int c = 0; c < 5; ++c)
+          for (int ky = 0; ky < 3; ++ky)
+            for (int kx = 0; kx < 3; ++kx) {
+              int iy = oy * 2 + ky - 1, ix = ox + kx - 1;
+              if (iy < 0 || iy >= 4 || ix < 0 || ix >= 4) continue;
+              acc += int64_t{xin.data<int8_t>()[(c * 4 + iy) * 4 + ix]} *
+                     w.data<int8_t>()[((o * 5 + c) * 3 + ky) * 3 + kx];
+            }
+        int32_t v = static_cast<int32_t>(acc + b.data<int32_t>()[o]);
+        v >>= shifts[o];
+        v = std::min(std::max(v, -100), 90);
+        EXPECT_EQ(got.data<int8_t>()[(o * 2 + oy) * 4 + ox], v) << o << "," << oy << "," << ox;
+      }
+}
+
+TEST(IntegerSemantics, QAddMatchesPlainLoops) {
+  Graph g;
+  g.name = "qadd";
+  Value *a = g.add_value("a", DType::kInt8, {64});
+  Value *b = g.add_value("b", DType::kInt8, {64});
+  g.add_input(a);
+  g.add_input(b);
+  Attributes attrs;
+  attrs.set("lshift_a", int64_t{2});
+  attrs.set("lshift_b", int64_t{0});
+  attrs.set("rshift", int64_t{3});
+  attrs.set("clip_min", int64_t{0});
+  attrs.set("clip_max", int64_t{127});
+  g.add_output(op(g, OpKind::kQAdd, "s", {a, b}, attrs));
+  Tensor ta = random_tensor(DType::kInt8, {64}, 30), tb = random_tensor(DType::kInt8, {64}, 31);
+  Tensor got = Executor(g).run({ta, tb})[0];
+  for (int i = 0; i < 64; ++i) {
+    int32_t v = ((ta.data<int8_t>()[i] * 4 + tb.data<int8_t>()[i]) + 4) >> 3;
+    EXPECT_EQ(got.data<int8_t>()[i], std::min(std::max(v, 0), 127)) << i;
+  }
+}
+
+Graph compiled_small_cnn(const vacc::isa::HwConfig &config) {
+  Graph g = small_cnn();
+  quantize(g, calibrate(g, calib_inputs()));
+  fold_constants(g);
+  fuse(g);
+  partition(g, config);
+  return g;
+}
+
+TEST(Partition, PlacesIntrinsicOpsOnTheAccelerator) {
+  vacc::isa::HwConfig config;
+  Graph g = compiled_small_cnn(config);
+  for (const Node *n : g.nodes()) {
+    bool want = n->op == OpKind::kQConv || n->op == OpKind::kQDense || n->op == OpKind::kQAdd;
+    EXPECT_EQ(n->target == Target::kAccel, want) << n->describe();
+  }
+  Node *conv = nullptr;
+  for (Node *n : g.nodes()) {
+    if (n->op == OpKind::kQConv) conv = n;
+  }
+  ASSERT_NE(conv, nullptr);
+  std::string why;
+  conv->attrs.set("group", int64_t{2});
+  EXPECT_FALSE(accelerator_supports(*conv, config, &why));
+  EXPECT_EQ(why, "grouped convolution");
+  conv->attrs.set("group", int64_t{1});
+  vacc::isa::HwConfig narrow = config;
+  narrow.inp_bits = 4;
+  EXPECT_FALSE(accelerator_supports(*conv, narrow, &why));
+  EXPECT_NE(why.find("widths"), std::string::npos) << why;
+}
+
+TEST(PackLayout, BlockedGraphIsBitExactAndTransformsSitAtBorders) {
+  vacc::isa::HwConfig config;  // batch 1, blocks 16x16
+  Graph plain = compiled_small_cnn(config);
+  Graph packed = compiled_small_cnn(config);
+  int transforms = pack_layout(packed, config);
+  // Pack before conv1 (3 -> 16 padded channels) and before the dense layer, unpacks after
+  // the residual add (read by the CPU Flatten) and after the dense layer.
+  EXPECT_EQ(count(packed, OpKind::kPackNCHWnc), 2);
+  EXPECT_EQ(count(packed, OpKind::kUnpackNCHWnc), 2);
+  EXPECT_EQ(transforms, 4);
+  for (const Node *n : packed.nodes()) {
+    if (n->op == OpKind::kQConv && n->inputs[0]->producer &&
+        n->inputs[0]->producer->op == OpKind::kPackNCHWnc) {
+      EXPECT_EQ(n->inputs[1]->shape, (Shape{1, 1, 3, 3, 16, 16}));  // w1 [16,3,3,3] blocked
+      EXPECT_EQ(n->inputs[0]->shape, (Shape{2, 1, 6, 6, 1, 16}));
+    }
+  }
+  Tensor input = random_tensor(DType::kFloat32, {2, 3, 6, 6}, 400);
+  EXPECT_TRUE(same_bytes(Executor(plain).run({input})[0], Executor(packed).run({input})[0]));
+}
+
+TEST(PackLayout, BlockRoundTrip) {
+  Graph g;
+  g.name = "pack";
+  Value *x = g.add_value("x", DType::kInt8, {3, 20, 2, 2});
+  g.add_input(x);
+  Attributes pa;
+  pa.set("block_n", int64_t{2});
+  pa.set("block_c", int64_t{16});
+  Value *p = op(g, OpKind::kPackNCHWnc, "p", {x}, pa);
+  EXPECT_EQ(p->shape, (Shape{2, 2, 2, 2, 2, 16}));
+  Attributes ua = pa;
+  ua.set("shape", Shape{3, 20, 2, 2});
+  g.add_output(op(g, OpKind::kUnpackNCHWnc, "u", {p}, ua));
+  g.add_output(p);
+  Tensor in = random_tensor(DType::kInt8, {3, 20, 2, 2}, 50);
+  std::vector<Tensor> out = Executor(g).run({in});
+  EXPECT_TRUE(same_bytes(out[0], in));
+  // Element (n=2, c=17, h=1, w=0) sits at block (1, 1), position (1, 0), lane (0, 1).
+  int64_t blocked_index = ((((1 * 2 + 1) * 2 + 1) * 2 + 0) * 2 + 0) * 16 + 1;
+  EXPECT_EQ(out[1].data<int8_t>()[blocked_index], in.data<int8_t>()[((2 * 20 + 17) * 2 + 1) * 2]);
+}
+
+TEST(PlanMemory, LiveTensorsNeverOverlapAndBuffersAreReused) {
+  Graph g;
+  g.name = "chain";
+  Value *v = g.add_value("x", DType::kFloat32, {1, 1000});
+  g.add_input(v);
+  std::vector<Value *> values = {v};
+  for (int i = 0; i < 6; ++i) {
+    v = op(g, OpKind::kRelu, "r" + std::to_string(i), {v});
+    values.push_back(v);
+  }
+  Value *y = op(g, OpKind::kAdd, "skip", {values[2], v});  // keeps r1 alive to the end
+  g.add_output(y);
+  MemoryPlan plan = plan_memory(g);
+  EXPECT_EQ(plan.slots.size(), 8u);
+  EXPECT_LT(plan.arena_bytes, plan.total_bytes);
+  for (const auto &[a, sa] : plan.slots) {
+    EXPECT_EQ(sa.offset % 64, 0);
+    for (const auto &[b, sb] : plan.slots) {
+      if (a == b) continue;
+      bool live_together = sa.first <= sb.last && sb.first <= sa.last;
+      bool overlap = sa.offset < sb.offset + sb.bytes && sb.offset < sa.offset + sa.bytes;
+      EXPECT_FALSE(live_together && overlap) << a->name << " and " << b->name;
+    }
+  }
+  EXPECT_EQ(plan.slots.at(values[2]).last, 6);  // read by the final Add, node 6
+}
+
+// Regression: remove_dead_nodes once assumed a sorted node list and dropped live nodes
+// appended by a pass (found on ResNet-18's quantization).
+TEST(GraphIR, RemoveDeadNodesDoesNotNeedTopologicalOrder) {
+  Graph g;
+  g.name = "order";
+  Value *x = g.add_value("x", DType::kFloat32, {4});
+  g.add_input(x);
+  Value *mid = g.add_value("mid", DType::kFloat32, {4});
+  Value *y = g.add_value("y", DType::kFloat32, {4});
+  g.add_node(OpKind::kRelu, "second", {mid}, {y});  // appended before its producer
+  g.add_node(OpKind::kRelu, "first", {x}, {mid});
+  g.add_node(OpKind::kRelu, "dead", {x}, {g.add_value("unused", DType::kFloat32, {4})});
+  g.add_output(y);
+  g.remove_dead_nodes();
+  EXPECT_EQ(g.num_nodes(), 2u);
+  g.sort_topologically();
+  g.verify();
+  EXPECT_EQ(g.nodes()[0]->name, "first");
+}
+
+TEST(Printer, DeterministicText) {
+  Graph g;
+  g.name = "p";
+  Value *x = g.add_value("x", DType::kFloat32, {1, 4});
+  g.add_input(x);
+  Attributes a;
+  a.set("alpha", 0.5f);
+  Value *y = op(g, OpKind::kLeakyRelu, "y", {x}, a);
+  g.add_output(y);
+  EXPECT_EQ(print_graph(g),
+            "graph p (%x: f32[1,4]) {\n"
+            "  %y: f32[1,4] = LeakyRelu[alpha=0.5](%x)\n"
+            "  return %y\n"
+            "}\n");
+}
+
+}  // namespace
