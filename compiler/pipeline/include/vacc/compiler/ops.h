@@ -1,0 +1,59 @@
+// Accelerator operators: compute definitions in the blocked layouts the accelerator reads,
+// with the schedules that map them onto it. Layouts (B = batch, BI = block_in, BO = block_out
+// of the config; every channel count a multiple of its block):
+//   conv2d data   [N/B, C/BI, H, W, B, BI]        int(inp_bits)
+//          kernel [O/BO, C/BI, KH, KW, BO, BI]    int(wgt_bits)
+//          bias   [N/B, O/BO, B, BO]              int(acc_bits)
+//          out    [N/B, O/BO, OH, OW, B, BO]      int(inp_bits)
+//   dense  data [N/B, C/BI, B, BI], weight [O/BO, C/BI, BO, BI], bias [N/B, O/BO, B, BO],
+//          out [N/B, O/BO, B, BO]
+// out = clip((acc + bias) >> shift, relu ? 0 : -2^(bits-1), 2^(bits-1)-1) narrowed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vacc/isa/config.h"
+#include "vacc/te/tensor.h"
+#include "vacc/tir/func.h"
+
+namespace vacc::compiler {
+
+struct Requant {
+  int shift = 8;
+  bool relu = true;
+};
+
+struct Conv2dParams {
+  int64_t batch = 1, in_channels = 16, out_channels = 16, height = 8, width = 8;
+  int64_t kernel_h = 3, kernel_w = 3, stride_h = 1, stride_w = 1, pad_h = 1, pad_w = 1;
+  Requant requant;
+  int64_t out_height() const { return (height + 2 * pad_h - kernel_h) / stride_h + 1; }
+  int64_t out_width() const { return (width + 2 * pad_w - kernel_w) / stride_w + 1; }
+};
+
+// Tile sizes: output rows/cols per tile, output/input channel blocks per tile, and the
+// number of virtual threads (which split the output channel blocks).
+struct AccelSchedule {
+  int64_t tile_h = 4, tile_w = 4, tile_oc = 1, tile_ic = 1;
+  int vthreads = 1;
+};
+
+struct DenseParams {
+  int64_t batch = 1, in_features = 32, out_features = 32;
+  Requant requant;
+};
+
+// A lowered operator: params are [data, weight, bias, out].
+struct Operator {
+  std::vector<te::Tensor> args;
+  tir::Func func;
+};
+
+Operator conv2d_accel(const isa::HwConfig &config, const Conv2dParams &p, const AccelSchedule &s,
+                      const std::string &name = "conv2d");
+Operator dense_accel(const isa::HwConfig &config, const DenseParams &p, const AccelSchedule &s,
+                     const std::string &name = "dense");
+
+}  // namespace vacc::compiler
