@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "output.h"
 #include "vacc/driver/device.h"
+#include "vacc/driver/rtl_device.h"
 #include "vacc/support/error.h"
 #include "vacc/support/npy.h"
 
@@ -41,6 +42,8 @@ void add_sim_command(CLI::App &app) {
     std::string program, engine = "fsim", config = "default";
     bool json = false;
     std::vector<std::string> dumps;
+    std::string wave, timeline;  // rtl only
+    uint64_t cycle_limit = sim::kDefaultCycleLimit;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("program", args->program, "Program (.vprog, or .s assembled on the fly)")
@@ -50,10 +53,28 @@ void add_sim_command(CLI::App &app) {
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "Print JSON instead of text");
   cmd->add_option("--dump", args->dumps, "Write a region after the run: REGION=out.npy");
-  cmd->callback([args] {
+  auto *wave = cmd->add_option("--wave", args->wave, "rtl: write an FST waveform of the run");
+  auto *timeline = cmd->add_option("--timeline", args->timeline,
+                                   "rtl: write a Chrome-trace/Perfetto timeline (JSON)");
+  auto *limit = cmd->add_option("--cycle-limit", args->cycle_limit,
+                                "rtl: stop and report a deadlock after N cycles (0: none)")
+                    ->capture_default_str();
+  cmd->callback([args, wave, timeline, limit] {
     const isa::HwConfig config = load_named_config(args->config);
     const isa::Program program = load_any_program(config, args->program);
-    auto device = driver::open_device(args->engine, config);
+    std::unique_ptr<driver::Device> device;
+    if (args->engine == "rtl") {
+      sim::RtlOptions options;
+      options.wave_path = args->wave;
+      options.timeline_path = args->timeline;
+      options.cycle_limit = args->cycle_limit;
+      device = std::make_unique<driver::RtlDevice>(config, options);
+    } else {
+      if (*wave || *timeline || *limit)
+        fail("--wave, --timeline and --cycle-limit need --engine rtl (engine is '{}')",
+             args->engine);
+      device = driver::open_device(args->engine, config);
+    }
     const auto start = std::chrono::steady_clock::now();
     const driver::RunResult result = driver::run_program(*device, program);
     const double seconds =

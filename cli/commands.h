@@ -9,5 +9,12 @@ void add_config_command(CLI::App &app);
 void add_asm_command(CLI::App &app);
 void add_disasm_command(CLI::App &app);
 void add_sim_command(CLI::App &app);
+void add_bench_command(CLI::App &app);  // `vacc bench resnet18-convs`
+void add_hw_command(CLI::App &app);
+void add_fuzz_cosim_command(CLI::App &app);
+void add_fpga_command(CLI::App &app);  // `vacc devices` and `vacc fpga ...`
+void add_compile_command(CLI::App &app);
+void add_run_command(CLI::App &app);
+void add_eval_command(CLI::App &app);
 
 }  // namespace vacc::cli

@@ -17,6 +17,13 @@ int main(int argc, char **argv) {
   vacc::cli::add_asm_command(app);
   vacc::cli::add_disasm_command(app);
   vacc::cli::add_sim_command(app);
+  vacc::cli::add_bench_command(app);
+  vacc::cli::add_hw_command(app);
+  vacc::cli::add_fuzz_cosim_command(app);
+  vacc::cli::add_fpga_command(app);
+  vacc::cli::add_compile_command(app);
+  vacc::cli::add_run_command(app);
+  vacc::cli::add_eval_command(app);
 
   try {
     app.parse(argc, argv);

@@ -18,10 +18,12 @@ void check_multiple(int64_t v, int64_t block, const char *what, const std::strin
   }
 }
 
-// bias add, shift, clip: each an ALU stage in the acc scope; returns the narrowed output.
-std::vector<te::Tensor> requantize(const te::Tensor &acc, const te::Tensor &bias, const Requant &q,
-                                   int out_bits,
-                                   const std::function<Expr(const std::vector<tir::Var> &)> &bidx) {
+// bias add, shift (by an immediate, or by the per-channel `shifts` tensor as an ACC vector
+// operand), clip: each an ALU stage in the acc scope; returns the stages, the narrowed output
+// last.
+std::vector<te::Tensor> requantize(const te::Tensor &acc, const Requant &q, int out_bits,
+                                   const std::function<Expr(const std::vector<tir::Var> &)> &bidx,
+                                   const std::function<Expr(const std::vector<tir::Var> &)> &sidx) {
   const auto &shape = acc->shape();
   tir::DataType at = acc->dtype();
   std::vector<std::string> names;
@@ -31,9 +33,11 @@ std::vector<te::Tensor> requantize(const te::Tensor &acc, const te::Tensor &bias
       "bias_add", shape, [&](const auto &v) { return (*acc)(idx(v)) + bidx(v); }, names);
   te::Tensor shifted = te::compute(
       "shift", shape,
-      [&](const auto &v) { return (*with_bias)(idx(v)) >> tir::make_const(at, q.shift); }, names);
-  int64_t hi = (int64_t{1} << (out_bits - 1)) - 1;
-  int64_t lo = q.relu ? 0 : -(hi + 1);
+      [&](const auto &v) {
+        return (*with_bias)(idx(v)) >> (q.per_channel() ? sidx(v) : tir::make_const(at, q.shift));
+      },
+      names);
+  const int64_t hi = q.hi(out_bits), lo = q.lo(out_bits);
   te::Tensor low = te::compute(
       "clip_lo", shape,
       [&](const auto &v) { return tir::max((*shifted)(idx(v)), tir::make_const(at, lo)); }, names);
@@ -87,9 +91,15 @@ Operator conv2d_accel(const isa::HwConfig &c, const Conv2dParams &p, const Accel
                               tir::cast(at, (*kernel)({v[1], r[0], r[1], r[2], v[5], r[3]}));
                      },
                      {"n", "oc", "oh", "ow", "b", "oc_t"});
-  auto stages = requantize(conv, bias, p.requant, c.inp_bits, [&](const auto &v) {
-    return (*bias)({v[0], v[1], v[4], v[5]});
-  });
+  te::Tensor shifts = te::placeholder("shifts", {NB, OB, c.batch, c.block_out}, at);
+  auto stages = requantize(
+      conv, p.requant, c.inp_bits,
+      [&](const auto &v) {
+        return (*bias)({v[0], v[1], v[4], v[5]});
+      },
+      [&](const auto &v) {
+        return (*shifts)({v[0], v[1], v[4], v[5]});
+      });
   te::Tensor out = stages.back();
 
   schedule::Schedule s({out});
@@ -97,6 +107,8 @@ Operator conv2d_accel(const isa::HwConfig &c, const Conv2dParams &p, const Accel
   te::Tensor data_l = s.cache_read(pad, Scope::kInp, {conv});
   te::Tensor kernel_l = s.cache_read(kernel, Scope::kWgt, {conv});
   te::Tensor bias_l = s.cache_read(bias, Scope::kAcc, {stages[0]});
+  std::optional<te::Tensor> shifts_l;
+  if (p.requant.per_channel()) shifts_l = s.cache_read(shifts, Scope::kAcc, {stages[1]});
   s[conv].set_scope(Scope::kAcc);
   for (size_t i = 0; i + 1 < stages.size(); ++i) s[stages[i]].set_scope(Scope::kAcc);
 
@@ -133,12 +145,17 @@ Operator conv2d_accel(const isa::HwConfig &c, const Conv2dParams &p, const Accel
   s[kernel_l].pragma(s[kernel_l].axis()[0], "dma_copy");
   s[bias_l].compute_at(so, ow_o);
   s[bias_l].pragma(s[bias_l].axis()[0], "dma_copy");
+  if (shifts_l) {
+    s[*shifts_l].compute_at(so, ow_o);
+    s[*shifts_l].pragma(s[*shifts_l].axis()[0], "dma_copy");
+  }
   for (size_t i = 0; i + 1 < stages.size(); ++i) {
     s[stages[i]].compute_at(so, ow_o);
     s[stages[i]].pragma(s[stages[i]].axis()[0], "alu");
   }
   Operator op;
   op.args = {data, kernel, bias, out};
+  if (p.requant.per_channel()) op.args = {data, kernel, bias, shifts, out};
   op.func = schedule::lower(s, name, op.args);
   return op;
 }
@@ -162,15 +179,23 @@ Operator dense_accel(const isa::HwConfig &c, const DenseParams &p, const AccelSc
                               tir::cast(at, (*weight)({v[1], r[0], v[3], r[1]}));
                      },
                      {"n", "oc", "b", "oc_t"});
-  auto stages = requantize(acc, bias, p.requant, c.inp_bits, [&](const auto &v) {
-    return (*bias)({v[0], v[1], v[2], v[3]});
-  });
+  te::Tensor shifts = te::placeholder("shifts", {NB, OB, c.batch, c.block_out}, at);
+  auto stages = requantize(
+      acc, p.requant, c.inp_bits,
+      [&](const auto &v) {
+        return (*bias)({v[0], v[1], v[2], v[3]});
+      },
+      [&](const auto &v) {
+        return (*shifts)({v[0], v[1], v[2], v[3]});
+      });
   te::Tensor out = stages.back();
 
   schedule::Schedule s({out});
   te::Tensor data_l = s.cache_read(data, Scope::kInp, {acc});
   te::Tensor weight_l = s.cache_read(weight, Scope::kWgt, {acc});
   te::Tensor bias_l = s.cache_read(bias, Scope::kAcc, {stages[0]});
+  std::optional<te::Tensor> shifts_l;
+  if (p.requant.per_channel()) shifts_l = s.cache_read(shifts, Scope::kAcc, {stages[1]});
   s[acc].set_scope(Scope::kAcc);
   for (size_t i = 0; i + 1 < stages.size(); ++i) s[stages[i]].set_scope(Scope::kAcc);
 
@@ -203,12 +228,17 @@ Operator dense_accel(const isa::HwConfig &c, const DenseParams &p, const AccelSc
   s[weight_l].pragma(s[weight_l].axis()[0], "dma_copy");
   s[bias_l].compute_at(so, store_at);
   s[bias_l].pragma(s[bias_l].axis()[0], "dma_copy");
+  if (shifts_l) {
+    s[*shifts_l].compute_at(so, store_at);
+    s[*shifts_l].pragma(s[*shifts_l].axis()[0], "dma_copy");
+  }
   for (size_t i = 0; i + 1 < stages.size(); ++i) {
     s[stages[i]].compute_at(so, store_at);
     s[stages[i]].pragma(s[stages[i]].axis()[0], "alu");
   }
   Operator op;
   op.args = {data, weight, bias, out};
+  if (p.requant.per_channel()) op.args = {data, weight, bias, shifts, out};
   op.func = schedule::lower(s, name, op.args);
   return op;
 }

@@ -38,6 +38,10 @@ int64_t floordiv_s(int64_t a, int64_t c) {
 
 Interval type_range(DataType t) {
   if (t.is_bool()) return {0, 1};
+  if (t.is_float()) return {};
+  if (t.is_uint()) {
+    return t.bits >= 62 ? Interval{0, kPosInf} : Interval{0, (int64_t{1} << t.bits) - 1};
+  }
   if (t.bits >= 62) return {};
   return {-(int64_t{1} << (t.bits - 1)), (int64_t{1} << (t.bits - 1)) - 1};
 }
@@ -211,6 +215,12 @@ int64_t shr_value(int64_t a, int64_t b, int bits) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) << std::min<int64_t>(-b, bits - 1));
 }
 
+// Differences of two values of type t are computed in t: exact only for wide integer types
+// (an int8 difference wraps), so bound-based rewrites of min/max/comparisons need one.
+bool exact_diff(DataType t) {
+  return t.is_int() && t.bits >= 32;
+}
+
 class Simplifier : public Mutator {
  public:
   explicit Simplifier(const RangeMap &r) : ranges_(r) {}
@@ -276,6 +286,9 @@ class Simplifier : public Mutator {
   }
   Expr mutate_Min(const Min *op, const Expr &self) override {
     Expr a = mutate(op->a), b = mutate(op->b);
+    if (!exact_diff(a.dtype())) {
+      return a.same_as(op->a) && b.same_as(op->b) ? self : Min::make(a, b);
+    }
     Interval d = bound_of(simplify_diff(a, b), ranges_);
     if (d.hi <= 0) return a;
     if (d.lo >= 0) return b;
@@ -283,6 +296,9 @@ class Simplifier : public Mutator {
   }
   Expr mutate_Max(const Max *op, const Expr &self) override {
     Expr a = mutate(op->a), b = mutate(op->b);
+    if (!exact_diff(a.dtype())) {
+      return a.same_as(op->a) && b.same_as(op->b) ? self : Max::make(a, b);
+    }
     Interval d = bound_of(simplify_diff(a, b), ranges_);
     if (d.lo >= 0) return a;
     if (d.hi <= 0) return b;
@@ -302,6 +318,7 @@ class Simplifier : public Mutator {
   }
   Expr compare(const Expr &e, const Expr &a, const Expr &b, int64_t lo_true, int64_t hi_true) {
     // True when a - b lies within [lo_true, hi_true] for all values, false when outside.
+    if (!exact_diff(a.dtype())) return e;
     Interval d = bound_of(simplify_diff(a, b), ranges_);
     if (d.lo >= lo_true && d.hi <= hi_true) return make_const(DataType::bool_(), 1);
     if (d.hi < lo_true || d.lo > hi_true) return make_const(DataType::bool_(), 0);
@@ -321,6 +338,9 @@ class Simplifier : public Mutator {
 #undef VACC_CMP
   Expr mutate_NE(const NE *op, const Expr &self) override {
     Expr a = mutate(op->a), b = mutate(op->b);
+    if (!exact_diff(a.dtype())) {
+      return a.same_as(op->a) && b.same_as(op->b) ? self : NE::make(a, b);
+    }
     Interval d = bound_of(simplify_diff(a, b), ranges_);
     if (d.hi < 0 || d.lo > 0) return make_const(DataType::bool_(), 1);
     if (d.lo == 0 && d.hi == 0) return make_const(DataType::bool_(), 0);

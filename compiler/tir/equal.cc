@@ -41,6 +41,11 @@ class Equal {
 #undef VACC_X
       case ExprKind::kIntImm:
         return a.as<IntImm>()->value == b.as<IntImm>()->value;
+      case ExprKind::kFloatImm:
+        return a.as<FloatImm>()->value == b.as<FloatImm>()->value;
+      case ExprKind::kCall:
+        return a.as<Call>()->op == b.as<Call>()->op &&
+               exprs(a.as<Call>()->args, b.as<Call>()->args);
       case ExprKind::kVar:
         return var(a.as<VarNode>(), b.as<VarNode>());
       case ExprKind::kCast:

@@ -36,6 +36,10 @@ void Visitor::visit(const Stmt &s) {
 VACC_TIR_BINARY_NODES(VACC_X)
 #undef VACC_X
 void Visitor::visit_IntImm(const IntImm *) {}
+void Visitor::visit_FloatImm(const FloatImm *) {}
+void Visitor::visit_Call(const Call *op) {
+  for (const Expr &a : op->args) visit(a);
+}
 void Visitor::visit_Var(const VarNode *) {}
 void Visitor::visit_Cast(const Cast *op) {
   visit(op->value);
@@ -136,6 +140,14 @@ VACC_TIR_BINARY_NODES(VACC_X)
 #undef VACC_X
 Expr Mutator::mutate_IntImm(const IntImm *, const Expr &self) {
   return self;
+}
+Expr Mutator::mutate_FloatImm(const FloatImm *, const Expr &self) {
+  return self;
+}
+Expr Mutator::mutate_Call(const Call *op, const Expr &self) {
+  std::vector<Expr> args;
+  if (!mutate_list(op->args, &args)) return self;
+  return Call::make(op->op, args);
 }
 Expr Mutator::mutate_Var(const VarNode *, const Expr &self) {
   return self;

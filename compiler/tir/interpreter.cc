@@ -124,6 +124,9 @@ class Interpreter {
     switch (e.kind()) {
       case ExprKind::kIntImm:
         return e.as<IntImm>()->value;
+      case ExprKind::kFloatImm:
+      case ExprKind::kCall:
+        fail("interpret {}: float expressions run on the CPU backend only", func_.name);
       case ExprKind::kVar: {
         auto it = env_.find(e.as<VarNode>());
         VACC_CHECK(it != env_.end()) << "unbound variable " << e.as<VarNode>()->name;
@@ -380,6 +383,11 @@ class Interpreter {
 
 InterpStats interpret(const Func &f, std::vector<std::vector<int64_t>> &args,
                       const InterpOptions &options) {
+  for (const Buffer &b : f.params) {
+    if (b->dtype.is_float()) {
+      fail("interpret {}: float buffer '{}' runs on the CPU backend only", f.name, b->name);
+    }
+  }
   Interpreter in(f, args, options);
   in.exec(f.body);
   return in.stats;

@@ -6,14 +6,17 @@ namespace vacc::tir {
 
 std::string DataType::str() const {
   if (is_bool()) return "bool";
+  if (is_uint()) return "uint" + std::to_string(bits);
+  if (is_float()) return "float" + std::to_string(bits);
   return "int" + std::to_string(bits);
 }
 
 int64_t wrap_to(DataType t, int64_t v) {
   if (t.is_bool()) return v != 0;
-  if (t.bits >= 64) return v;
+  if (t.bits >= 64 || t.is_float()) return v;
   uint64_t mask = (uint64_t{1} << t.bits) - 1;
   uint64_t u = static_cast<uint64_t>(v) & mask;
+  if (t.is_uint()) return static_cast<int64_t>(u);
   if (u >> (t.bits - 1)) u |= ~mask;
   return static_cast<int64_t>(u);
 }
@@ -91,6 +94,40 @@ Expr IntImm::make(DataType t, int64_t v) {
   return Expr(std::make_shared<const IntImm>(t, wrap_to(t, v)));
 }
 
+Expr FloatImm::make(DataType t, double v) {
+  VACC_CHECK(t.is_float()) << "FloatImm of type " << t.str();
+  return Expr(std::make_shared<const FloatImm>(t, v));
+}
+
+const char *call_op_name(CallOp op) {
+  switch (op) {
+    case CallOp::kExp:
+      return "exp";
+    case CallOp::kLog:
+      return "log";
+    case CallOp::kSqrt:
+      return "sqrt";
+    case CallOp::kTanh:
+      return "tanh";
+    case CallOp::kFloor:
+      return "floor";
+    case CallOp::kCeil:
+      return "ceil";
+    case CallOp::kRound:
+      return "round";
+    case CallOp::kAbs:
+      return "abs";
+  }
+  return "?";
+}
+
+Expr Call::make(CallOp op, std::vector<Expr> args) {
+  VACC_CHECK(args.size() == 1 && args[0].defined() && args[0].dtype().is_float())
+      << call_op_name(op) << " takes one float operand";
+  DataType t = args[0].dtype();
+  return Expr(std::make_shared<const Call>(t, op, std::move(args)));
+}
+
 Var make_var(const std::string &name, DataType t) {
   VACC_CHECK(t.is_int()) << "loop variables are integers";
   return std::make_shared<const VarNode>(name, t);
@@ -117,7 +154,9 @@ Expr BinaryNode<K>::make(Expr a, Expr b) {
   if (K == ExprKind::kAnd || K == ExprKind::kOr) {
     VACC_CHECK(t.is_bool()) << "logic on non-bool";
   } else {
-    VACC_CHECK(t.is_int()) << expr_kind_name(K) << " needs integer operands";
+    VACC_CHECK(t.is_numeric()) << expr_kind_name(K) << " needs numeric operands";
+    VACC_CHECK(!t.is_float() || (K != ExprKind::kShr && K != ExprKind::kMod))
+        << expr_kind_name(K) << " on float operands";
   }
   if (is_comparison(K)) t = DataType::bool_();
   return Expr(std::make_shared<const BinaryNode<K>>(t, std::move(a), std::move(b)));

@@ -5,6 +5,7 @@
 namespace vacc::tir {
 
 Expr make_const(DataType t, int64_t v) {
+  if (t.is_float()) return FloatImm::make(t, static_cast<double>(v));
   return IntImm::make(t, v);
 }
 
@@ -20,9 +21,9 @@ bool as_const(const Expr &e, int64_t *out) {
 static void match(Expr &a, Expr &b) {
   if (a.dtype() == b.dtype()) return;
   int64_t v;
-  if (as_const(b, &v) && a.dtype().is_int()) {
+  if (as_const(b, &v) && a.dtype().is_numeric()) {
     b = make_const(a.dtype(), v);
-  } else if (as_const(a, &v) && b.dtype().is_int()) {
+  } else if (as_const(a, &v) && b.dtype().is_numeric()) {
     a = make_const(b.dtype(), v);
   }
 }
@@ -60,7 +61,7 @@ Expr select(Expr c, Expr t, Expr f) {
 Expr cast(DataType t, Expr v) {
   if (v.dtype() == t) return v;
   int64_t c;
-  if (as_const(v, &c) && t.is_int()) return make_const(t, c);
+  if (as_const(v, &c) && (t.is_int() || t.is_float())) return make_const(t, c);
   return Cast::make(t, std::move(v));
 }
 Expr load(Buffer b, std::vector<Expr> indices) {

@@ -125,6 +125,14 @@ class Printer : public Visitor {
       out += std::to_string(n->value);
     }
   }
+  void visit_FloatImm(const FloatImm *n) override {
+    out += fmt::format("{}f", n->value);
+  }
+  void visit_Call(const Call *n) override {
+    out += std::string(call_op_name(n->op)) + "(";
+    for (size_t i = 0; i < n->args.size(); ++i) out += (i ? ", " : "") + expr(n->args[i]);
+    out += ")";
+  }
   void visit_Var(const VarNode *n) override {
     out += name(n);
   }

@@ -8,7 +8,7 @@ isa::HwConfig config_named(const std::string &name) {
   return isa::load_config(std::string(VACC_TEST_CONFIG_DIR) + "/" + name + ".yaml");
 }
 
-std::vector<std::string> test_engines() { return {"fsim"}; }
+std::vector<std::string> test_engines() { return {"fsim", "rtl"}; }
 
 driver::RunResult run_on(const std::string &engine, const isa::HwConfig &config,
                          const isa::Program &program) {

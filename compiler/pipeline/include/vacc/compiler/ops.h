@@ -7,10 +7,14 @@
 //          out    [N/B, O/BO, OH, OW, B, BO]      int(inp_bits)
 //   dense  data [N/B, C/BI, B, BI], weight [O/BO, C/BI, BO, BI], bias [N/B, O/BO, B, BO],
 //          out [N/B, O/BO, B, BO]
-// out = clip((acc + bias) >> shift, relu ? 0 : -2^(bits-1), 2^(bits-1)-1) narrowed.
+// out = clip((acc + bias) >> shift, lo, hi) narrowed, lo = relu ? 0 : -2^(bits-1) and
+// hi = 2^(bits-1)-1 unless Requant gives its own bounds. With per-channel shifts the operator
+// takes a fifth argument before out, shifts [N/B, O/BO, B, BO] int(acc_bits) (the bias
+// layout), and the ALU shifts by it as a vector operand.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,8 +25,21 @@
 namespace vacc::compiler {
 
 struct Requant {
+  Requant() = default;
+  Requant(int shift_, bool relu_) : shift(shift_), relu(relu_) {}  // {shift, relu} as before
+
   int shift = 8;
   bool relu = true;
+  // One shift per output channel (size = out channels); empty = `shift` for every channel.
+  std::vector<int64_t> channel_shifts;
+  // Clip bounds; unset = the defaults above. They must fit the ALU's 16-bit immediate.
+  std::optional<int64_t> clip_min, clip_max;
+
+  bool per_channel() const { return !channel_shifts.empty(); }
+  int64_t lo(int bits) const {
+    return clip_min ? *clip_min : relu ? 0 : -(int64_t{1} << (bits - 1));
+  }
+  int64_t hi(int bits) const { return clip_max ? *clip_max : (int64_t{1} << (bits - 1)) - 1; }
 };
 
 struct Conv2dParams {
@@ -45,7 +62,8 @@ struct DenseParams {
   Requant requant;
 };
 
-// A lowered operator: params are [data, weight, bias, out].
+// A lowered operator: params are [data, weight, bias, out], or [data, weight, bias, shifts, out]
+// with per-channel shifts.
 struct Operator {
   std::vector<te::Tensor> args;
   tir::Func func;

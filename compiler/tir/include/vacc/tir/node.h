@@ -68,6 +68,25 @@ struct IntImm : ExprNode {
   IntImm(DataType t, int64_t v) : ExprNode(kKind, t), value(v) {}
 };
 
+// A floating-point literal (CPU backend only).
+struct FloatImm : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::kFloatImm;
+  double value;
+  static Expr make(DataType t, double v);
+  FloatImm(DataType t, double v) : ExprNode(kKind, t), value(v) {}
+};
+
+// A pure math function of float operands (CPU backend only). kRound rounds half to even.
+enum class CallOp : uint8_t { kExp, kLog, kSqrt, kTanh, kFloor, kCeil, kRound, kAbs };
+const char *call_op_name(CallOp op);  // "exp", "log", ...
+struct Call : ExprNode {
+  static constexpr ExprKind kKind = ExprKind::kCall;
+  CallOp op;
+  std::vector<Expr> args;
+  static Expr make(CallOp op, std::vector<Expr> args);
+  Call(DataType t, CallOp o, std::vector<Expr> a) : ExprNode(kKind, t), op(o), args(std::move(a)) {}
+};
+
 struct VarNode : ExprNode {
   static constexpr ExprKind kKind = ExprKind::kVar;
   std::string name;
@@ -304,6 +323,8 @@ VACC_TIR_BINARY_NODES(VACC_X)
 VACC_TIR_STMT_NODES(VACC_X)
 #undef VACC_X
 using IntImm = tir::IntImm;
+using FloatImm = tir::FloatImm;
+using Call = tir::Call;
 using Var = tir::VarNode;
 using Cast = tir::Cast;
 using Not = tir::Not;

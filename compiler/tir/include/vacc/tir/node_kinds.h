@@ -29,6 +29,8 @@
 
 #define VACC_TIR_OTHER_EXPR_NODES(X) \
   X(IntImm)                          \
+  X(FloatImm)                        \
+  X(Call)                            \
   X(Var)                             \
   X(Cast)                            \
   X(Not)                             \

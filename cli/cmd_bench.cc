@@ -1,0 +1,181 @@
+// `vacc bench resnet18-convs --config C --engine rtl|fsim [--vthreads 1|2] [--json]
+// [--layers C2,C3] [--layers-file F]`: the conv layers of ResNet-18 on the accelerator, each
+// checked against a C++ reference; per layer MACs, cycles, utilization and the
+// roofline-attainable utilization (bench/layer_bench.h). A wrong output is an error.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "commands.h"
+#include "layer_bench.h"
+#include "output.h"
+#include "vacc/support/error.h"
+
+namespace vacc::cli {
+namespace {
+
+std::string pct(double v) { return fmt::format("{:.1f}%", 100 * v); }
+
+std::vector<std::string> split_names(const std::string &s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+struct BenchArgs {
+  std::string config = "default";
+  std::string engine = "rtl";
+  int vthreads = 2;
+  bool json = false;
+  bool no_fold = false;
+  std::string layers;
+  std::string layers_file;
+  uint32_t seed = 1;
+};
+
+int run_bench(const BenchArgs &a) {
+  const isa::HwConfig config = load_named_config(a.config);
+  std::vector<bench::ConvLayerSpec> layers;
+  if (a.layers_file.empty()) {
+    layers = bench::resnet18_convs();
+  } else {
+    std::ifstream f(a.layers_file);
+    if (!f) fail("--layers-file: cannot read '{}'", a.layers_file);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    layers = bench::parse_conv_layers(ss.str(), a.layers_file);
+  }
+  if (!a.layers.empty()) {
+    std::vector<bench::ConvLayerSpec> picked;
+    for (const std::string &name : split_names(a.layers)) {
+      auto it = std::find_if(layers.begin(), layers.end(),
+                             [&](const bench::ConvLayerSpec &l) { return l.name == name; });
+      if (it == layers.end()) {
+        std::string known;
+        for (const auto &l : layers) known += (known.empty() ? "" : ", ") + l.name;
+        fail("--layers: no layer '{}' (known: {})", name, known);
+      }
+      picked.push_back(*it);
+    }
+    layers = picked;
+  }
+  bench::LayerBenchOptions o;
+  o.engine = a.engine;
+  o.vthreads = a.vthreads;
+  o.seed = a.seed;
+  o.fold = !a.no_fold;
+
+  std::vector<bench::LayerResult> results;
+  std::vector<std::vector<std::string>> rows = {
+      {"layer", "schedule", "MACs", "cycles", "util", "roofline", "roofline(min bytes)",
+       "of roofline", "bytes moved", "insns", "check"}};
+  nlohmann::json jl = nlohmann::json::array();
+  uint64_t bad_layers = 0, total_macs = 0, total_cycles = 0;
+  bool all_cycles = true;
+  for (const auto &l : layers) {
+    bench::LayerResult r = bench::run_conv_layer(config, l, o);
+    const bool ok = r.mismatches == 0;
+    bad_layers += !ok;
+    total_macs += r.macs;
+    all_cycles = all_cycles && r.cycles.has_value();
+    if (r.cycles) total_cycles += *r.cycles;
+    const std::string of_roof = r.cycles ? pct(r.utilization / r.roofline) : "-";
+    rows.push_back({r.name + (r.folded ? " (im2col)" : ""), r.schedule,
+                    fmt::format("{}", r.macs), r.cycles ? fmt::format("{}", *r.cycles) : "-",
+                    r.cycles ? pct(r.utilization) : "-", pct(r.roofline),
+                    pct(r.roofline_compulsory), of_roof, fmt::format("{}", r.moved_bytes),
+                    fmt::format("{}", r.insns),
+                    ok ? "ok" : fmt::format("{} of {} differ", r.mismatches, r.outputs)});
+    nlohmann::json j = {{"layer", r.name},
+                        {"folded", r.folded},
+                        {"schedule", r.schedule},
+                        {"macs", r.macs},
+                        {"executed_macs", r.executed_macs},
+                        {"moved_bytes", r.moved_bytes},
+                        {"compulsory_bytes", r.compulsory_bytes},
+                        {"roofline_utilization", r.roofline},
+                        {"roofline_utilization_compulsory", r.roofline_compulsory},
+                        {"instructions", r.insns},
+                        {"compile_seconds", r.compile_s},
+                        {"run_seconds", r.run_s},
+                        {"mismatches", r.mismatches},
+                        {"correct", ok},
+                        {"counters", r.counters}};
+    if (r.cycles) {
+      j["cycles"] = *r.cycles;
+      j["utilization"] = r.utilization;
+      j["fraction_of_roofline"] = r.utilization / r.roofline;
+    } else {
+      j["cycles"] = nullptr;
+    }
+    jl.push_back(j);
+  }
+  if (a.json) {
+    nlohmann::json out = {{"benchmark", "resnet18-convs"},
+                          {"config", config.name},
+                          {"engine", a.engine},
+                          {"vthreads", a.vthreads},
+                          {"peak_macs_per_cycle", config.peak_macs_per_cycle()},
+                          {"dram_bytes_per_cycle", config.mem_bytes_per_cycle},
+                          {"layers", jl},
+                          {"all_correct", bad_layers == 0}};
+    if (all_cycles && total_cycles)
+      out["total"] = {{"macs", total_macs},
+                      {"cycles", total_cycles},
+                      {"utilization",
+                       double(total_macs) / (double(total_cycles) * config.peak_macs_per_cycle())}};
+    fmt::print("{}\n", out.dump(2));
+  } else {
+    fmt::print("resnet18-convs  config {}  engine {}  vthreads {}  peak {} MACs/cycle  DRAM {} "
+               "B/cycle\n",
+               config.name, a.engine, a.vthreads, config.peak_macs_per_cycle(),
+               config.mem_bytes_per_cycle);
+    fmt::print("{}", format_table(rows));
+    if (all_cycles && total_cycles)
+      fmt::print("total: {} MACs in {} cycles, utilization {}\n", total_macs, total_cycles,
+                 pct(double(total_macs) / (double(total_cycles) * config.peak_macs_per_cycle())));
+    else
+      fmt::print("(engine {} has no cycle counter: cycles and utilization are '-'; every output "
+                 "was still checked)\n",
+                 a.engine);
+  }
+  if (bad_layers)
+    fail("{} layer(s) computed outputs that differ from the reference", bad_layers);
+  return 0;
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App &app) {
+  auto *bench = app.add_subcommand("bench", "Benchmarks of compiled workloads on an engine");
+  bench->require_subcommand(1);
+  auto *cmd = bench->add_subcommand(
+      "resnet18-convs",
+      "The conv2d layers C1-C12 of ResNet-18 (batch 1, int8, random data) on the accelerator, "
+      "each checked against a C++ reference");
+  auto a = std::make_shared<BenchArgs>();
+  cmd->add_option("--config", a->config, "Config name or YAML path")->capture_default_str();
+  cmd->add_option("--engine", a->engine, "Engine: rtl or fsim")->capture_default_str();
+  cmd->add_option("--vthreads", a->vthreads, "Virtual threads (latency hiding): 1 or 2")
+      ->check(CLI::IsMember({1, 2}))
+      ->capture_default_str();
+  cmd->add_flag("--json", a->json, "Machine-readable output");
+  cmd->add_option("--layers", a->layers, "Comma-separated subset, e.g. C2,C3");
+  cmd->add_option("--layers-file", a->layers_file,
+                  "A layer table in the format of bench/resnet18_convs.yaml");
+  cmd->add_option("--seed", a->seed, "Random data seed")->capture_default_str();
+  cmd->add_flag("--no-fold", a->no_fold,
+                "Run few-channel layers (C1) unfolded, channels zero-padded to a block");
+  cmd->callback([a]() {
+    int rc = run_bench(*a);
+    if (rc) throw CLI::RuntimeError(rc);
+  });
+}
+
+}  // namespace vacc::cli

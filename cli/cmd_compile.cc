@@ -1,0 +1,91 @@
+// `vacc compile MODEL.onnx --config C -o MODEL.vpkg`: the whole compiler — import, graph
+// passes, int8 quantization with calibration, partitioning, layout packing, memory planning,
+// accelerator layers through the tensor compiler and codegen — into one package file.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "model_runner.h"
+#include "output.h"
+#include "vacc/support/error.h"
+
+namespace vacc::cli {
+
+void add_compile_command(CLI::App &app) {
+  auto *cmd = app.add_subcommand("compile", "Compile an ONNX model into a package (.vpkg)");
+  struct Args {
+    std::string model, config = "default", output, dump_ir, calibration;
+    int64_t batch = 1;
+    int vthreads = 2;
+    bool json = false, float_model = false, quiet = false;
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("model", a->model, "ONNX model (.onnx)")->required();
+  cmd->add_option("--config", a->config, "Hardware config (YAML path or bundled name)")
+      ->capture_default_str();
+  cmd->add_option("-o,--output", a->output, "Package to write (default: MODEL.vpkg)");
+  cmd->add_option("--dump-ir", a->dump_ir,
+                  "Write the graph after every graph pass (DIR/graph) and the loop IR after "
+                  "every pass of every accelerator layer (DIR/layers)");
+  cmd->add_option("--calibration", a->calibration,
+                  "Calibration inputs (.npy, float32 [M, ...]); default: Fashion-MNIST training "
+                  "images for the bundled model, else seeded noise");
+  cmd->add_option("--batch", a->batch, "Value of the model's batch dimension")
+      ->capture_default_str();
+  cmd->add_option("--vthreads", a->vthreads, "Virtual threads per accelerator layer (1 or 2)")
+      ->capture_default_str();
+  cmd->add_flag("--float", a->float_model, "Compile the float model (every step on the CPU)");
+  cmd->add_flag("--json", a->json, "Print a JSON summary instead of text");
+  cmd->add_flag("-q,--quiet", a->quiet, "Print only the summary line");
+  cmd->callback([a] {
+    const isa::HwConfig config = load_named_config(a->config);
+    if (!std::filesystem::exists(a->model)) fail("{}: no such model file", a->model);
+    if (std::filesystem::path(a->model).extension() != ".onnx")
+      fail("{}: vacc compile takes an ONNX model (.onnx)", a->model);
+    if (a->batch < 1) fail("--batch {}: must be at least 1", a->batch);
+    if (a->vthreads != 1 && a->vthreads != 2) fail("--vthreads {}: choose 1 or 2", a->vthreads);
+    const std::string out =
+        a->output.empty() ? std::filesystem::path(a->model).replace_extension(".vpkg").string()
+                          : a->output;
+    package::CompileOptions o;
+    o.batch = a->batch;
+    o.quantize = !a->float_model;
+    o.calibration = a->calibration;
+    o.dump_dir = a->dump_ir;
+    o.vthreads = a->vthreads;
+    if (!a->json && !a->quiet) o.log = [](const std::string &line) { fmt::print("{}\n", line); };
+    const package::CompiledModel m = package::compile_model(a->model, config, o);
+    runtime::save_package(m.package, out);
+    const auto bytes = std::filesystem::file_size(out);
+    int lowered = 0;
+    for (const auto &s : m.package.steps) lowered += s.commands.has_value();
+    if (a->json) {
+      nlohmann::ordered_json j;
+      j["model"] = a->model;
+      j["package"] = out;
+      j["config"] = config.name;
+      j["bytes"] = bytes;
+      j["steps"] = m.package.steps.size();
+      j["accelerator_steps"] = lowered;
+      j["arena_bytes"] = m.package.arena_bytes;
+      j["calibration"] = m.calibration_source;
+      j["seconds"] = m.seconds;
+      nlohmann::ordered_json stages = nlohmann::ordered_json::array();
+      for (const auto &s : m.stages)
+        stages.push_back({{"name", s.name}, {"ms", s.milliseconds}, {"summary", s.summary}});
+      j["stages"] = std::move(stages);
+      fmt::print("{}\n", j.dump(2));
+      return;
+    }
+    fmt::print(
+        "{}wrote {} ({} bytes): {} steps, {} on the accelerator, arena {} bytes, "
+        "config '{}', compiled in {:.2f} s\n",
+        a->quiet ? "" : "\n", out, bytes, m.package.steps.size(), lowered, m.package.arena_bytes,
+        config.name, m.seconds);
+    if (!a->dump_ir.empty() && !a->quiet) fmt::print("IR dumps under {}\n", a->dump_ir);
+  });
+}
+
+}  // namespace vacc::cli

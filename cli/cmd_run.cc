@@ -1,0 +1,260 @@
+// `vacc run --sim|--fpga [MODEL.onnx|MODEL.vpkg]`: runs a model through the runtime's graph
+// executor — accelerator steps on a simulator (rtl by default, fsim with --engine fsim) or
+// on a board through XRT, the rest on the CPU — and prints the per-layer table. With no
+// model it classifies one bundled Fashion-MNIST image with the bundled model.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "model_runner.h"
+#include "output.h"
+#include "vacc/package/reference_check.h"
+#include "vacc/support/error.h"
+#include "vacc/support/npy.h"
+
+namespace vacc::cli {
+
+namespace {
+
+struct RunArgs {
+  std::string model;
+  bool sim = false, fpga = false, json = false, float_too = false, check = false;
+  std::string engine = "rtl", config = "default", input, output, cpu = "reference";
+  std::string calibration, xclbin, device;
+  int64_t sample = 0, batch = 0;
+};
+
+runtime::HostTensor host_tensor(const graph::Tensor &t) {
+  runtime::HostTensor h;
+  h.dtype = graph::dtype_name(t.dtype());
+  h.shape = t.shape();
+  h.data.assign(t.raw(), t.raw() + t.nbytes());
+  return h;
+}
+
+std::vector<float> floats(const runtime::HostTensor &t) {
+  if (t.dtype != "f32") fail("the model's output is {}, not float32", t.dtype);
+  std::vector<float> v(t.data.size() / 4);
+  std::memcpy(v.data(), t.data.data(), t.data.size());
+  return v;
+}
+
+// Arg-max of every row of a [N, K] output (the whole tensor as one row otherwise).
+std::vector<int64_t> argmax_rows(const runtime::HostTensor &t) {
+  const std::vector<float> v = floats(t);
+  const int64_t k = t.shape.size() == 2 ? t.shape[1] : int64_t(v.size());
+  std::vector<int64_t> out;
+  for (int64_t r = 0; k > 0 && r * k < int64_t(v.size()); ++r) {
+    int64_t best = 0;
+    for (int64_t j = 1; j < k; ++j)
+      if (v[r * k + j] > v[r * k + best]) best = j;
+    out.push_back(best);
+  }
+  return out;
+}
+
+void run(const RunArgs &a, bool config_given) {
+  if (a.sim == a.fpga)
+    fail(
+        "vacc run: choose where accelerator steps run: --sim [--engine rtl|fsim] or --fpga "
+        "--xclbin FILE");
+  const bool bundled = a.model.empty();
+  const std::string model = bundled ? bundled_model() : a.model;
+  if (a.fpga) {
+    if (a.xclbin.empty() && !std::getenv("VACC_XCLBIN"))
+      fail("vacc run --fpga: give the bitstream with --xclbin FILE (or VACC_XCLBIN)");
+    if (!a.xclbin.empty()) setenv("VACC_XCLBIN", a.xclbin.c_str(), 1);
+    if (!a.device.empty()) setenv("VACC_XRT_DEVICE", a.device.c_str(), 1);
+  } else if (!a.xclbin.empty() || !a.device.empty()) {
+    fail("--xclbin and --device need --fpga");
+  }
+  const std::string engine = a.fpga ? "xrt" : a.engine;
+  if (a.float_too && runtime::is_package_file(model))
+    fail("--float runs the float model: give the .onnx model rather than the package {}", model);
+
+  // A package compiled for a bundled config runs on that config unless --config says else.
+  std::string config_name = a.config;
+  if (!config_given && runtime::is_package_file(model))
+    config_name = runtime::load_package(model).config_name;
+  const isa::HwConfig config = load_named_config(config_name);
+
+  // Input: --input, or one bundled sample image.
+  std::optional<NpyArray> input_npy;
+  if (!a.input.empty()) input_npy = read_npy(a.input);
+  package::CompileOptions co;
+  co.calibration = a.calibration;
+  co.batch = a.batch > 0                                 ? a.batch
+             : input_npy && input_npy->shape.size() >= 4 ? input_npy->shape[0]
+                                                         : 1;
+  const runtime::Package pkg = load_model(model, config, co, /*quiet=*/true);
+  if (pkg.inputs.size() != 1)
+    fail("{}: the model has {} inputs; vacc run feeds one (--input X.npy)", model,
+         pkg.inputs.size());
+  const runtime::PackageTensor &in = pkg.tensors[pkg.inputs[0]];
+  const std::string what = fmt::format("input '{}' of {}", in.name, model);
+  graph::Tensor x;
+  int64_t label = -1;
+  if (!a.input.empty()) {
+    x = package::read_input_npy(a.input, in.shape, what);
+  } else if (bundled) {
+    const graph::Tensor all =
+        package::read_input_npy(bundled_samples(), {256, 1, 28, 28}, "the bundled samples");
+    if (a.sample < 0 || a.sample >= 256) fail("--sample {}: choose 0..255", a.sample);
+    x = graph::Tensor(graph::DType::kFloat32, in.shape);
+    if (x.size() != 28 * 28)
+      fail("the bundled sample is one 28x28 image; {} needs {}", what, graph::shape_str(in.shape));
+    std::memcpy(x.raw(), all.raw() + a.sample * 28 * 28 * 4, 28 * 28 * 4);
+    const NpyArray labels = read_npy(bundled_labels());
+    label = labels.as<int64_t>()[a.sample];
+  } else {
+    fail("{}: give the model's input with --input X.npy ({} {})", model, in.dtype,
+         graph::shape_str(in.shape));
+  }
+
+  bool has_accel = false;
+  for (const auto &s : pkg.steps) has_accel |= s.commands.has_value();
+  std::unique_ptr<driver::Device> device;
+  if (has_accel) device = open_engine(engine, config);
+  auto host = make_host_kernels(a.cpu, pkg);
+  runtime::GraphExecutor exec(pkg, *host, device.get(), config);
+  runtime::RunProfile profile;
+  std::optional<package::ReferenceCheck> check;
+  if (a.check) {
+    check.emplace(pkg);
+    check->expect({x});
+  }
+  const std::vector<runtime::HostTensor> outs =
+      exec.run({host_tensor(x)}, &profile,
+               check ? check->observer() : runtime::GraphExecutor::StepObserver());
+  const std::vector<int64_t> pred = argmax_rows(outs[0]);
+
+  std::optional<std::vector<runtime::HostTensor>> float_outs;
+  double float_seconds = 0;
+  if (a.float_too) {
+    package::CompileOptions fo = co;
+    fo.quantize = false;
+    const runtime::Package fp = load_model(model, config, fo, true);
+    auto fhost = make_host_kernels(a.cpu, fp);
+    runtime::GraphExecutor fexec(fp, *fhost, nullptr, config);
+    runtime::RunProfile fprof;
+    float_outs = fexec.run({host_tensor(x)}, &fprof);
+    float_seconds = fprof.seconds;
+  }
+
+  if (!a.output.empty()) {
+    NpyArray o;
+    o.dtype = "f4";
+    o.shape = outs[0].shape;
+    o.data = outs[0].data;
+    write_npy(a.output, o);
+  }
+
+  const std::string where = a.fpga ? "fpga (xrt)" : engine;
+  if (a.json) {
+    nlohmann::ordered_json j;
+    j["model"] = model;
+    j["config"] = config.name;
+    j["engine"] = has_accel ? where : "none (no accelerator steps)";
+    j["cpu"] = host->name();
+    j["profile"] = profile_json(profile, config);
+    j["output"] = {{"shape", outs[0].shape}, {"values", floats(outs[0])}};
+    j["predicted"] = pred;
+    if (bundled) {
+      j["class"] = fashion_mnist_class(pred.at(0));
+      j["label"] = label;
+    }
+    if (float_outs) {
+      j["float"] = {{"values", floats((*float_outs)[0])},
+                    {"predicted", argmax_rows((*float_outs)[0])},
+                    {"seconds", float_seconds}};
+    }
+    if (check) {
+      j["check"]["compared"] = check->compared();
+      j["check"]["mismatches"] = nlohmann::ordered_json::array();
+      for (const auto &m : check->mismatches()) j["check"]["mismatches"].push_back(m.describe());
+    }
+    fmt::print("{}\n", j.dump(2));
+    if (check && !check->mismatches().empty()) fail("{}", check->mismatches()[0].describe());
+    return;
+  }
+  fmt::print("model   {} ({} steps, {})\n", model, pkg.steps.size(),
+             pkg.quantized ? "int8" : "float");
+  fmt::print("engine  {} on config '{}'; CPU steps: {}\n\n",
+             has_accel ? where : "none (no accelerator steps)", config.name, host->name());
+  fmt::print("{}", profile_table(profile, config));
+  fmt::print("\noutput  {} {}\n", outs[0].dtype, graph::shape_str(outs[0].shape));
+  if (bundled) {
+    fmt::print("predicted class {} ({}); label {} ({})\n", pred.at(0),
+               fashion_mnist_class(pred.at(0)), label, fashion_mnist_class(label));
+  } else {
+    std::string list;
+    for (size_t i = 0; i < pred.size() && i < 16; ++i)
+      list += fmt::format("{}{}", i ? " " : "", pred[i]);
+    fmt::print("arg-max per row: {}{}\n", list, pred.size() > 16 ? " ..." : "");
+  }
+  if (float_outs) {
+    const std::vector<float> q = floats(outs[0]), f = floats((*float_outs)[0]);
+    double err = 0, ref = 0;
+    for (size_t i = 0; i < q.size() && i < f.size(); ++i) {
+      err = std::max(err, double(std::abs(q[i] - f[i])));
+      ref = std::max(ref, double(std::abs(f[i])));
+    }
+    const std::vector<int64_t> fpred = argmax_rows((*float_outs)[0]);
+    size_t agree = 0;
+    for (size_t i = 0; i < pred.size() && i < fpred.size(); ++i) agree += pred[i] == fpred[i];
+    fmt::print(
+        "float   the float model on the CPU ({:.3f} s): max |int8 - float| = {:.4g} "
+        "(float max {:.4g}); arg-max agrees on {} of {}{}\n",
+        float_seconds, err, ref, agree, fpred.size(),
+        bundled
+            ? fmt::format("; float predicts {} ({})", fpred.at(0), fashion_mnist_class(fpred.at(0)))
+            : "");
+  }
+  if (!a.output.empty()) fmt::print("wrote {}\n", a.output);
+  if (check) {
+    for (const auto &m : check->mismatches()) fmt::print("check   MISMATCH {}\n", m.describe());
+    if (!check->mismatches().empty())
+      fail("{} of {} step outputs differ from the compiler's reference execution; the first: {}",
+           check->mismatches().size(), check->compared(), check->mismatches()[0].describe());
+    fmt::print("check   all {} step outputs equal the compiler's reference execution bit for bit\n",
+               check->compared());
+  }
+}
+
+}  // namespace
+
+void add_run_command(CLI::App &app) {
+  auto *cmd = app.add_subcommand(
+      "run", "Run a model: accelerator steps on a simulator or an FPGA, the rest on the CPU");
+  auto a = std::make_shared<RunArgs>();
+  cmd->add_option("model", a->model,
+                  "Model (.onnx, compiled on the fly, or .vpkg from vacc compile); default: the "
+                  "bundled Fashion-MNIST CNN on a bundled image");
+  cmd->add_flag("--sim", a->sim, "Run accelerator steps on a simulator (--engine)");
+  cmd->add_flag("--fpga", a->fpga, "Run accelerator steps on an FPGA board through XRT");
+  cmd->add_option("--engine", a->engine, "Simulator: rtl (cycle-accurate) or fsim (functional)")
+      ->capture_default_str();
+  auto *config = cmd->add_option("--config", a->config,
+                                 "Hardware config (YAML path or bundled name); default: the "
+                                 "package's, else default");
+  cmd->add_option("--input", a->input, "Input tensor (.npy, float32, the model's input shape)");
+  cmd->add_option("--output", a->output, "Write the model's output here (.npy)");
+  cmd->add_flag("--json", a->json, "Print JSON instead of text");
+  cmd->add_flag("--float", a->float_too, "Also run the float model on the CPU and compare");
+  cmd->add_flag("--check", a->check,
+                "Compare every step's output with the compiler's reference execution");
+  cmd->add_option("--cpu", a->cpu, "CPU kernels: reference or llvm")->capture_default_str();
+  cmd->add_option("--calibration", a->calibration, ".onnx models: calibration inputs (.npy)");
+  cmd->add_option("--batch", a->batch, ".onnx models: batch size (default: from --input)");
+  cmd->add_option("--sample", a->sample, "Bundled model: which of the 256 bundled images")
+      ->capture_default_str();
+  cmd->add_option("--xclbin", a->xclbin, "--fpga: the bitstream (sets VACC_XCLBIN)");
+  cmd->add_option("--device", a->device, "--fpga: board index or BDF (sets VACC_XRT_DEVICE)");
+  cmd->callback([a, config] { run(*a, config->count() > 0); });
+}
+
+}  // namespace vacc::cli

@@ -1,0 +1,153 @@
+#include "model_runner.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "output.h"
+#include "vacc/package/llvm_kernels.h"
+#include "vacc/package/reference_kernels.h"
+#include "vacc/support/error.h"
+
+#ifndef VACC_MODELS_DIR
+#define VACC_MODELS_DIR "models"
+#endif
+
+namespace vacc::cli {
+
+namespace {
+
+std::string extension(const std::string &path) {
+  return std::filesystem::path(path).extension().string();
+}
+
+std::string count_text(int64_t n) {
+  if (n >= 10'000'000'000) return fmt::format("{:.1f} G", n / 1e9);
+  if (n >= 10'000'000) return fmt::format("{:.1f} M", n / 1e6);
+  if (n >= 10'000) return fmt::format("{:.1f} k", n / 1e3);
+  return fmt::format("{}", n);
+}
+
+std::optional<double> utilization(int64_t macs, std::optional<uint64_t> cycles,
+                                  const isa::HwConfig &config) {
+  if (!cycles || *cycles == 0) return std::nullopt;
+  return double(macs) / (double(*cycles) * double(config.peak_macs_per_cycle()));
+}
+
+}  // namespace
+
+std::string bundled_model() {
+  return std::string(VACC_MODELS_DIR) + "/fashion_mnist_cnn.onnx";
+}
+std::string bundled_samples() {
+  return std::string(VACC_MODELS_DIR) + "/fashion_mnist_samples.npy";
+}
+std::string bundled_labels() {
+  return std::string(VACC_MODELS_DIR) + "/fashion_mnist_labels.npy";
+}
+
+const char *fashion_mnist_class(int64_t label) {
+  static const char *kNames[] = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+                                 "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
+  return label >= 0 && label < 10 ? kNames[label] : "?";
+}
+
+runtime::Package load_model(const std::string &path, const isa::HwConfig &config,
+                            const package::CompileOptions &options, bool quiet) {
+  if (!std::filesystem::exists(path))
+    fail("{}: no such model file (give an .onnx model or a .vpkg package)", path);
+  if (runtime::is_package_file(path)) {
+    runtime::Package p = runtime::load_package(path);
+    p.check_config(config, path);
+    return p;
+  }
+  if (extension(path) == ".vpkg") return runtime::load_package(path);  // reports the bad magic
+  if (extension(path) != ".onnx")
+    fail(
+        "{}: unknown model file: expected an ONNX model (.onnx) or a package written by "
+        "`vacc compile` (.vpkg)",
+        path);
+  package::CompileOptions o = options;
+  if (quiet) o.log = nullptr;
+  return package::compile_model(path, config, o).package;
+}
+
+std::unique_ptr<runtime::HostKernels> make_host_kernels(const std::string &name,
+                                                        const runtime::Package &package) {
+  if (name == "reference") return std::make_unique<package::ReferenceKernels>(package);
+  if (name == "llvm") return std::make_unique<package::LlvmKernels>(package);
+  fail("--cpu '{}': choose reference or llvm", name);
+}
+
+std::unique_ptr<driver::Device> open_engine(const std::string &engine,
+                                            const isa::HwConfig &config) {
+  if (engine != "fsim" && engine != "rtl" && engine != "xrt")
+    fail("--engine '{}': choose rtl (cycle-accurate) or fsim (functional, fast)", engine);
+  return driver::open_device(engine, config);
+}
+
+std::string profile_table(const runtime::RunProfile &profile, const isa::HwConfig &config) {
+  std::vector<std::vector<std::string>> rows = {
+      {"#", "layer", "op", "where", "MACs", "cycles", "util", "ms"}};
+  for (const auto &s : profile.steps) {
+    auto u = utilization(s.macs, s.cycles, config);
+    rows.push_back({std::to_string(s.index), s.name, s.op, runtime::step_target_name(s.where),
+                    s.macs ? count_text(s.macs) : "-", s.cycles ? std::to_string(*s.cycles) : "-",
+                    u ? fmt::format("{:.1f}%", 100 * *u) : "-",
+                    fmt::format("{:.2f}", 1000 * s.seconds)});
+  }
+  std::string out = format_table(rows);
+  const int64_t accel = profile.macs(runtime::StepTarget::kAccel);
+  const int64_t cpu = profile.macs(runtime::StepTarget::kCpu);
+  int accel_steps = 0;
+  for (const auto &s : profile.steps) accel_steps += s.where == runtime::StepTarget::kAccel;
+  out += fmt::format("\ntotal: {} steps, {} on the accelerator; MACs {} accel, {} cpu",
+                     profile.steps.size(), accel_steps, count_text(accel), count_text(cpu));
+  if (auto c = profile.cycles()) {
+    auto u = utilization(accel, c, config);
+    out += fmt::format("; {} accelerator cycles ({:.3f} ms at {} MHz), utilization {:.1f}%", *c,
+                       *c / (config.clock_mhz * 1e3), config.clock_mhz, 100 * u.value_or(0));
+  } else {
+    out += "; cycles: - (the engine counts none)";
+  }
+  out += fmt::format("; {:.3f} s wall\n", profile.seconds);
+  for (const auto &s : profile.steps)
+    if (!s.note.empty()) out += fmt::format("note: step {} ({}): {}\n", s.index, s.name, s.note);
+  return out;
+}
+
+nlohmann::ordered_json profile_json(const runtime::RunProfile &profile,
+                                    const isa::HwConfig &config) {
+  nlohmann::ordered_json j;
+  nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+  for (const auto &s : profile.steps) {
+    nlohmann::ordered_json l;
+    l["index"] = s.index;
+    l["layer"] = s.name;
+    l["op"] = s.op;
+    l["where"] = runtime::step_target_name(s.where);
+    l["macs"] = s.macs;
+    l["cycles"] = s.cycles ? nlohmann::ordered_json(*s.cycles) : nlohmann::ordered_json();
+    auto u = utilization(s.macs, s.cycles, config);
+    l["utilization"] = u ? nlohmann::ordered_json(*u) : nlohmann::ordered_json();
+    l["seconds"] = s.seconds;
+    if (!s.counters.empty()) l["counters"] = s.counters;
+    if (!s.note.empty()) l["note"] = s.note;
+    layers.push_back(std::move(l));
+  }
+  j["layers"] = std::move(layers);
+  nlohmann::ordered_json t;
+  t["steps"] = profile.steps.size();
+  t["macs_accel"] = profile.macs(runtime::StepTarget::kAccel);
+  t["macs_cpu"] = profile.macs(runtime::StepTarget::kCpu);
+  auto c = profile.cycles();
+  t["cycles"] = c ? nlohmann::ordered_json(*c) : nlohmann::ordered_json();
+  auto u = utilization(profile.macs(runtime::StepTarget::kAccel), c, config);
+  t["utilization"] = u ? nlohmann::ordered_json(*u) : nlohmann::ordered_json();
+  t["seconds"] = profile.seconds;
+  j["total"] = std::move(t);
+  return j;
+}
+
+}  // namespace vacc::cli

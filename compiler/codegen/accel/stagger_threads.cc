@@ -1,0 +1,106 @@
+// Staggering of virtual threads, on a command stream without tokens (insert_tokens.cc adds
+// them afterwards from the scratchpad conflicts). inject_virtual_threads interleaves the
+// threads in lockstep: each round ends with every thread's requantization (ALU) and starts
+// with every thread's accumulator reset, so the stores of all threads sit between two
+// rounds' GEMMs; and the load engine receives thread 0's weights behind thread 1's inputs,
+// which wait for thread 1's GEMMs. This pass
+//   - moves each ALU and compute-engine LOAD ACC up to just after the last command it
+//     conflicts with, and each GEMM reset down to just before the first one, so a thread's
+//     requantization and store overlap the other thread's GEMMs;
+//   - moves each LOAD INP/WGT up past commands it does not conflict with, but not above a
+//     load that can start no later than itself (one whose own last conflict is not later),
+//     so a thread's loads stay together and in order and do not queue behind another
+//     thread's.
+// Commands only pass commands they do not conflict with (overlapping scratchpad ranges, one
+// side writing), so the stream keeps its meaning as a sequential program.
+#include "footprint.h"
+#include "ops_list.h"
+
+namespace vacc::codegen::accel {
+namespace {
+
+constexpr size_t kMaxDistance = 512;  // bounded search keeps the pass linear
+
+bool is_load(const Op &op) {
+  const auto *d = std::get_if<isa::DmaCommand>(&op.cmd);
+  return d && !d->store && (d->mem == isa::MemId::kInp || d->mem == isa::MemId::kWgt);
+}
+
+bool hoistable(const Op &op) {
+  if (std::holds_alternative<isa::AluCommand>(op.cmd)) return true;
+  const auto *d = std::get_if<isa::DmaCommand>(&op.cmd);
+  return d && !d->store && d->mem == isa::MemId::kAcc;
+}
+
+bool is_reset(const Op &op) {
+  const auto *g = std::get_if<isa::GemmCommand>(&op.cmd);
+  return g && g->reset;
+}
+
+class Stream {
+ public:
+  explicit Stream(const OpList &ops) : ops_(ops) {
+    fps_.reserve(ops.size());
+    for (const Op &op : ops) fps_.push_back(footprint(op));
+  }
+  OpList take() { return std::move(ops_); }
+  size_t size() const { return ops_.size(); }
+  const Op &op(size_t i) const { return ops_[i]; }
+
+  // Index of the nearest command above i that conflicts with it (or -1 / the cap).
+  int64_t barrier_above(size_t i) const {
+    for (size_t j = i; j-- > 0;) {
+      if (i - j > kMaxDistance) return static_cast<int64_t>(j);
+      if (conflict(fps_[i], fps_[j])) return static_cast<int64_t>(j);
+    }
+    return -1;
+  }
+  size_t barrier_below(size_t i) const {
+    for (size_t j = i + 1; j < ops_.size(); ++j) {
+      if (j - i > kMaxDistance) return j;
+      if (conflict(fps_[i], fps_[j])) return j;
+    }
+    return ops_.size();
+  }
+  void move(size_t from, size_t to) {
+    if (from > to) {
+      std::rotate(ops_.begin() + to, ops_.begin() + from, ops_.begin() + from + 1);
+      std::rotate(fps_.begin() + to, fps_.begin() + from, fps_.begin() + from + 1);
+    } else if (from < to) {
+      std::rotate(ops_.begin() + from, ops_.begin() + from + 1, ops_.begin() + to + 1);
+      std::rotate(fps_.begin() + from, fps_.begin() + from + 1, fps_.begin() + to + 1);
+    }
+  }
+
+ private:
+  OpList ops_;
+  std::vector<Footprint> fps_;
+};
+
+}  // namespace
+
+OpList stagger_threads(const OpList &input) {
+  Stream s(input);
+  // Up: ALUs and LOAD ACC, earliest first (so a chain of ALUs keeps its order).
+  for (size_t i = 0; i < s.size(); ++i)
+    if (hoistable(s.op(i))) s.move(i, static_cast<size_t>(s.barrier_above(i) + 1));
+  // Down: GEMM resets, latest first.
+  for (size_t i = s.size(); i-- > 0;)
+    if (is_reset(s.op(i))) s.move(i, s.barrier_below(i) - 1);
+  // Up: loads, earliest first, never above a load that is ready no later.
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (!is_load(s.op(i))) continue;
+    const int64_t b = s.barrier_above(i);
+    int64_t to = b + 1;
+    for (int64_t j = static_cast<int64_t>(i) - 1; j > b; --j) {
+      if (is_load(s.op(j)) && s.barrier_above(static_cast<size_t>(j)) <= b) {
+        to = j + 1;
+        break;
+      }
+    }
+    s.move(i, static_cast<size_t>(to));
+  }
+  return s.take();
+}
+
+}  // namespace vacc::codegen::accel

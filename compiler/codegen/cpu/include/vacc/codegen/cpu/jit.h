@@ -1,0 +1,77 @@
+// The CPU backend: loop IR (tir::Func) lowered to LLVM 14 IR, optimized with the O3 pipeline
+// for the host CPU and JIT-compiled with ORC LLJIT. Loops marked vectorize become explicit
+// vector code (contiguous loads and stores, gathers otherwise) when their body allows it and
+// carry LLVM's vectorize hint when it does not; unrolled loops are unrolled; parallel loops
+// run on the backend's thread pool (thread_pool.h). Compiled kernels are cached by a
+// structural hash of the IR, so identical kernels (same shapes, different names) compile once.
+//
+// A kernel is called with one pointer per Func parameter, in order, each to a dense row-major
+// array of the parameter's element type (bool as one byte, uint8 as uint8_t, float32 as float).
+// Buffers must not overlap. With VACC_CPU_DUMP_DIR set, every compiled kernel's loop IR (.tir)
+// and optimized LLVM IR (.ll) are written there. Accelerator statements (DMA, GEMM, ALU, tokens)
+// are rejected with a vacc::Error naming the function.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "vacc/tir/func.h"
+
+namespace vacc::codegen::cpu {
+
+class Kernel {
+ public:
+  using Fn = void (*)(void *const *args);
+  Kernel(std::string name, Fn fn, size_t num_params)
+      : name_(std::move(name)), fn_(fn), num_params_(num_params) {}
+  // Runs the kernel; args.size() must equal the number of parameters.
+  void run(const std::vector<void *> &args) const;
+  const std::string &name() const { return name_; }
+
+ private:
+  std::string name_;
+  Fn fn_;
+  size_t num_params_;
+};
+
+struct JitStats {
+  int64_t compiled = 0;    // kernels compiled
+  int64_t cache_hits = 0;  // compile() calls answered from the cache
+  double compile_seconds = 0;
+};
+
+class Jit {
+ public:
+  Jit();
+  ~Jit();
+  Jit(const Jit &) = delete;
+  Jit &operator=(const Jit &) = delete;
+
+  // The process-wide JIT (kernels live as long as the process).
+  static Jit &global();
+
+  // Compiles f (or returns the cached kernel of a structurally equal Func). Thread-safe.
+  std::shared_ptr<const Kernel> compile(const tir::Func &f);
+  JitStats stats() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The LLVM IR of f after lowering (optimized when `optimize`), for tests and dumps.
+std::string llvm_ir(const tir::Func &f, bool optimize);
+
+// A hash of f's structure: node kinds, types, constants, loop kinds and extents, buffer
+// shapes and scopes; variables and buffers by order of first appearance, never by name.
+uint64_t structural_hash(const tir::Func &f);
+
+// Bytes in the host's widest vector register (64 with AVX-512, 32 with AVX2, else 16); CPU
+// schedules pick vector widths from it.
+int native_vector_bytes();
+
+}  // namespace vacc::codegen::cpu

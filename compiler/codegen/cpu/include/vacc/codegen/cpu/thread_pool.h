@@ -1,0 +1,20 @@
+// The CPU backend's thread pool: parallel loops of JIT-compiled kernels run here. One pool per
+// process with one worker per hardware thread (VACC_NUM_THREADS overrides); the calling thread
+// works too. A parallel loop started from inside a worker runs serially on that worker.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+namespace vacc::codegen::cpu {
+
+// Splits [0, n) into contiguous chunks (a few per thread) and runs f(begin, end) on each; returns
+// when all chunks are done.
+void parallel_for(int64_t n, const std::function<void(int64_t begin, int64_t end)> &f);
+int num_threads();
+
+}  // namespace vacc::codegen::cpu
+
+// Called from generated code: fn(closure, begin, end) over chunks of [0, n).
+extern "C" void vacc_cpu_parallel_for(void (*fn)(void *, int64_t, int64_t), void *closure,
+                                      int64_t n);

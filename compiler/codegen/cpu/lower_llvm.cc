@@ -1,0 +1,177 @@
+// Lowers the loop IR to LLVM IR.
+//
+// Scalars: int/uint of N bits -> iN (signedness picks the instruction), bool -> i1 in registers
+// and i8 in memory, float32 -> float. Integer Div/Mod are floor division/modulo as in the IR;
+// Shr is the ISA's shift (a negative amount shifts left); float -> int casts saturate.
+//
+// Loops: serial loops are bottom-tested (extents are constant and positive); unrolled loops of
+// up to kMaxUnroll iterations are emitted once per iteration; vectorized loops whose body is
+// stores of element-wise expressions become vector code (lanes = the loop, or a power-of-two
+// chunk of it), with contiguous accesses as vector loads/stores and others as gathers/scatters;
+// any other vectorized loop gets LLVM's vectorize hint instead. A parallel loop is outlined
+// into a function over [begin, end) that the thread pool calls; the variables and buffers in
+// scope travel in an i64 closure.
+#include "lower_llvm.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "lowering.h"
+#include "vacc/support/error.h"
+#include "vacc/tir/arith.h"
+#include "vacc/tir/equal.h"
+#include "vacc/tir/functor.h"
+#include "vacc/tir/ops.h"
+
+namespace vacc::codegen::cpu {
+
+// True when evaluating e may fault where its Select guard is false (a load or an integer
+// division), so a Select around it must branch instead of evaluating both sides.
+bool may_fault(const Expr &e) {
+  bool found = false;
+  struct V : tir::Visitor {
+    bool *found;
+    explicit V(bool *f) : found(f) {}
+    void visit_Load(const tir::Load *) override { *found = true; }
+    void visit_Div(const tir::Div *op) override {
+      if (!op->dtype.is_float()) *found = true;
+      Visitor::visit_Div(op);
+    }
+    void visit_Mod(const tir::Mod *op) override {
+      *found = true;
+      Visitor::visit_Mod(op);
+    }
+  } v(&found);
+  v.visit(e);
+  return found;
+}
+
+// Coefficient of v in the row-major flat index of `indices` into b; false when not affine.
+bool flat_coeff(const tir::Buffer &b, const std::vector<Expr> &indices, const tir::Var &v,
+                int64_t *coeff) {
+  std::vector<int64_t> strides = b->strides();
+  *coeff = 0;
+  for (size_t k = 0; k < indices.size(); ++k) {
+    int64_t c;
+    if (!tir::affine_coeff(indices[k], v, &c)) return false;
+    *coeff += c * strides[k];
+  }
+  return true;
+}
+
+Lowering::Lowering(const tir::Func &f, llvm::LLVMContext &ctx, llvm::Module &m)
+    : f_(f), ctx_(ctx), m_(m), b_(ctx) {
+  llvm::FastMathFlags fmf;
+  fmf.setAllowContract(true);
+  b_.setFastMathFlags(fmf);
+}
+
+void Lowering::run(const std::string &symbol) {
+  // The body: one noalias pointer per parameter.
+  std::vector<const tir::BufferNode *> bufs;
+  for (const tir::Buffer &p : f_.params) bufs.push_back(p.get());
+  llvm::Function *body = make_function(symbol + "_body", bufs, {}, false);
+  emit_in(body, [&] { stmt(f_.body); });
+
+  // The entry point: void symbol(i8** args).
+  llvm::Type *i8pp = b_.getInt8PtrTy()->getPointerTo();
+  auto *fty = llvm::FunctionType::get(b_.getVoidTy(), {i8pp}, false);
+  auto *entry = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, symbol, m_);
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", entry));
+  std::vector<llvm::Value *> args;
+  for (size_t i = 0; i < f_.params.size(); ++i) {
+    llvm::Value *slot = b_.CreateConstGEP1_64(b_.getInt8PtrTy(), entry->getArg(0), i);
+    llvm::Value *p = b_.CreateLoad(b_.getInt8PtrTy(), slot);
+    args.push_back(b_.CreateBitCast(p, mem_type(f_.params[i]->dtype)->getPointerTo()));
+  }
+  b_.CreateCall(body, args);
+  b_.CreateRetVoid();
+}
+
+// ------------------------------------------------------------------------------ types
+llvm::Type *Lowering::scalar_type(DataType t, bool in_memory) {
+  if (t.is_bool()) return in_memory ? b_.getInt8Ty() : b_.getInt1Ty();
+  if (t.is_float()) {
+    if (t.bits == 32) return b_.getFloatTy();
+    if (t.bits == 64) return b_.getDoubleTy();
+    fail("CPU backend: float{} is not supported (float32 and float64 are)", t.bits);
+  }
+  return b_.getIntNTy(t.bits);
+}
+
+llvm::Type *Lowering::reg_type(DataType t, int lanes) {
+  llvm::Type *s = scalar_type(t, false);
+  return lanes > 1 ? llvm::FixedVectorType::get(s, lanes) : s;
+}
+
+llvm::Value *Lowering::splat(llvm::Value *v) {
+  if (!vvar_ || is_vec(v)) return v;
+  return b_.CreateVectorSplat(lanes_, v);
+}
+
+void Lowering::unify(llvm::Value *&a, llvm::Value *&b) {
+  if (is_vec(a) != is_vec(b)) {
+    a = splat(a);
+    b = splat(b);
+  }
+}
+
+// --------------------------------------------------------------------------- functions
+// A function over `bufs` (noalias pointers) and `vars` (scalars); with `range`, two more
+// i64 parameters (begin, end). Rebinds bufs_/vars_ to its parameters.
+llvm::Function *Lowering::make_function(const std::string &name,
+                                        const std::vector<const tir::BufferNode *> &bufs,
+                                        const std::vector<const tir::VarNode *> &vars, bool range) {
+  std::vector<llvm::Type *> tys;
+  for (auto *b : bufs) tys.push_back(mem_type(b->dtype)->getPointerTo());
+  for (auto *v : vars) tys.push_back(scalar_type(v->dtype, false));
+  if (range) {
+    tys.push_back(b_.getInt64Ty());
+    tys.push_back(b_.getInt64Ty());
+  }
+  auto *fty = llvm::FunctionType::get(b_.getVoidTy(), tys, false);
+  auto *fn = llvm::Function::Create(fty, llvm::Function::InternalLinkage, name, m_);
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  fn->addFnAttr("min-legal-vector-width", "512");
+  bufs_.clear();
+  vars_.clear();
+  for (size_t i = 0; i < bufs.size(); ++i) {
+    fn->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+    fn->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoCapture);
+    bufs_[bufs[i]] = fn->getArg(static_cast<unsigned>(i));
+  }
+  for (size_t i = 0; i < vars.size(); ++i) {
+    vars_[vars[i]] = fn->getArg(static_cast<unsigned>(bufs.size() + i));
+  }
+  return fn;
+}
+
+// Emits `body` as the code of fn (entry block, ret void), then restores the caller's state.
+void Lowering::emit_in(llvm::Function *fn, const std::function<void()> &body) {
+  llvm::Function *saved_fn = fn_;
+  llvm::BasicBlock *saved_alloca = alloca_block_;
+  fn_ = fn;
+  alloca_block_ = llvm::BasicBlock::Create(ctx_, "allocas", fn);
+  llvm::BasicBlock *start = llvm::BasicBlock::Create(ctx_, "start", fn);
+  b_.SetInsertPoint(start);
+  body();
+  b_.CreateRetVoid();
+  b_.SetInsertPoint(alloca_block_);
+  b_.CreateBr(start);
+  fn_ = saved_fn;
+  alloca_block_ = saved_alloca;
+}
+
+std::unique_ptr<llvm::Module> lower_to_llvm(const tir::Func &f, llvm::LLVMContext &ctx,
+                                            const std::string &symbol) {
+  auto m = std::make_unique<llvm::Module>(symbol, ctx);
+  Lowering(f, ctx, *m).run(symbol);
+  std::string err;
+  llvm::raw_string_ostream os(err);
+  VACC_CHECK(!llvm::verifyModule(*m, &os)) << "invalid LLVM IR for " << f.name << ": " << os.str();
+  return m;
+}
+
+}  // namespace vacc::codegen::cpu

@@ -1,0 +1,94 @@
+// Helpers shared by the CPU operator definitions (private to compiler/ops/cpu).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "vacc/graph/graph.h"
+#include "vacc/ops/cpu/ops.h"
+#include "vacc/schedule/schedule.h"
+#include "vacc/te/tensor.h"
+#include "vacc/tir/func.h"
+#include "vacc/tir/ops.h"
+
+namespace vacc::ops::cpu {
+
+using graph::Node;
+using graph::Shape;
+using te::Tensor;
+using tir::DataType;
+using tir::Expr;
+
+DataType tir_type(graph::DType t);
+Expr fconst(DataType t, double v);
+// "an int8", "a float32": a type with its article, for diagnostics.
+std::string a_type(DataType t);  // a float literal of type t
+Expr iconst(DataType t, int64_t v);
+// Lowest / highest value of an integer or float type, as a literal of that type.
+Expr lowest(DataType t);
+Expr highest(DataType t);
+
+// The kernel's parameters: placeholders for the node's present inputs (in order), then the
+// output. `shape` may differ from the value's shape when it has the same element count.
+class KernelBuilder {
+ public:
+  explicit KernelBuilder(const Node &node) : node_(node) {}
+  const Node &node() const { return node_; }
+  bool has_input(size_t i) const { return node_.input(i) != nullptr; }
+  // A placeholder for input i (created once; always call in input order).
+  Tensor input(size_t i, Shape shape = {});
+  const graph::Value &in_value(size_t i) const;
+  const graph::Value &out_value() const { return *node_.outputs.at(0); }
+  DataType in_type(size_t i) const { return tir_type(in_value(i).dtype); }
+  DataType out_type() const { return tir_type(out_value().dtype); }
+  // The constant value of input i (for Pad's pads); fails when it is not constant.
+  const graph::Tensor &constant(size_t i, const char *role) const;
+  [[noreturn]] void unsupported(const std::string &why) const;
+  // A host constant passed to the kernel after the node's inputs.
+  Tensor constant_param(const std::string &name, graph::Tensor value);
+  std::vector<graph::Tensor> take_constants() { return std::move(constants_); }
+
+  // Lowers s with the inputs and constants created so far and `out` (one tensor per present
+  // node output, in order).
+  CpuKernel finish(const schedule::Schedule &s, const Tensor &out);
+  CpuKernel finish(const schedule::Schedule &s, const std::vector<Tensor> &outs);
+
+ private:
+  const Node &node_;
+  std::vector<std::pair<size_t, Tensor>> inputs_;
+  std::vector<Tensor> constant_tensors_;
+  std::vector<graph::Tensor> constants_;
+};
+
+// An element-wise CPU schedule: innermost axis vectorized (split when long), the outermost
+// axes fused and parallel when the tensor is large.
+void schedule_elementwise(schedule::Schedule &s, const Tensor &out);
+
+// A reduction `acc` consumed element-wise by `out` (same axes): out is tiled by up to
+// `rows` x `lanes` on its two tiled axes (row_axis, col_axis), acc is computed per tile in
+// a local accumulator with its reduction loops outside the unrolled rows and vectorized
+// columns; the outer loops are fused and parallel.
+void schedule_reduction(schedule::Schedule &s, const Tensor &acc, const Tensor &out, int row_axis,
+                        int col_axis, int64_t rows, int64_t lanes);
+
+// The blocked NCHWnc layout ([ceil(N/bn), ceil(C/bc), S..., bn, bc]): a plain view of a
+// blocked tensor (padded counts) and the blocked form of a plain one (its extents multiples
+// of the blocks), each a compute stage.
+Tensor unblock(const Tensor &blocked);
+Tensor block(const Tensor &plain, int64_t bn, int64_t bc);
+
+// Largest divisor of n not above limit.
+int64_t divisor_at_most(int64_t n, int64_t limit);
+// Vector lanes for elements of type t (the host's vector width).
+int64_t native_lanes(DataType t);
+
+// Kernel builders, one per operator family.
+CpuKernel build_elementwise(const Node &node);  // unary, binary, BatchNormalization
+CpuKernel build_conv(const Node &node);         // Conv, ConvInteger, QLinearConv, vacc.QConv
+CpuKernel build_matmul(const Node &node);  // Gemm, MatMul, MatMulInteger, QLinearMatMul, QDense
+CpuKernel build_pool(const Node &node);    // MaxPool, AveragePool, GlobalAveragePool
+CpuKernel build_softmax(const Node &node);
+CpuKernel build_shape_op(const Node &node);  // Transpose, Concat, Pad, Pack/Unpack
+CpuKernel build_quantize(const Node &node);  // (De)QuantizeLinear, Requantize, vacc.QAdd
+
+}  // namespace vacc::ops::cpu

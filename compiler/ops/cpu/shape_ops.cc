@@ -1,0 +1,123 @@
+// Data-movement operators: Transpose, Concat, Pad (constant, edge and reflect modes; pads must
+// be constant, as vacc's static shapes require) and the vacc.PackNCHWnc / vacc.UnpackNCHWnc
+// layout transforms ([N, C, S...] <-> [ceil(N/bn), ceil(C/bc), S..., bn, bc], zero-filled).
+#include "common.h"
+#include "vacc/graph/shape_inference.h"
+#include "vacc/support/error.h"
+
+namespace vacc::ops::cpu {
+
+CpuKernel build_shape_op(const Node &node) {
+  using graph::OpKind;
+  KernelBuilder kb(node);
+  Shape out_shape = kb.out_value().shape.empty() ? Shape{1} : kb.out_value().shape;
+  int rank = static_cast<int>(kb.out_value().shape.size());
+  DataType t = kb.out_type();
+  Tensor out;
+  switch (node.op) {
+    case OpKind::kTranspose: {
+      Tensor x = kb.input(0);
+      std::vector<int64_t> perm = node.attrs.get_ints("perm");
+      if (perm.empty()) {
+        for (int d = rank - 1; d >= 0; --d) perm.push_back(d);
+      }
+      out = te::compute("y", out_shape, [&](const std::vector<tir::Var> &i) {
+        std::vector<Expr> idx(rank);
+        for (int d = 0; d < rank; ++d) idx[perm[d]] = i[d];
+        return (*x)(idx);
+      });
+      break;
+    }
+    case OpKind::kConcat: {
+      int axis = graph::normalize_axis(node.attrs.get_int("axis", 0), rank, "axis");
+      std::vector<Tensor> xs;
+      for (size_t k = 0; k < node.inputs.size(); ++k) xs.push_back(kb.input(k));
+      out = te::compute("y", out_shape, [&](const std::vector<tir::Var> &i) {
+        // Select from the last input backwards: offsets are static.
+        std::vector<int64_t> starts;
+        int64_t off = 0;
+        for (const Tensor &x : xs) {
+          starts.push_back(off);
+          off += x->shape()[axis];
+        }
+        Expr v;
+        for (size_t k = 0; k < xs.size(); ++k) {
+          std::vector<Expr> idx(i.begin(), i.end());
+          idx[axis] = Expr(i[axis]) - static_cast<int>(starts[k]);
+          Expr r = (*xs[k])(idx);
+          v = v.defined() ? tir::select(Expr(i[axis]) >= static_cast<int>(starts[k]), r, v) : r;
+        }
+        return v;
+      });
+      break;
+    }
+    case OpKind::kPad: {
+      Tensor x = kb.input(0);
+      const graph::Tensor &pads_t = kb.constant(1, "pads");
+      std::vector<int64_t> pads = pads_t.to_int_vector();
+      if (kb.has_input(3)) kb.unsupported("the axes input");
+      if (static_cast<int>(pads.size()) != 2 * rank) kb.unsupported("pads of the wrong length");
+      std::string mode = node.attrs.get_string("mode", "constant");
+      Expr value = kb.has_input(2) && mode == "constant" ? (*kb.input(2, {1}))({0}) : iconst(t, 0);
+      const Shape &in = x->shape();
+      out = te::compute("y", out_shape, [&](const std::vector<tir::Var> &i) -> Expr {
+        std::vector<Expr> idx;
+        Expr cond;
+        for (int d = 0; d < rank; ++d) {
+          Expr j = Expr(i[d]) - static_cast<int>(pads[d]);
+          int n = static_cast<int>(in[d]);
+          if (mode == "edge") {
+            j = tir::min(tir::max(j, 0), n - 1);
+          } else if (mode == "reflect") {
+            j = tir::select(j < 0, 0 - j, j);
+            j = tir::select(j >= n, 2 * (n - 1) - j, j);
+          } else if (mode == "constant") {
+            Expr c = j >= 0 && j < n;
+            cond = cond.defined() ? (cond && c) : c;
+          } else {
+            kb.unsupported("mode '" + mode + "'");
+          }
+          idx.push_back(j);
+        }
+        Expr v = (*x)(idx);
+        return cond.defined() ? tir::select(cond, v, value) : v;
+      });
+      break;
+    }
+    case OpKind::kPackNCHWnc: {
+      Tensor x = kb.input(0);
+      const Shape &in = x->shape();
+      int64_t bn = node.attrs.get_int("block_n"), bc = node.attrs.get_int("block_c");
+      out = te::compute("y", out_shape, [&](const std::vector<tir::Var> &i) {
+        Expr n = Expr(i[0]) * static_cast<int>(bn) + i[rank - 2];
+        Expr c = Expr(i[1]) * static_cast<int>(bc) + i[rank - 1];
+        std::vector<Expr> idx = {n, c};
+        for (int d = 2; d < rank - 2; ++d) idx.push_back(i[d]);
+        return tir::select(n < static_cast<int>(in[0]) && c < static_cast<int>(in[1]), (*x)(idx),
+                           iconst(t, 0));
+      });
+      break;
+    }
+    case OpKind::kUnpackNCHWnc: {
+      Tensor x = kb.input(0);
+      const Shape &bs = x->shape();
+      int64_t bn = bs[bs.size() - 2], bc = bs.back();
+      out = te::compute("y", out_shape, [&](const std::vector<tir::Var> &i) {
+        std::vector<Expr> idx = {Expr(i[0]) / static_cast<int>(bn),
+                                 Expr(i[1]) / static_cast<int>(bc)};
+        for (int d = 2; d < rank; ++d) idx.push_back(i[d]);
+        idx.push_back(Expr(i[0]) % static_cast<int>(bn));
+        idx.push_back(Expr(i[1]) % static_cast<int>(bc));
+        return (*x)(idx);
+      });
+      break;
+    }
+    default:
+      VACC_CHECK(false) << "build_shape_op";
+  }
+  schedule::Schedule s({out});
+  schedule_elementwise(s, out);
+  return kb.finish(s, out);
+}
+
+}  // namespace vacc::ops::cpu

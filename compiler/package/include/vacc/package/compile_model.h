@@ -1,0 +1,57 @@
+// The compiler driver: an ONNX model to a package (.vpkg), the whole pipeline in one place —
+// import, the graph passes (graph/pipeline.h: folding, calibration, int8 quantization,
+// fusion, partitioning, layout packing), a memory plan aligned for the accelerator's DMA,
+// the graph as package steps, and the accelerator steps lowered to command lists through
+// the tensor compiler and codegen/accel (lower_accel.h). Each stage is timed by name.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "vacc/graph/graph.h"
+#include "vacc/graph/tensor.h"
+#include "vacc/isa/config.h"
+#include "vacc/runtime/package.h"
+
+namespace vacc::package {
+
+struct CompileOptions {
+  int64_t batch = 1;        // value of the model's symbolic batch dimension
+  bool quantize = true;     // false: the float model, every step on the CPU
+  std::string calibration;  // .npy of sample inputs; "" = see calibration_batches()
+  std::string dump_dir;     // graph after every pass, loop IR of every accelerator layer
+  int vthreads = 2;         // latency hiding of the accelerator layers
+  std::function<void(const std::string &)> log;
+};
+
+struct StageRecord {
+  std::string name;
+  double milliseconds = 0;
+  std::string summary;
+};
+
+struct CompiledModel {
+  runtime::Package package;
+  std::vector<StageRecord> stages;
+  double seconds = 0;
+  std::string calibration_source;  // where the calibration inputs came from
+};
+
+CompiledModel compile_model(const std::string &onnx_path, const isa::HwConfig &config,
+                            const CompileOptions &options = {});
+
+// Calibration inputs for `graph` (batches of its batch size): from `npy_path` when given;
+// else, for a model whose metadata names its input normalization (vacc.mean, vacc.std, as the
+// bundled Fashion-MNIST model does), 500 training images of Debian's dataset-fashion-mnist;
+// else 4 batches of seeded standard-normal noise. `source` tells which.
+std::vector<std::vector<graph::Tensor>> calibration_batches(const graph::Graph &graph,
+                                                            const std::string &npy_path,
+                                                            std::string *source);
+
+// A float32 tensor from a .npy file (f4, or f8 converted), checked against `shape`; a
+// mismatch is a vacc::Error naming the file, `what` and both shapes.
+graph::Tensor read_input_npy(const std::string &path, const graph::Shape &shape,
+                             const std::string &what);
+
+}  // namespace vacc::package

@@ -1,0 +1,153 @@
+// The fetch unit: reads insn_count 16-byte instructions from base + insn_offset (vacc_dma_rd,
+// bursts of up to 8 instructions, several in flight, credited against a 32-entry buffer) and
+// dispatches them in program order, one per cycle, to the load, compute or store queue, waiting
+// while the target queue is full. An illegal instruction (unknown opcode or ALU op, a memory id
+// the engine cannot access, a dependency flag toward a missing engine, padding where none is
+// allowed) is not dispatched: fetch reports its index and stops.
+module vacc_fetch (
+  input  logic clk_i,
+  input  logic rst_ni,
+  input  logic clr_i,
+  input  logic go_i,
+  input  logic halt_i,
+  input  logic [63:0] base_i,
+  input  logic [31:0] insn_count_i,
+  input  logic [31:0] insn_offset_i,
+  // AXI4 read client.
+  output logic ar_valid_o,
+  input  logic ar_ready_i,
+  output logic [63:0] ar_addr_o,
+  output logic [7:0] ar_len_o,
+  input  logic r_valid_i,
+  output logic r_ready_o,
+  input  logic [vacc_pkg::BusBits-1:0] r_data_i,
+  // Engine queues: 0 load, 1 compute, 2 store.
+  output logic [2:0] q_push_o,
+  output logic [vacc_pkg::InsnBits-1:0] q_data_o,
+  input  logic [2:0] q_full_i,
+  // Status.
+  output logic illegal_o,  // pulse: the instruction at illegal_idx_o is illegal
+  output logic [31:0] illegal_idx_o,
+  output logic done_o,     // every instruction was dispatched
+  output logic quiet_o     // no read in flight
+);
+  localparam int unsigned BufDepth = 32;
+  localparam int unsigned MaxBeats =
+      (vacc_pkg::BusBytes >= 128) ? 1 : (128 / vacc_pkg::BusBytes);
+
+  logic elem_valid, buf_empty, buf_pop, inflight;
+  logic [vacc_pkg::InsnBits-1:0] elem, head;
+  logic [$clog2(BufDepth + 1)-1:0] buf_count;
+  logic stopped_d, stopped_q;
+  logic [31:0] idx_d, idx_q, count_d, count_q;
+
+  vacc_dma_rd #(.ElemBytesLog2(vacc_pkg::InsnBytesLog2), .MaxBeats(MaxBeats)) u_dma (
+    .clk_i, .rst_ni, .clr_i, .start_i(go_i),
+    .base_i, .elem_i(48'(insn_offset_i) >> vacc_pkg::InsnBytesLog2), .y_size_i(16'd1),
+    .x_size_i(insn_count_i), .x_stride_i(32'd0),
+    .stop_i(stopped_q || halt_i), .space_i(32'(BufDepth) - 32'(buf_count)),
+    .busy_o(), .inflight_o(inflight),
+    .elem_valid_o(elem_valid), .elem_o(elem),
+    .ar_valid_o, .ar_ready_i, .ar_addr_o, .ar_len_o, .r_valid_i, .r_ready_o, .r_data_i
+  );
+
+  vacc_fifo #(.Width(vacc_pkg::InsnBits), .Depth(BufDepth)) u_buf (
+    .clk_i, .rst_ni, .clr_i,
+    .push_i(elem_valid), .data_i(elem), .full_o(),
+    .pop_i(buf_pop), .data_o(head), .empty_o(buf_empty), .count_o(buf_count)
+  );
+
+  // Decode of the head instruction: engine and legality.
+  logic [vacc_pkg::OpcodeW-1:0] opcode;
+  logic [vacc_pkg::MemIdW-1:0] mem;
+  logic [vacc_pkg::AluOpW-1:0] alu_op;
+  logic pop_prev, pop_next, push_prev, push_next, padded, legal;
+  logic [1:0] target;
+
+  assign opcode = head[vacc_pkg::LoadOpcodeOff +: vacc_pkg::LoadOpcodeW];
+  assign mem = head[vacc_pkg::LoadMemOff +: vacc_pkg::LoadMemW];
+  assign alu_op = head[vacc_pkg::AluAluOpOff +: vacc_pkg::AluAluOpW];
+  assign pop_prev = head[vacc_pkg::LoadPopPrevOff];
+  assign pop_next = head[vacc_pkg::LoadPopNextOff];
+  assign push_prev = head[vacc_pkg::LoadPushPrevOff];
+  assign push_next = head[vacc_pkg::LoadPushNextOff];
+  assign padded = (head[vacc_pkg::LoadPadTopOff +: vacc_pkg::LoadPadTopW] != '0) ||
+                  (head[vacc_pkg::LoadPadBottomOff +: vacc_pkg::LoadPadBottomW] != '0) ||
+                  (head[vacc_pkg::LoadPadLeftOff +: vacc_pkg::LoadPadLeftW] != '0) ||
+                  (head[vacc_pkg::LoadPadRightOff +: vacc_pkg::LoadPadRightW] != '0);
+
+  always_comb begin
+    target = 2'd1;
+    legal = 1'b1;
+    unique case (opcode)
+      vacc_pkg::OpLoad: begin
+        if (mem == vacc_pkg::MemInp || mem == vacc_pkg::MemWgt) begin
+          target = 2'd0;
+          legal = !pop_prev && !push_prev;
+        end else if (mem == vacc_pkg::MemUop) begin
+          legal = !padded;
+        end else if (mem != vacc_pkg::MemAcc) begin
+          legal = 1'b0;
+        end
+      end
+      vacc_pkg::OpStore: begin
+        target = 2'd2;
+        legal = (mem == vacc_pkg::MemOut) && !pop_next && !push_next && !padded;
+      end
+      vacc_pkg::OpGemm, vacc_pkg::OpFinish: legal = 1'b1;
+      vacc_pkg::OpAlu: legal = (32'(alu_op) < vacc_pkg::NumAluOps);
+      default: legal = 1'b0;
+    endcase
+  end
+
+  logic active;
+  assign active = !buf_empty && !stopped_q && !halt_i;
+  assign buf_pop = active && legal && !q_full_i[target];
+  assign q_data_o = head;
+  always_comb begin
+    q_push_o = '0;
+    if (buf_pop) q_push_o[target] = 1'b1;
+  end
+  assign illegal_o = active && !legal;
+  assign illegal_idx_o = idx_q;
+
+  always_comb begin
+    stopped_d = stopped_q;
+    idx_d = idx_q;
+    count_d = count_q;
+    if (go_i) count_d = insn_count_i;
+    if (buf_pop) idx_d = idx_q + 32'd1;
+    if (illegal_o) stopped_d = 1'b1;
+    if (clr_i) begin
+      stopped_d = 1'b0;
+      idx_d = '0;
+      count_d = '0;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      stopped_q <= 1'b0;
+      idx_q <= '0;
+      count_q <= '0;
+    end else begin
+      stopped_q <= stopped_d;
+      idx_q <= idx_d;
+      count_q <= count_d;
+    end
+  end
+
+  assign done_o = (idx_q == count_q);
+  assign quiet_o = !inflight;
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (rst_ni && !clr_i) begin
+      FetchNoPushWhenFull: assert (!(|(q_push_o & q_full_i)))
+        else $error("%m: dispatch into a full instruction queue");
+      FetchBufferCredit: assert (!(elem_valid && 32'(buf_count) == BufDepth))
+        else $error("%m: instruction arrived with a full buffer");
+    end
+  end
+`endif
+endmodule

@@ -1,0 +1,75 @@
+// The load engine: executes LOAD INP and LOAD WGT from its instruction queue, filling the INP
+// and WGT scratchpads, in step with the compute engine through the load->compute and
+// compute->load token queues (it has no previous engine: fetch rejects *_prev flags here).
+module vacc_load (
+  input  logic clk_i,
+  input  logic rst_ni,
+  input  logic clr_i,
+  input  logic halt_i,
+  input  logic [63:0] base_i,
+  // Instruction queue head.
+  input  logic insn_valid_i,
+  input  logic [vacc_pkg::InsnBits-1:0] insn_i,
+  output logic insn_pop_o,
+  output logic insn_start_o,  // the head instruction starts executing this cycle
+  // Tokens: next = compute.
+  input  logic next_avail_i,
+  input  logic next_full_i,
+  output logic tok_pop_next_o,
+  output logic tok_push_next_o,
+  // AXI read clients: 0 INP, 1 WGT.
+  output logic [1:0]   ar_valid_o,
+  input  logic [1:0]   ar_ready_i,
+  output logic [127:0] ar_addr_o,
+  output logic [15:0]  ar_len_o,
+  input  logic [1:0]   r_valid_i,
+  output logic [1:0]   r_ready_o,
+  input  logic [vacc_pkg::BusBits-1:0] r_data_i,
+  // Scratchpad write ports.
+  output logic inp_we_o,
+  output logic [vacc_pkg::InpIdxW-1:0] inp_waddr_o,
+  output logic [vacc_pkg::InpElemBits-1:0] inp_wdata_o,
+  output logic wgt_we_o,
+  output logic [vacc_pkg::WgtIdxW-1:0] wgt_waddr_o,
+  output logic [vacc_pkg::WgtElemBits-1:0] wgt_wdata_o,
+  // Status.
+  output logic busy_o,
+  output logic stall_o,
+  output logic quiet_o,
+  output logic idle_o
+);
+  logic start, is_inp, inp_busy, wgt_busy;
+  logic [vacc_pkg::MemIdW-1:0] mem;
+
+  assign mem = insn_i[vacc_pkg::LoadMemOff +: vacc_pkg::LoadMemW];
+  assign is_inp = (mem == vacc_pkg::MemInp);
+
+  vacc_dep_seq u_seq (
+    .clk_i, .rst_ni, .clr_i, .halt_i,
+    .valid_i(insn_valid_i),
+    .pop_prev_i(1'b0),
+    .pop_next_i(insn_i[vacc_pkg::LoadPopNextOff]),
+    .push_prev_i(1'b0),
+    .push_next_i(insn_i[vacc_pkg::LoadPushNextOff]),
+    .can_start_i(1'b1),
+    .prev_avail_i(1'b0), .next_avail_i, .prev_full_i(1'b0), .next_full_i,
+    .tok_pop_prev_o(), .tok_pop_next_o, .tok_push_prev_o(), .tok_push_next_o,
+    .start_o(start), .exec_done_i(!inp_busy && !wgt_busy), .retire_o(insn_pop_o),
+    .busy_o, .stall_o, .quiet_o, .idle_o
+  );
+  assign insn_start_o = start;
+
+  vacc_mem_load #(.ElemBytesLog2(vacc_pkg::InpElemBytesLog2), .IdxW(vacc_pkg::InpIdxW)) u_inp (
+    .clk_i, .rst_ni, .clr_i, .start_i(start && is_inp), .insn_i, .base_i, .busy_o(inp_busy),
+    .ar_valid_o(ar_valid_o[0]), .ar_ready_i(ar_ready_i[0]), .ar_addr_o(ar_addr_o[63:0]),
+    .ar_len_o(ar_len_o[7:0]), .r_valid_i(r_valid_i[0]), .r_ready_o(r_ready_o[0]), .r_data_i,
+    .we_o(inp_we_o), .waddr_o(inp_waddr_o), .wdata_o(inp_wdata_o)
+  );
+
+  vacc_mem_load #(.ElemBytesLog2(vacc_pkg::WgtElemBytesLog2), .IdxW(vacc_pkg::WgtIdxW)) u_wgt (
+    .clk_i, .rst_ni, .clr_i, .start_i(start && !is_inp), .insn_i, .base_i, .busy_o(wgt_busy),
+    .ar_valid_o(ar_valid_o[1]), .ar_ready_i(ar_ready_i[1]), .ar_addr_o(ar_addr_o[127:64]),
+    .ar_len_o(ar_len_o[15:8]), .r_valid_i(r_valid_i[1]), .r_ready_o(r_ready_o[1]), .r_data_i,
+    .we_o(wgt_we_o), .waddr_o(wgt_waddr_o), .wdata_o(wgt_wdata_o)
+  );
+endmodule

@@ -1,0 +1,217 @@
+#include "vacc/runtime/graph_executor.h"
+
+#include <chrono>
+#include <cstring>
+#include <map>
+
+#include "vacc/isa/command.h"
+#include "vacc/isa/program.h"
+#include "vacc/runtime/replay.h"
+#include "vacc/runtime/session.h"
+#include "vacc/support/error.h"
+
+namespace vacc::runtime {
+
+namespace {
+
+uint64_t align_up(uint64_t v, uint64_t a) {
+  return (v + a - 1) / a * a;
+}
+
+std::string shape_text(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+}  // namespace
+
+int64_t RunProfile::macs(StepTarget where) const {
+  int64_t n = 0;
+  for (const auto &s : steps)
+    if (s.where == where) n += s.macs;
+  return n;
+}
+
+std::optional<uint64_t> RunProfile::cycles() const {
+  std::optional<uint64_t> total;
+  for (const auto &s : steps)
+    if (s.cycles) total = total.value_or(0) + *s.cycles;
+  return total;
+}
+
+struct GraphExecutor::Impl {
+  const Package &package;
+  HostKernels &host;
+  driver::Device *device;
+  isa::HwConfig config;
+  std::vector<uint8_t> arena;
+  std::vector<std::optional<isa::CommandList>> lists;  // per step
+  std::unique_ptr<Session> session;
+  DeviceBuffer device_arena;
+  std::map<int32_t, DeviceBuffer> device_constants;  // tensor index -> uploaded copy
+
+  Impl(const Package &p, HostKernels &h, driver::Device *d, const isa::HwConfig &c)
+      : package(p), host(h), device(d), config(c), arena(p.arena_bytes) {
+    lists.resize(p.steps.size());
+    uint64_t max_uops = 16, max_insns = 64, constant_bytes = 0;
+    const uint64_t align = isa::region_alignment(config);
+    for (size_t i = 0; i < p.steps.size(); ++i) {
+      const PackageStep &s = p.steps[i];
+      if (!s.commands) continue;
+      isa::CommandList list;
+      try {
+        list = isa::deserialize(p.blobs.at(*s.commands));
+      } catch (const Error &e) {
+        fail("step {} ('{}'): its command list is corrupt: {}", i, s.name, e.what());
+      }
+      isa::check_command_list(list, config);
+      if (list.buffers.size() != s.bindings.size())
+        fail("step {} ('{}'): {} tensors bound to a command list of {} buffers", i, s.name,
+             s.bindings.size(), list.buffers.size());
+      max_uops = std::max<uint64_t>(max_uops, list.total_kernel_uops() + 16);
+      max_insns = std::max<uint64_t>(max_insns, 2 * list.commands.size() + 64);
+      for (int32_t t : s.bindings)
+        if (p.tensors[t].is_constant() && !device_constants.count(t)) {
+          device_constants[t] = {};
+          constant_bytes += align_up(std::max<int64_t>(p.tensors[t].bytes(), 1), align);
+        }
+      lists[i] = std::move(list);
+    }
+    if (device_constants.empty() && max_insns == 64) return;  // nothing for the accelerator
+    if (!device) fail("the package has accelerator steps: run it on a device (--sim or --fpga)");
+    const uint64_t bytes = align_up(std::max<int64_t>(p.arena_bytes, 1), align) + constant_bytes +
+                           align_up(max_uops * config.uop_bytes(), align) +
+                           align_up(max_insns * isa::kInsnBytes, align) + 4 * align;
+    session = std::make_unique<Session>(*device, config, bytes, max_uops, max_insns);
+    device_arena = session->allocate(std::max<int64_t>(p.arena_bytes, 1), "the activation arena");
+    for (auto &[t, buffer] : device_constants) {
+      const PackageTensor &pt = p.tensors[t];
+      buffer = session->allocate(std::max<int64_t>(pt.bytes(), 1), pt.name);
+      const auto &blob = p.blobs[*pt.blob];
+      if (!blob.empty()) session->write(buffer, blob.data(), blob.size());
+    }
+  }
+
+  const uint8_t *tensor_data(int32_t t) const {
+    const PackageTensor &pt = package.tensors[t];
+    if (pt.is_constant()) return package.blobs[*pt.blob].data();
+    VACC_CHECK(pt.arena_offset >= 0) << "tensor '" << pt.name << "' has no arena slot";
+    return arena.data() + pt.arena_offset;
+  }
+  uint8_t *mutable_data(int32_t t) {
+    const PackageTensor &pt = package.tensors[t];
+    VACC_CHECK(!pt.is_constant() && pt.arena_offset >= 0)
+        << "step output '" << pt.name << "' has no arena slot";
+    return arena.data() + pt.arena_offset;
+  }
+
+  void run_accel(size_t index, StepProfile &prof) {
+    const PackageStep &s = package.steps[index];
+    const isa::CommandList &list = *lists[index];
+    std::vector<uint64_t> elements;
+    for (size_t b = 0; b < s.bindings.size(); ++b) {
+      const int32_t t = s.bindings[b];
+      const PackageTensor &pt = package.tensors[t];
+      const isa::MemId mem = list.buffers[b].mem;
+      const uint64_t tile = config.tile_bytes(mem);
+      if (pt.is_constant()) {
+        elements.push_back(session->element_of(device_constants.at(t), mem));
+        continue;
+      }
+      const uint64_t at = device_arena.offset + pt.arena_offset;
+      if (at % tile != 0)
+        fail(
+            "step {} ('{}'): tensor '{}' at arena offset {} is not aligned to {}-byte {} "
+            "elements: recompile the package",
+            index, s.name, pt.name, pt.arena_offset, tile, isa::mem_id_name(mem));
+      elements.push_back(at / tile);
+      bool is_output = false;
+      for (int32_t o : s.outputs) is_output |= o == t;
+      if (!is_output)
+        session->write(device_arena, arena.data() + pt.arena_offset, pt.bytes(), pt.arena_offset);
+    }
+    CommandQueue queue = session->queue();
+    replay(queue, list, elements);
+    prof.counters = session->run(queue);
+    for (int32_t o : s.outputs) {
+      if (o < 0) continue;
+      const PackageTensor &pt = package.tensors[o];
+      session->read(device_arena, arena.data() + pt.arena_offset, pt.bytes(), pt.arena_offset);
+    }
+    if (auto it = prof.counters.find("cycles"); it != prof.counters.end()) prof.cycles = it->second;
+  }
+
+  void run_host(size_t index) {
+    const PackageStep &s = package.steps[index];
+    std::vector<const uint8_t *> ins;
+    std::vector<uint8_t *> outs;
+    for (int32_t t : s.inputs) ins.push_back(t < 0 ? nullptr : tensor_data(t));
+    for (int32_t t : s.outputs) outs.push_back(t < 0 ? nullptr : mutable_data(t));
+    host.run(index, ins, outs);
+  }
+};
+
+GraphExecutor::GraphExecutor(const Package &package, HostKernels &host, driver::Device *device,
+                             const isa::HwConfig &config)
+    : impl_(std::make_unique<Impl>(package, host, device, config)) {}
+
+GraphExecutor::~GraphExecutor() = default;
+
+std::vector<HostTensor> GraphExecutor::run(const std::vector<HostTensor> &inputs,
+                                           RunProfile *profile, const StepObserver &observer) {
+  using Clock = std::chrono::steady_clock;
+  const Package &p = impl_->package;
+  const auto start = Clock::now();
+  if (inputs.size() != p.inputs.size())
+    fail("the model takes {} input(s), got {}", p.inputs.size(), inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const PackageTensor &t = p.tensors[p.inputs[i]];
+    if (inputs[i].dtype != t.dtype || int64_t(inputs[i].data.size()) != t.bytes())
+      fail("input {} ('{}') needs {} {}, got {} {}", i, t.name, t.dtype, shape_text(t.shape),
+           inputs[i].dtype, shape_text(inputs[i].shape));
+    std::memcpy(impl_->mutable_data(p.inputs[i]), inputs[i].data.data(), t.bytes());
+  }
+  if (profile) profile->steps.clear();
+  for (size_t i = 0; i < p.steps.size(); ++i) {
+    const PackageStep &s = p.steps[i];
+    StepProfile prof;
+    prof.index = i;
+    prof.op = s.op;
+    prof.name = s.name;
+    prof.macs = s.macs;
+    prof.note = s.note;
+    const auto t0 = Clock::now();
+    if (impl_->lists[i]) {
+      prof.where = StepTarget::kAccel;
+      impl_->run_accel(i, prof);
+    } else {
+      prof.where = StepTarget::kCpu;
+      impl_->run_host(i);
+    }
+    prof.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (profile) profile->steps.push_back(std::move(prof));
+    if (observer) {
+      std::vector<const uint8_t *> outs;
+      for (int32_t o : s.outputs) outs.push_back(o < 0 ? nullptr : impl_->tensor_data(o));
+      observer(i, outs);
+    }
+  }
+  std::vector<HostTensor> outputs;
+  for (int32_t o : p.outputs) {
+    const PackageTensor &t = p.tensors[o];
+    HostTensor h;
+    h.dtype = t.dtype;
+    h.shape = t.shape;
+    const uint8_t *d = impl_->tensor_data(o);
+    h.data.assign(d, d + t.bytes());
+    outputs.push_back(std::move(h));
+  }
+  if (profile) profile->seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return outputs;
+}
+
+}  // namespace vacc::runtime

@@ -1,0 +1,85 @@
+// The runtime's graph executor: runs a loaded package step by step. Activations live in one
+// host arena laid out by the package's memory plan. Accelerator steps replay their command
+// lists (replay.h) on a Session of the chosen device: their constants (packed weights,
+// biases) are uploaded once, their activation operands are copied into the device arena
+// before and back after each step. CPU steps call a HostKernels implementation, which the
+// runtime does not provide (it never links the compiler): the `vacc` command plugs in the
+// compiler's CPU backend. Layout transforms at partition borders are ordinary CPU steps
+// (vacc.PackNCHWnc / vacc.UnpackNCHWnc) of the package.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vacc/driver/device.h"
+#include "vacc/isa/config.h"
+#include "vacc/runtime/package.h"
+
+namespace vacc::runtime {
+
+// A tensor on the host: a package dtype name, a shape, row-major bytes.
+struct HostTensor {
+  std::string dtype = "f32";
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> data;
+};
+
+// CPU kernels for the steps that do not run on the accelerator.
+class HostKernels {
+ public:
+  virtual ~HostKernels() = default;
+  virtual std::string name() const = 0;  // e.g. "reference", "llvm"
+  // Runs step `index` of the package given at construction: inputs[i] holds the bytes of
+  // tensor step.inputs[i] (nullptr when absent), outputs[i] room for step.outputs[i] (nullptr
+  // when absent), each sized and laid out as the package tensor says.
+  virtual void run(size_t index, const std::vector<const uint8_t *> &inputs,
+                   const std::vector<uint8_t *> &outputs) = 0;
+};
+
+// What one step did in one run.
+struct StepProfile {
+  size_t index = 0;
+  std::string op, name;
+  StepTarget where = StepTarget::kCpu;
+  int64_t macs = 0;
+  std::optional<uint64_t> cycles;  // the engine's cycle counter; fsim has none
+  double seconds = 0;              // host wall time of the step
+  driver::Counters counters;       // accelerator steps: the device's counters
+  std::string note;
+};
+
+struct RunProfile {
+  std::vector<StepProfile> steps;
+  double seconds = 0;
+  int64_t macs(StepTarget where) const;
+  std::optional<uint64_t> cycles() const;  // total accelerator cycles, when counted
+};
+
+class GraphExecutor {
+ public:
+  // `device` may be null when no step of the package has a command list. The package must
+  // outlive the executor; `config` must be the one it was compiled for (check_config()).
+  GraphExecutor(const Package &package, HostKernels &host, driver::Device *device,
+                const isa::HwConfig &config);
+  ~GraphExecutor();
+
+  // Called after each step with the bytes of its outputs (nullptr where absent), valid
+  // during the call: for comparing every layer with a reference.
+  using StepObserver =
+      std::function<void(size_t index, const std::vector<const uint8_t *> &outputs)>;
+
+  // Runs the package on one tensor per graph input (dtype and element count checked, a
+  // mismatch is a vacc::Error naming the input); returns the graph outputs.
+  std::vector<HostTensor> run(const std::vector<HostTensor> &inputs, RunProfile *profile = nullptr,
+                              const StepObserver &observer = {});
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace vacc::runtime

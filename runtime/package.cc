@@ -1,0 +1,281 @@
+#include "vacc/runtime/package.h"
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "vacc/support/error.h"
+
+namespace vacc::runtime {
+
+namespace {
+
+constexpr char kMagic[8] = {'V', 'A', 'C', 'C', 'P', 'K', 'G', '\0'};
+constexpr uint64_t kAlign = 64;
+constexpr size_t kFixedHeader = 8 + 4 + 4 + 8 + 8;
+
+uint64_t align_up(uint64_t v, uint64_t a) {
+  return (v + a - 1) / a * a;
+}
+
+uint64_t fnv1a(const uint8_t *data, size_t n, uint64_t h = 1469598103934665603ull) {
+  for (size_t i = 0; i < n; ++i) {
+    h ^= data[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+const char *kTargets[] = {"cpu", "accel"};
+
+nlohmann::ordered_json tensor_json(const PackageTensor &t) {
+  nlohmann::ordered_json j;
+  j["name"] = t.name;
+  j["dtype"] = t.dtype;
+  j["shape"] = t.shape;
+  if (t.blocked) j["layout"] = {{"block_n", t.block_n}, {"block_c", t.block_c}};
+  if (t.frac_bits) j["frac_bits"] = *t.frac_bits;
+  if (t.blob) j["blob"] = *t.blob;
+  if (t.arena_offset >= 0) j["arena_offset"] = t.arena_offset;
+  return j;
+}
+
+PackageTensor tensor_from_json(const nlohmann::json &j) {
+  PackageTensor t;
+  t.name = j.at("name").get<std::string>();
+  t.dtype = j.at("dtype").get<std::string>();
+  t.shape = j.at("shape").get<std::vector<int64_t>>();
+  if (j.contains("layout")) {
+    t.blocked = true;
+    t.block_n = j["layout"].at("block_n").get<int>();
+    t.block_c = j["layout"].at("block_c").get<int>();
+  }
+  if (j.contains("frac_bits")) t.frac_bits = j["frac_bits"].get<int>();
+  if (j.contains("blob")) t.blob = j["blob"].get<uint32_t>();
+  t.arena_offset = j.value("arena_offset", int64_t{-1});
+  return t;
+}
+
+nlohmann::ordered_json step_json(const PackageStep &s) {
+  nlohmann::ordered_json j;
+  j["op"] = s.op;
+  j["name"] = s.name;
+  j["target"] = step_target_name(s.target);
+  j["inputs"] = s.inputs;
+  j["outputs"] = s.outputs;
+  j["attrs"] = s.attrs;
+  j["macs"] = s.macs;
+  if (s.commands) {
+    j["commands"] = *s.commands;
+    j["bindings"] = s.bindings;
+  }
+  if (!s.note.empty()) j["note"] = s.note;
+  return j;
+}
+
+PackageStep step_from_json(const nlohmann::json &j) {
+  PackageStep s;
+  s.op = j.at("op").get<std::string>();
+  s.name = j.at("name").get<std::string>();
+  const std::string target = j.at("target").get<std::string>();
+  if (target == "cpu") {
+    s.target = StepTarget::kCpu;
+  } else if (target == "accel") {
+    s.target = StepTarget::kAccel;
+  } else {
+    fail("step '{}' has an unknown target '{}'", s.name, target);
+  }
+  s.inputs = j.at("inputs").get<std::vector<int32_t>>();
+  s.outputs = j.at("outputs").get<std::vector<int32_t>>();
+  s.attrs = j.at("attrs");
+  s.macs = j.value("macs", int64_t{0});
+  if (j.contains("commands")) {
+    s.commands = j["commands"].get<uint32_t>();
+    s.bindings = j.at("bindings").get<std::vector<int32_t>>();
+  }
+  s.note = j.value("note", std::string());
+  return s;
+}
+
+}  // namespace
+
+const char *step_target_name(StepTarget target) {
+  return kTargets[static_cast<int>(target)];
+}
+
+int package_dtype_size(const std::string &dtype) {
+  if (dtype == "f32" || dtype == "i32") return 4;
+  if (dtype == "f64" || dtype == "i64") return 8;
+  if (dtype == "i16") return 2;
+  if (dtype == "i8" || dtype == "u8" || dtype == "bool") return 1;
+  fail("unknown tensor dtype '{}'", dtype);
+}
+
+int64_t PackageTensor::elements() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+int64_t PackageTensor::bytes() const {
+  return elements() * package_dtype_size(dtype);
+}
+
+uint32_t Package::add_blob(std::vector<uint8_t> bytes) {
+  blobs.push_back(std::move(bytes));
+  return static_cast<uint32_t>(blobs.size() - 1);
+}
+
+void Package::check_config(const isa::HwConfig &config, const std::string &path) const {
+  if (config.isa_fingerprint() != isa_fingerprint)
+    fail(
+        "{}: the package was compiled for config '{}', whose accelerator differs from config "
+        "'{}' ({}): recompile it with `vacc compile --config {}` or run it with --config {}",
+        path, config_name, config.name, config.source.empty() ? "built in" : config.source,
+        config.source.empty() ? config.name : config.source, config_name);
+}
+
+void Package::validate(const std::string &path) const {
+  const auto tensor_ok = [&](int32_t i) { return i >= 0 && size_t(i) < tensors.size(); };
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const PackageTensor &t = tensors[i];
+    for (int64_t d : t.shape)
+      if (d < 0) fail("{}: tensor '{}' has a negative dimension", path, t.name);
+    const int64_t bytes = t.elements() * package_dtype_size(t.dtype);
+    if (t.blob) {
+      if (*t.blob >= blobs.size())
+        fail("{}: constant '{}' refers to blob {} of {}", path, t.name, *t.blob, blobs.size());
+      if (int64_t(blobs[*t.blob].size()) != bytes)
+        fail("{}: constant '{}' holds {} bytes, its shape needs {}", path, t.name,
+             blobs[*t.blob].size(), bytes);
+    } else if (t.arena_offset >= 0 && t.arena_offset + bytes > arena_bytes) {
+      fail("{}: tensor '{}' lies outside the {}-byte arena", path, t.name, arena_bytes);
+    }
+  }
+  for (int32_t i : inputs)
+    if (!tensor_ok(i)) fail("{}: graph input refers to tensor {} of {}", path, i, tensors.size());
+  for (int32_t i : outputs)
+    if (!tensor_ok(i)) fail("{}: graph output refers to tensor {} of {}", path, i, tensors.size());
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const PackageStep &step = steps[s];
+    for (const auto *list : {&step.inputs, &step.outputs})
+      for (int32_t i : *list)
+        if (i != -1 && !tensor_ok(i))
+          fail("{}: step {} ('{}', {}) refers to tensor {} of {}", path, s, step.name, step.op, i,
+               tensors.size());
+    if (step.commands && *step.commands >= blobs.size())
+      fail("{}: step {} ('{}') refers to command blob {} of {}", path, s, step.name, *step.commands,
+           blobs.size());
+    for (int32_t i : step.bindings)
+      if (!tensor_ok(i)) fail("{}: step {} ('{}') binds tensor {}", path, s, step.name, i);
+  }
+}
+
+void save_package(const Package &package, const std::string &path) {
+  nlohmann::ordered_json j;
+  j["format"] = "vacc package";
+  j["model"] = package.model;
+  j["config"] = package.config_name;
+  j["isa_fingerprint"] = package.isa_fingerprint;
+  j["quantized"] = package.quantized;
+  j["arena_bytes"] = package.arena_bytes;
+  j["inputs"] = package.inputs;
+  j["outputs"] = package.outputs;
+  j["metadata"] = package.metadata;
+  nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
+  for (const auto &t : package.tensors) tensors.push_back(tensor_json(t));
+  j["tensors"] = std::move(tensors);
+  nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+  for (const auto &s : package.steps) steps.push_back(step_json(s));
+  j["steps"] = std::move(steps);
+  nlohmann::ordered_json blobs = nlohmann::ordered_json::array();
+  uint64_t offset = 0;
+  for (const auto &b : package.blobs) {
+    blobs.push_back({offset, b.size()});
+    offset = align_up(offset + b.size(), kAlign);
+  }
+  j["blobs"] = std::move(blobs);
+  const std::string header = j.dump();
+
+  const uint64_t blob_start = align_up(kFixedHeader + header.size(), kAlign);
+  std::vector<uint8_t> bytes(blob_start + offset, 0);
+  std::memcpy(bytes.data(), kMagic, 8);
+  const uint32_t version = kPackageVersion;
+  std::memcpy(bytes.data() + 8, &version, 4);
+  const uint64_t length = header.size();
+  std::memcpy(bytes.data() + 16, &length, 8);
+  std::memcpy(bytes.data() + kFixedHeader, header.data(), header.size());
+  offset = 0;
+  for (const auto &b : package.blobs) {
+    if (!b.empty()) std::memcpy(bytes.data() + blob_start + offset, b.data(), b.size());
+    offset = align_up(offset + b.size(), kAlign);
+  }
+  const uint64_t sum = fnv1a(bytes.data() + kFixedHeader, bytes.size() - kFixedHeader);
+  std::memcpy(bytes.data() + 24, &sum, 8);
+
+  std::ofstream out(path, std::ios::binary);
+  if (!out) fail("{}: cannot write package file", path);
+  out.write(reinterpret_cast<const char *>(bytes.data()), std::streamsize(bytes.size()));
+  if (!out) fail("{}: write failed", path);
+}
+
+bool is_package_file(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[8] = {};
+  in.read(magic, 8);
+  return in && std::memcmp(magic, kMagic, 8) == 0;
+}
+
+Package load_package(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail("{}: cannot open package file", path);
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                   std::istreambuf_iterator<char>());
+  if (bytes.size() < kFixedHeader || std::memcmp(bytes.data(), kMagic, 8) != 0)
+    fail("{}: not a vacc package (bad magic; expected a .vpkg written by `vacc compile`)", path);
+  uint32_t version;
+  uint64_t length, sum;
+  std::memcpy(&version, bytes.data() + 8, 4);
+  std::memcpy(&length, bytes.data() + 16, 8);
+  std::memcpy(&sum, bytes.data() + 24, 8);
+  if (version != kPackageVersion)
+    fail(
+        "{}: package format version {} is not supported (this vacc reads version {}): "
+        "recompile the model with `vacc compile`",
+        path, version, kPackageVersion);
+  if (kFixedHeader + length > bytes.size())
+    fail("{}: truncated package (header of {} bytes, file of {})", path, length, bytes.size());
+  if (fnv1a(bytes.data() + kFixedHeader, bytes.size() - kFixedHeader) != sum)
+    fail("{}: corrupt package (checksum mismatch): recompile the model with `vacc compile`", path);
+  const uint64_t blob_start = align_up(kFixedHeader + length, kAlign);
+  Package p;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(
+        bytes.begin() + kFixedHeader, bytes.begin() + static_cast<int64_t>(kFixedHeader + length));
+    p.model = j.at("model").get<std::string>();
+    p.config_name = j.at("config").get<std::string>();
+    p.isa_fingerprint = j.at("isa_fingerprint").get<uint64_t>();
+    p.quantized = j.at("quantized").get<bool>();
+    p.arena_bytes = j.at("arena_bytes").get<int64_t>();
+    p.inputs = j.at("inputs").get<std::vector<int32_t>>();
+    p.outputs = j.at("outputs").get<std::vector<int32_t>>();
+    p.metadata = j.at("metadata");
+    for (const auto &t : j.at("tensors")) p.tensors.push_back(tensor_from_json(t));
+    for (const auto &s : j.at("steps")) p.steps.push_back(step_from_json(s));
+    for (const auto &b : j.at("blobs")) {
+      const uint64_t off = b.at(0).get<uint64_t>(), n = b.at(1).get<uint64_t>();
+      if (blob_start + off + n > bytes.size())
+        fail("blob at {} of {} bytes lies outside the file", off, n);
+      p.blobs.emplace_back(bytes.begin() + int64_t(blob_start + off),
+                           bytes.begin() + int64_t(blob_start + off + n));
+    }
+  } catch (const nlohmann::json::exception &e) {
+    fail("{}: corrupt package header: {}", path, e.what());
+  } catch (const Error &e) {
+    fail("{}: corrupt package: {}", path, e.what());
+  }
+  p.validate(path);
+  return p;
+}
+
+}  // namespace vacc::runtime

@@ -1,0 +1,279 @@
+#include "vacc/progen/progen.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "vacc/isa/insn.h"
+#include "vacc/support/error.h"
+
+namespace vacc::progen {
+namespace {
+
+using isa::MemId;
+
+// Region sizes in elements; small enough that a program runs in a few thousand cycles.
+constexpr uint32_t kInpRegion = 128;
+constexpr uint32_t kWgtRegion = 48;
+constexpr uint32_t kAccRegion = 64;
+constexpr uint32_t kOutChunk = 64;  // DRAM OUT elements per iteration
+
+class Generator {
+ public:
+  Generator(const isa::HwConfig &config, uint64_t seed)
+      : c_(config), rng_(seed * 0x9E3779B97F4A7C15ull + 0x1234567ull), b_(config) {
+    iterations_ = rnd(1, 5);
+    slots_ = coin(0.6) ? 2 : 1;
+    iw_ = std::min<uint32_t>(static_cast<uint32_t>(c_.inp_depth()) / slots_, 64);
+    ww_ = std::min<uint32_t>(static_cast<uint32_t>(c_.wgt_depth()) / slots_, 24);
+    aw_ = std::min<uint32_t>(static_cast<uint32_t>(c_.acc_depth()) / slots_, 48);
+    VACC_CHECK(iw_ >= 1 && ww_ >= 1 && aw_ >= 1);
+  }
+
+  int iterations() const { return iterations_; }
+  int slots() const { return slots_; }
+
+  isa::Program generate() {
+    inp_first_ = region("inp", isa::RegionKind::kInput, MemId::kInp, kInpRegion);
+    wgt_first_ = region("wgt", isa::RegionKind::kWeight, MemId::kWgt, kWgtRegion);
+    acc_first_ = region("acc", isa::RegionKind::kInput, MemId::kAcc, kAccRegion);
+    out_first_ = b_.add_region("out", isa::RegionKind::kOutput, MemId::kOut,
+                               uint64_t{kOutChunk} * iterations_);
+    uop_first_ = b_.uop_region_base();
+    for (int k = 0; k < iterations_; ++k) {
+      std::vector<isa::Insn> loads = load_stage(k);
+      std::vector<isa::Insn> computes = compute_stage(k);
+      std::vector<isa::Insn> stores = store_stage(k);
+      // Tokens (see progen.h): pops on the first instruction of a stage, pushes on the last.
+      isa::deps_of(loads.front()).pop_next = k >= slots_;
+      isa::deps_of(loads.back()).push_next = true;
+      isa::deps_of(computes.front()).pop_prev = true;
+      isa::deps_of(computes.front()).pop_next = k >= slots_;
+      isa::deps_of(computes.back()).push_prev = k + slots_ < iterations_;
+      isa::deps_of(computes.back()).push_next = true;
+      isa::deps_of(stores.front()).pop_prev = true;
+      isa::deps_of(stores.back()).push_prev = k + slots_ < iterations_ || k == iterations_ - 1;
+      for (auto *stage : {&loads, &computes, &stores})
+        for (const isa::Insn &insn : *stage) b_.emit(insn);
+    }
+    isa::FinishInsn finish;
+    finish.deps.pop_next = true;  // the last store's token
+    b_.emit(finish);
+    return b_.finish();
+  }
+
+ private:
+  int rnd(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  bool coin(double p) { return std::bernoulli_distribution(p)(rng_); }
+
+  uint32_t region(const std::string &name, isa::RegionKind kind, MemId mem, uint32_t elements) {
+    const uint32_t first = b_.add_region(name, kind, mem, elements);
+    std::vector<uint8_t> bytes = b_.region_bytes(name);
+    for (auto &byte : bytes) byte = static_cast<uint8_t>(rng_());
+    b_.set_region_bytes(name, bytes);
+    return first;
+  }
+
+  int pad() { return coin(0.35) ? rnd(1, 2) : 0; }
+
+  // A 2D load of `mem` into [sram_base, sram_base + H*W) with H*W <= room; returns H*W.
+  uint32_t load_2d(std::vector<isa::Insn> &out, MemId mem, uint32_t sram_base, uint32_t room,
+                   uint32_t dram_first, uint32_t dram_elements, bool allow_pad) {
+    isa::MemInsn m;
+    m.opcode = isa::Opcode::kLoad;
+    m.mem = mem;
+    m.x_size = static_cast<uint32_t>(rnd(1, 8));
+    m.y_size = static_cast<uint32_t>(rnd(1, 4));
+    if (allow_pad) {
+      m.pad_top = pad();
+      m.pad_bottom = pad();
+      m.pad_left = pad();
+      m.pad_right = pad();
+    }
+    auto area = [&] {
+      return (m.pad_top + m.y_size + m.pad_bottom) * (m.pad_left + m.x_size + m.pad_right);
+    };
+    while (area() > room) {  // shrink until it fits
+      if (m.pad_top + m.pad_bottom + m.pad_left + m.pad_right > 0) {
+        m.pad_top = m.pad_bottom = m.pad_left = m.pad_right = 0;
+      } else if (m.y_size > 1) {
+        --m.y_size;
+      } else {
+        --m.x_size;
+      }
+    }
+    VACC_CHECK(m.x_size >= 1);
+    m.x_stride = m.x_size + static_cast<uint32_t>(coin(0.5) ? rnd(0, 4) : 0);
+    if ((m.y_size - 1) * m.x_stride + m.x_size > dram_elements) m.x_stride = m.x_size;
+    const uint32_t span = (m.y_size - 1) * m.x_stride + m.x_size;
+    VACC_CHECK(span <= dram_elements);
+    m.sram_base = sram_base;
+    m.dram_base = dram_first + static_cast<uint32_t>(rnd(0, static_cast<int>(dram_elements - span)));
+    out.push_back(m);
+    return area();
+  }
+
+  std::vector<isa::Insn> load_stage(int k) {
+    std::vector<isa::Insn> out;
+    const uint32_t slot = static_cast<uint32_t>(k % slots_);
+    uint32_t used = 0;
+    for (int n = rnd(1, 2); n > 0 && used < iw_; --n)
+      used += load_2d(out, MemId::kInp, slot * iw_ + used, iw_ - used, inp_first_, kInpRegion, true);
+    n_inp_ = used;
+    used = 0;
+    for (int n = rnd(1, 2); n > 0 && used < ww_; --n)
+      used += load_2d(out, MemId::kWgt, slot * ww_ + used, ww_ - used, wgt_first_, kWgtRegion, true);
+    n_wgt_ = used;
+    if (coin(0.5)) std::swap(out.front(), out.back());  // order of INP and WGT loads varies
+    return out;
+  }
+
+  // Loads `uops` into a random place of the UOP scratchpad; returns its first index.
+  uint32_t load_uops(std::vector<isa::Insn> &out, const std::vector<isa::Uop> &uops) {
+    uint32_t first = 0;
+    for (size_t i = 0; i < uops.size(); ++i) {
+      const uint32_t idx = b_.add_uop(uops[i]);
+      if (i == 0) first = idx;
+    }
+    const uint32_t n = static_cast<uint32_t>(uops.size());
+    isa::MemInsn m;
+    m.opcode = isa::Opcode::kLoad;
+    m.mem = MemId::kUop;
+    m.sram_base = static_cast<uint32_t>(rnd(0, c_.uop_depth() - static_cast<int>(n)));
+    m.dram_base = uop_first_ + first;
+    m.y_size = 1;
+    m.x_size = n;
+    m.x_stride = n;
+    out.push_back(m);
+    return m.sram_base;
+  }
+
+  // Loop extents and factors whose largest offset stays below `n` (else factors become 0).
+  isa::LoopFactors factors(uint32_t lo, uint32_t li, uint32_t n, int max_factor, uint32_t *max_off) {
+    isa::LoopFactors f{static_cast<uint32_t>(rnd(0, max_factor)),
+                       static_cast<uint32_t>(rnd(0, max_factor))};
+    if ((lo - 1) * f.out + (li - 1) * f.in >= n) f = {0, 0};
+    *max_off = (lo - 1) * f.out + (li - 1) * f.in;
+    return f;
+  }
+
+  uint32_t pick(uint32_t base, uint32_t n, uint32_t max_off) {
+    return base + static_cast<uint32_t>(rnd(0, static_cast<int>(n - 1 - max_off)));
+  }
+
+  std::vector<isa::Insn> compute_stage(int k) {
+    std::vector<isa::Insn> out;
+    const uint32_t slot = static_cast<uint32_t>(k % slots_);
+    const uint32_t abase = slot * aw_, ibase = slot * iw_, wbase = slot * ww_;
+
+    // Initialise the ACC window the stage uses: a padded ACC load or a reset GEMM.
+    if (coin(0.4)) {
+      n_acc_ = load_2d(out, MemId::kAcc, abase, aw_, acc_first_, kAccRegion, true);
+    } else {
+      n_acc_ = static_cast<uint32_t>(rnd(1, static_cast<int>(aw_)));
+      isa::GemmInsn g;
+      g.reset = true;
+      g.uop_begin = load_uops(out, {isa::Uop{abase, ibase, wbase}});
+      g.uop_end = g.uop_begin + 1;
+      g.loop_out = 1;
+      g.loop_in = n_acc_;
+      g.acc = {0, 1};
+      out.push_back(g);
+    }
+
+    for (int ops = rnd(1, 3); ops > 0; --ops) {
+      const uint32_t lo = static_cast<uint32_t>(rnd(1, 3));
+      const uint32_t li = static_cast<uint32_t>(rnd(1, 4));
+      const int nu = rnd(1, 3);
+      if (coin(0.5)) {
+        isa::GemmInsn g;
+        g.reset = coin(0.1);
+        g.loop_out = lo;
+        g.loop_in = li;
+        uint32_t ma, mi, mw;
+        g.acc = factors(lo, li, n_acc_, 3, &ma);
+        g.inp = factors(lo, li, n_inp_, 3, &mi);
+        g.wgt = factors(lo, li, n_wgt_, 2, &mw);
+        std::vector<isa::Uop> uops;
+        for (int u = 0; u < nu; ++u)
+          uops.push_back({pick(abase, n_acc_, ma), pick(ibase, n_inp_, mi), pick(wbase, n_wgt_, mw)});
+        g.uop_begin = load_uops(out, uops);
+        g.uop_end = g.uop_begin + static_cast<uint32_t>(nu);
+        out.push_back(g);
+      } else {
+        isa::AluInsn a;
+        a.op = static_cast<isa::AluOp>(rnd(0, isa::kNumAluOps - 1));
+        a.loop_out = lo;
+        a.loop_in = li;
+        uint32_t md, ms;
+        a.dst = factors(lo, li, n_acc_, 3, &md);
+        a.src = factors(lo, li, n_acc_, 3, &ms);
+        a.use_imm = coin(0.5);
+        if (a.use_imm) {
+          switch (a.op) {
+            case isa::AluOp::kShr: a.imm = rnd(-40, 40); break;  // both directions, saturating
+            case isa::AluOp::kMul: a.imm = rnd(-9, 9); break;
+            default: a.imm = rnd(-32768, 32767); break;
+          }
+        }
+        std::vector<isa::Uop> uops;
+        for (int u = 0; u < nu; ++u)
+          uops.push_back({pick(abase, n_acc_, md), pick(abase, n_acc_, ms), 0});
+        a.uop_begin = load_uops(out, uops);
+        a.uop_end = a.uop_begin + static_cast<uint32_t>(nu);
+        out.push_back(a);
+      }
+    }
+    return out;
+  }
+
+  std::vector<isa::Insn> store_stage(int k) {
+    std::vector<isa::Insn> out;
+    const uint32_t abase = static_cast<uint32_t>(k % slots_) * aw_;
+    for (int n = rnd(1, 2); n > 0; --n) {
+      isa::MemInsn m;
+      m.opcode = isa::Opcode::kStore;
+      m.mem = MemId::kOut;
+      const uint32_t off = static_cast<uint32_t>(rnd(0, static_cast<int>(n_acc_ - 1)));
+      const uint32_t room = n_acc_ - off;
+      m.x_size = static_cast<uint32_t>(rnd(1, static_cast<int>(std::min<uint32_t>(8, room))));
+      m.y_size = static_cast<uint32_t>(
+          rnd(1, static_cast<int>(std::min<uint32_t>(4, room / m.x_size))));
+      m.x_stride = m.x_size + static_cast<uint32_t>(coin(0.5) ? rnd(0, 3) : 0);
+      const uint32_t span = (m.y_size - 1) * m.x_stride + m.x_size;
+      VACC_CHECK(span <= kOutChunk);
+      m.sram_base = abase + off;
+      m.dram_base = out_first_ + static_cast<uint32_t>(k) * kOutChunk +
+                    static_cast<uint32_t>(rnd(0, static_cast<int>(kOutChunk - span)));
+      out.push_back(m);
+    }
+    return out;
+  }
+
+  const isa::HwConfig &c_;
+  std::mt19937_64 rng_;
+  isa::ProgramBuilder b_;
+  int iterations_ = 1;
+  int slots_ = 1;
+  uint32_t iw_ = 0, ww_ = 0, aw_ = 0;  // scratchpad slot sizes (elements)
+  uint32_t inp_first_ = 0, wgt_first_ = 0, acc_first_ = 0, out_first_ = 0, uop_first_ = 0;
+  uint32_t n_inp_ = 0, n_wgt_ = 0, n_acc_ = 0;  // elements initialised in the current slot
+};
+
+}  // namespace
+
+isa::Program generate_program(const isa::HwConfig &config, uint64_t seed) {
+  return Generator(config, seed).generate();
+}
+
+std::string describe_program(const isa::HwConfig &config, uint64_t seed) {
+  Generator g(config, seed);
+  const isa::Program p = g.generate();
+  return fmt::format("seed {} on config {}: {} iteration(s), {}, {} instructions", seed,
+                     config.name, g.iterations(),
+                     g.slots() == 2 ? "double-buffered" : "single-buffered", p.insn_count);
+}
+
+}  // namespace vacc::progen

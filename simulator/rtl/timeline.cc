@@ -1,0 +1,66 @@
+#include "timeline.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "vacc/support/error.h"
+
+namespace vacc::sim {
+namespace {
+
+// The assembly mnemonic (isa/README.md): "load.inp", "gemm", "alu.max", "store.out", "finish".
+std::string slice_name(const isa::Insn &insn) {
+  std::string s;
+  if (const auto *m = std::get_if<isa::MemInsn>(&insn))
+    s = fmt::format("{}.{}", isa::opcode_name(m->opcode), isa::mem_id_name(m->mem));
+  else if (const auto *a = std::get_if<isa::AluInsn>(&insn))
+    s = fmt::format("alu.{}", isa::alu_op_name(a->op));
+  else
+    s = isa::opcode_name(isa::opcode_of(insn));
+  for (char &ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+}  // namespace
+
+void write_timeline(const std::string &path, const std::vector<InsnSlice> &slices,
+                    const std::vector<isa::Insn> &program, double period_ns,
+                    bool have_events) {
+  if (!have_events)
+    fail("--timeline {}: this RTL exposes no per-instruction trace signals (trace_insn_start / "
+         "trace_insn_end in vacc_top, see simulator/rtl/README.md)",
+         path);
+  nlohmann::json events = nlohmann::json::array();
+  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 0},
+                    {"args", {{"name", "vacc accelerator (rtl)"}}}});
+  for (int e = 0; e < isa::kNumEngines; ++e) {
+    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", e},
+                      {"args", {{"name", isa::engine_name(static_cast<isa::Engine>(e))}}}});
+    events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 0}, {"tid", e},
+                      {"args", {{"sort_index", e}}}});
+  }
+  const double us_per_cycle = period_ns / 1000.0;
+  for (const InsnSlice &s : slices) {
+    const bool known = s.index < program.size();
+    nlohmann::json ev = {
+        {"name", known ? slice_name(program[s.index]) : std::string("?")},
+        {"cat", isa::engine_name(static_cast<isa::Engine>(s.engine))},
+        {"ph", "X"},
+        {"pid", 0},
+        {"tid", s.engine},
+        {"ts", static_cast<double>(s.start) * us_per_cycle},
+        {"dur", static_cast<double>(s.end - s.start) * us_per_cycle},
+        {"args", {{"index", s.index}, {"start_cycle", s.start}, {"end_cycle", s.end}}}};
+    events.push_back(std::move(ev));
+  }
+  nlohmann::json doc = {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"}};
+  std::ofstream out(path);
+  if (!out) fail("--timeline {}: cannot open the file for writing", path);
+  out << doc.dump(1) << "\n";
+  if (!out) fail("--timeline {}: write failed", path);
+}
+
+}  // namespace vacc::sim

@@ -1,0 +1,33 @@
+// Test helpers: run a compiled accelerator layer on an engine through the runtime, with the
+// operator's arguments as flat int64 vectors (the layouts of compiler/ops.h), and compare.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vacc/codegen/accel/operators.h"
+#include "vacc/driver/device.h"
+
+namespace vacc::test {
+
+// Element bytes <-> values of a buffer whose scalars are `bits` wide (8 or 32), little-endian.
+std::vector<uint8_t> to_bytes(const std::vector<int64_t> &values, int bits);
+std::vector<int64_t> from_bytes(const std::vector<uint8_t> &bytes, int bits);
+
+struct LayerRun {
+  std::vector<int64_t> out;  // the last argument after the run
+  driver::Counters counters;
+};
+
+// Runs `layer` on `engine`; args[i] are the values of layer.op.args[i] (the output ignored).
+LayerRun run_layer(const std::string &engine, const isa::HwConfig &config,
+                   const codegen::accel::CompiledLayer &layer,
+                   const std::vector<std::vector<int64_t>> &args);
+
+// Runs the final IR of `layer` in the loop-IR interpreter; returns the output.
+std::vector<int64_t> interpret_layer(const isa::HwConfig &config,
+                                     const codegen::accel::CompiledLayer &layer,
+                                     std::vector<std::vector<int64_t>> args, int64_t *macs);
+
+}  // namespace vacc::test

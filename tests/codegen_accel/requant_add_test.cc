@@ -1,0 +1,247 @@
+// The accelerator operators' full requantization (per-channel shifts through an ACC vector
+// operand, arbitrary clip bounds) and the residual add (vacc.QAdd), each compared with a
+// plain C++ reference and the loop-IR interpreter on every test engine, for the default,
+// small and wide configs with 1 and 2 virtual threads.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "layer_kit.h"
+#include "program_kit.h"
+#include "reference.h"
+#include "vacc/codegen/accel/host_layout.h"
+#include "vacc/codegen/accel/operators.h"
+#include "vacc/support/error.h"
+
+namespace vacc {
+namespace {
+
+using codegen::accel::AddParams;
+using codegen::accel::CompiledLayer;
+using codegen::accel::LayerOptions;
+
+int64_t wrap32(int64_t v) {
+  return static_cast<int32_t>(static_cast<uint32_t>(v));
+}
+// The ALU's shr: arithmetic right shift, a negative amount shifts left (wrapping at 32 bits).
+int64_t shr(int64_t v, int64_t s) {
+  return s >= 0 ? v >> std::min<int64_t>(s, 31) : wrap32(v << std::min<int64_t>(-s, 31));
+}
+
+// (acc + bias) >> shift[o], clipped, narrowed; `acc` from the blocked conv with no requant.
+int64_t requant(int64_t acc, int64_t o, const compiler::Requant &q) {
+  const int64_t s = q.per_channel() ? q.channel_shifts[o] : q.shift;
+  const int64_t v = std::min(std::max(shr(wrap32(acc), s), q.lo(8)), q.hi(8));
+  return static_cast<int8_t>(v);
+}
+
+std::vector<int64_t> conv_reference(const isa::HwConfig &c, const compiler::Conv2dParams &p,
+                                    const std::vector<int64_t> &data,
+                                    const std::vector<int64_t> &kernel,
+                                    const std::vector<int64_t> &bias) {
+  const int64_t B = c.batch, BO = c.block_out, OB = p.out_channels / BO;
+  const int64_t OH = p.out_height(), OW = p.out_width();
+  std::vector<int64_t> out(p.batch * p.out_channels * OH * OW);
+  const int64_t BI = c.block_in, CB = p.in_channels / BI, KH = p.kernel_h, KW = p.kernel_w;
+  for (int64_t n = 0; n < p.batch; ++n)
+    for (int64_t o = 0; o < p.out_channels; ++o)
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          int64_t acc = 0;
+          for (int64_t ch = 0; ch < p.in_channels; ++ch)
+            for (int64_t kh = 0; kh < KH; ++kh)
+              for (int64_t kw = 0; kw < KW; ++kw) {
+                const int64_t h = oh * p.stride_h + kh - p.pad_h;
+                const int64_t w = ow * p.stride_w + kw - p.pad_w;
+                if (h < 0 || h >= p.height || w < 0 || w >= p.width) continue;
+                acc += data[((((n / B) * CB + ch / BI) * p.height + h) * p.width + w) * B * BI +
+                            (n % B) * BI + ch % BI] *
+                       kernel[((((o / BO) * CB + ch / BI) * KH + kh) * KW + kw) * BO * BI +
+                              (o % BO) * BI + ch % BI];
+              }
+          acc += bias[((n / B) * OB + o / BO) * B * BO + (n % B) * BO + o % BO];
+          out[((((n / B) * OB + o / BO) * OH + oh) * OW + ow) * B * BO + (n % B) * BO + o % BO] =
+              requant(acc, o, p.requant);
+        }
+  return out;
+}
+
+std::vector<int64_t> dense_reference(const isa::HwConfig &c, const compiler::DenseParams &p,
+                                     const std::vector<int64_t> &data,
+                                     const std::vector<int64_t> &weight,
+                                     const std::vector<int64_t> &bias) {
+  const int64_t B = c.batch, BI = c.block_in, BO = c.block_out;
+  const int64_t CB = p.in_features / BI, OB = p.out_features / BO;
+  std::vector<int64_t> out(p.batch * p.out_features);
+  for (int64_t n = 0; n < p.batch; ++n)
+    for (int64_t o = 0; o < p.out_features; ++o) {
+      int64_t acc = 0;
+      for (int64_t ch = 0; ch < p.in_features; ++ch)
+        acc += data[((n / B) * CB + ch / BI) * B * BI + (n % B) * BI + ch % BI] *
+               weight[((o / BO) * CB + ch / BI) * BO * BI + (o % BO) * BI + ch % BI];
+      const int64_t i = ((n / B) * OB + o / BO) * B * BO + (n % B) * BO + o % BO;
+      out[i] = requant(acc + bias[i], o, p.requant);
+    }
+  return out;
+}
+
+// The graph executor's qadd (compiler/graph/kernels/quantize.cc), elementwise.
+std::vector<int64_t> add_reference(const AddParams &p, const std::vector<int64_t> &a,
+                                   const std::vector<int64_t> &b) {
+  const int64_t round = p.rshift > 0 ? int64_t{1} << (p.rshift - 1) : 0;
+  std::vector<int64_t> out(a.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    const int64_t v = wrap32(shr(a[i], -p.lshift_a) + shr(b[i], -p.lshift_b) + round);
+    out[i] = static_cast<int8_t>(std::min(std::max(shr(v, p.rshift), p.lo(8)), p.hi(8)));
+  }
+  return out;
+}
+
+void check(const isa::HwConfig &c, const CompiledLayer &layer,
+           const std::vector<std::vector<int64_t>> &args, const std::vector<int64_t> &want) {
+  int64_t macs = 0;
+  ASSERT_EQ(test::interpret_layer(c, layer, args, &macs), want) << "interpreter vs reference";
+  for (const std::string &engine : test::test_engines()) {
+    SCOPED_TRACE("engine " + engine);
+    test::LayerRun run = test::run_layer(engine, c, layer, args);
+    size_t bad = 0;
+    for (size_t i = 0; i < want.size(); ++i) bad += run.out[i] != want[i];
+    EXPECT_EQ(bad, 0u) << bad << " of " << want.size() << " outputs differ";
+  }
+}
+
+class OnConfig : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OnConfig, ConvPerChannelShiftsAndClipBounds) {
+  isa::HwConfig c = test::config_named(GetParam());
+  std::mt19937 rng(99);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int i = 0; i < 3; ++i) {
+    compiler::Conv2dParams p;
+    p.batch = c.batch;
+    p.kernel_h = p.kernel_w = i == 1 ? 1 : 3;
+    p.pad_h = p.pad_w = p.kernel_h / 2;
+    p.stride_h = p.stride_w = i == 2 ? 2 : 1;
+    p.height = pick(4, 9);
+    p.width = pick(4, 9);
+    p.in_channels = c.block_in * pick(1, 2);
+    p.out_channels = c.block_out * 2;
+    for (int64_t o = 0; o < p.out_channels; ++o) p.requant.channel_shifts.push_back(pick(3, 12));
+    if (i != 1) {
+      p.requant.clip_min = pick(-100, 0);
+      p.requant.clip_max = pick(1, 100);
+    }
+    p.requant.relu = i == 1;
+    for (int vt : {1, 2}) {
+      SCOPED_TRACE(fmt::format("case {} vthreads {}", i, vt));
+      LayerOptions o;
+      o.vthreads = vt;
+      CompiledLayer layer = codegen::accel::compile_conv2d(c, p, o);
+      ASSERT_EQ(layer.op.args.size(), 5u);
+      std::vector<std::vector<int64_t>> args;
+      args.push_back(test::random_values(layer.op.args[0]->buffer->elems(), -128, 127, 3 + i));
+      args.push_back(test::random_values(layer.op.args[1]->buffer->elems(), -128, 127, 4 + i));
+      args.push_back(test::random_values(layer.op.args[2]->buffer->elems(), -3000, 3000, 5 + i));
+      args.push_back(
+          codegen::accel::pack_bias(c, p.batch, p.out_channels, p.requant.channel_shifts));
+      args.emplace_back(layer.op.args[4]->buffer->elems(), 0);
+      check(c, layer, args, conv_reference(c, p, args[0], args[1], args[2]));
+    }
+  }
+}
+
+TEST_P(OnConfig, DensePerChannelShiftsAndClipBounds) {
+  isa::HwConfig c = test::config_named(GetParam());
+  compiler::DenseParams p;
+  p.batch = 2 * c.batch;
+  p.in_features = 3 * c.block_in;
+  p.out_features = 2 * c.block_out;
+  for (int64_t o = 0; o < p.out_features; ++o) p.requant.channel_shifts.push_back(4 + o % 7);
+  p.requant.clip_min = -20;
+  p.requant.clip_max = 90;
+  for (int vt : {1, 2}) {
+    LayerOptions o;
+    o.vthreads = vt;
+    CompiledLayer layer = codegen::accel::compile_dense(c, p, o);
+    std::vector<std::vector<int64_t>> args;
+    args.push_back(test::random_values(layer.op.args[0]->buffer->elems(), -128, 127, 21));
+    args.push_back(test::random_values(layer.op.args[1]->buffer->elems(), -128, 127, 22));
+    args.push_back(test::random_values(layer.op.args[2]->buffer->elems(), -3000, 3000, 23));
+    args.push_back(codegen::accel::pack_bias(c, p.batch, p.out_features, p.requant.channel_shifts));
+    args.emplace_back(layer.op.args[4]->buffer->elems(), 0);
+    check(c, layer, args, dense_reference(c, p, args[0], args[1], args[2]));
+  }
+}
+
+TEST_P(OnConfig, ResidualAddMatchesGraphSemantics) {
+  isa::HwConfig c = test::config_named(GetParam());
+  struct Case {
+    int la, lb, rs;
+    bool relu;
+    std::optional<int64_t> lo, hi;
+  };
+  const std::vector<Case> cases = {
+      {0, 0, 0, false, {}, {}}, {2, 0, 1, true, {}, {}}, {0, 3, 2, false, {}, {}},
+      {9, 0, 4, false, {}, {}}, {0, 7, 0, true, {}, {}}, {1, 1, 3, false, -50, 60},
+  };
+  std::mt19937 rng(5);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    AddParams p;
+    p.batch = c.batch * pick(1, 2);
+    p.channels = c.block_out * pick(1, 4);
+    p.height = pick(1, 9);
+    p.width = pick(1, 9);
+    p.lshift_a = cases[i].la;
+    p.lshift_b = cases[i].lb;
+    p.rshift = cases[i].rs;
+    p.relu = cases[i].relu;
+    p.clip_min = cases[i].lo;
+    p.clip_max = cases[i].hi;
+    for (int vt : {1, 2}) {
+      SCOPED_TRACE(fmt::format("case {} n={} c={} {}x{} vthreads {}", i, p.batch, p.channels,
+                               p.height, p.width, vt));
+      LayerOptions o;
+      o.vthreads = vt;
+      CompiledLayer layer = codegen::accel::compile_add(c, p, o);
+      const size_t n = layer.op.args[0]->buffer->elems();
+      auto a = test::random_values(n, -128, 127, 40 + i);
+      auto b = test::random_values(n, -128, 127, 50 + i);
+      std::vector<std::vector<int64_t>> args = {a, b, codegen::accel::add_weight(c, p),
+                                                std::vector<int64_t>(n, 0)};
+      check(c, layer, args, add_reference(p, a, b));
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, OnConfig, ::testing::Values("default", "small", "wide"));
+
+TEST(RequantErrors, WrongShiftCountAndBadBoundsAreDiagnosed) {
+  isa::HwConfig c = test::config_named("default");
+  compiler::Conv2dParams p;
+  p.requant.channel_shifts = {1, 2, 3};
+  try {
+    codegen::accel::compile_conv2d(c, p, {}, "convX");
+    FAIL() << "no error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("convX: 3 per-channel shifts for 16 output channels"),
+              std::string::npos)
+        << e.what();
+  }
+  compiler::DenseParams d;
+  d.requant.clip_min = 10;
+  d.requant.clip_max = 5;
+  EXPECT_THROW(codegen::accel::compile_dense(c, d, {}, "fc"), Error);
+  AddParams a;
+  a.rshift = 17;
+  try {
+    codegen::accel::compile_add(c, a, {}, "addX");
+    FAIL() << "no error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("addX: rshift = 17"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace vacc

@@ -1,0 +1,101 @@
+// One case per diagnostic of the CPU backend's graph executor: a node the CPU backend cannot
+// run is a vacc::Error that names the node, its operator and the reason, never a crash.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "vacc/graph/graph.h"
+#include "vacc/ops/cpu/executor.h"
+#include "vacc/support/error.h"
+
+using namespace vacc::graph;
+
+namespace {
+
+// Expects building the executor for g to fail with a message containing `want`.
+void expect_error(const Graph &g, const std::string &want) {
+  try {
+    vacc::ops::cpu::CpuExecutor exec(g);
+    FAIL() << "no error; expected: " << want;
+  } catch (const vacc::Error &e) {
+    EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+  }
+}
+
+TEST(CpuBackendErrors, SoftmaxOfFloat64) {
+  Graph g;
+  Value *x = g.add_value("x", DType::kFloat64, {2, 3});
+  Value *y = g.add_value("y", DType::kFloat64, {2, 3});
+  g.add_input(x);
+  Attributes a;
+  a.set("axis", int64_t{1});
+  g.add_node(OpKind::kSoftmax, "sm", {x}, {y}, a);
+  g.add_output(y);
+  expect_error(g,
+               "node 'sm' (Softmax): the CPU backend does not support Softmax with a float64 "
+               "input (float32 only)");
+}
+
+TEST(CpuBackendErrors, PadModeWrap) {
+  Graph g;
+  Value *x = g.add_value("x", DType::kFloat32, {4});
+  Value *pads = g.add_constant("pads", Tensor::from_vector<int64_t>({2}, {1, 1}));
+  Value *y = g.add_value("y", DType::kFloat32, {6});
+  g.add_input(x);
+  Attributes a;
+  a.set("mode", std::string("wrap"));
+  g.add_node(OpKind::kPad, "pad", {x, pads}, {y}, a);
+  g.add_output(y);
+  expect_error(g, "node 'pad' (Pad): the CPU backend does not support Pad with mode 'wrap'");
+}
+
+TEST(CpuBackendErrors, MatMulOfInt8) {
+  Graph g;
+  Value *a = g.add_value("a", DType::kInt8, {2, 3});
+  Value *b = g.add_value("b", DType::kInt8, {3, 2});
+  Value *y = g.add_value("y", DType::kInt8, {2, 2});
+  g.add_input(a);
+  g.add_input(b);
+  g.add_node(OpKind::kMatMul, "mm", {a, b}, {y});
+  g.add_output(y);
+  expect_error(g, "node 'mm' (MatMul): the CPU backend does not support MatMul with an int8 input");
+}
+
+TEST(CpuBackendErrors, PadWithComputedPads) {
+  Graph g;
+  Value *x = g.add_value("x", DType::kFloat32, {4});
+  Value *pads = g.add_value("pads", DType::kInt64, {2});
+  Value *y = g.add_value("y", DType::kFloat32, {6});
+  g.add_input(x);
+  g.add_input(pads);
+  g.add_node(OpKind::kPad, "pad", {x, pads}, {y});
+  g.add_output(y);
+  expect_error(g,
+               "node 'pad' (Pad): the CPU backend does not support Pad with a computed pads "
+               "input (it must be a constant)");
+}
+
+TEST(CpuBackendErrors, AddOfBools) {
+  Graph g;
+  Value *a = g.add_value("a", DType::kBool, {3});
+  Value *b = g.add_value("b", DType::kBool, {3});
+  Value *y = g.add_value("y", DType::kBool, {3});
+  g.add_input(a);
+  g.add_input(b);
+  g.add_node(OpKind::kAdd, "add", {a, b}, {y});
+  g.add_output(y);
+  expect_error(g, "node 'add' (Add): the CPU backend does not support Add with bool operands");
+}
+
+TEST(CpuBackendErrors, ConvOfIntegers) {
+  Graph g;
+  Value *x = g.add_value("x", DType::kInt32, {1, 1, 3, 3});
+  Value *w = g.add_constant("w", Tensor::from_vector<int32_t>({1, 1, 1, 1}, {1}));
+  Value *y = g.add_value("y", DType::kInt32, {1, 1, 3, 3});
+  g.add_input(x);
+  g.add_node(OpKind::kConv, "conv", {x, w}, {y});
+  g.add_output(y);
+  expect_error(g, "node 'conv' (Conv): the CPU backend does not support Conv with an int32 input");
+}
+
+}  // namespace

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# `vacc compile`, `vacc run` and `vacc eval` as a user runs them (README), and one case per
+# diagnostic a user can reach from the command line. Usage: e2e_cli_test.sh VACC SOURCE_DIR
+set -uo pipefail
+vacc=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+pass=0
+
+expect() {  # expect NAME STATUS PATTERN -- command...
+  local name=$1 want=$2 pattern=$3
+  shift 4
+  local out status
+  out=$("$@" 2>&1)
+  status=$?
+  if [[ ( $want == 0 && $status != 0 ) || ( $want != 0 && $status == 0 ) ]]; then
+    echo "FAIL $name: exit status $status, wanted $([[ $want == 0 ]] && echo 0 || echo non-zero)"
+    echo "$out" | head -30
+    failures=$((failures + 1))
+  elif ! grep -qE -- "$pattern" <<<"$out"; then
+    echo "FAIL $name: output does not match /$pattern/"
+    echo "$out" | head -30
+    failures=$((failures + 1))
+  else
+    pass=$((pass + 1))
+  fi
+}
+
+model=$src/models/fashion_mnist_cnn.onnx
+# The bundled default: sample 0 is an ankle boot.
+expect run-bundled 0 "predicted class 9 \(Ankle boot\); label 9 \(Ankle boot\)" -- \
+  "$vacc" run --sim --engine fsim
+expect run-table 0 "vacc.QConv +accel" -- "$vacc" run --sim --engine fsim
+expect run-rtl-cycles 0 "accelerator cycles .* utilization" -- "$vacc" run --sim --engine rtl
+expect run-sample 0 "label 1 \(Trouser\)" -- "$vacc" run --sim --engine fsim --sample 2
+expect run-json 0 '"where": "accel"' -- "$vacc" run --sim --engine fsim --json
+expect run-check 0 "^check +all 18 step outputs equal the compiler's reference execution bit for bit" -- \
+  "$vacc" run --sim --engine fsim --check --sample 4
+expect run-check-rtl 0 "^check +all 18 step outputs equal" -- "$vacc" run --sim --engine rtl --check
+expect run-float 0 "^float +the float model on the CPU" -- "$vacc" run --sim --engine fsim --float
+expect compile 0 "wrote $tmp/m.vpkg .*5 on the accelerator" -- \
+  "$vacc" compile "$model" --config default -o "$tmp/m.vpkg" --dump-ir "$tmp/ir"
+expect dump-graph 0 "" -- test -s "$tmp/ir/graph/10_pack_layout.txt"
+expect dump-layer 0 "" -- bash -c "ls $tmp/ir/layers/*conv1*/*.tir >/dev/null && ls $tmp/ir/layers/*/commands.txt >/dev/null"
+expect compile-json 0 '"accelerator_steps": 5' -- "$vacc" compile "$model" -o "$tmp/m2.vpkg" --json
+# make_npy OUT SHAPE FIRST COUNT: float32 .npy of shape SHAPE (a Python tuple) holding COUNT
+# floats of the bundled samples from float FIRST on (plain bash: no NumPy needed).
+samples=$src/models/fashion_mnist_samples.npy
+samples_header=$((10 + $(od -An -tu2 -j8 -N2 "$samples")))
+make_npy() {
+  local out=$1 shape=$2 first=$3 count=$4
+  local dict="{'descr': '<f4', 'fortran_order': False, 'shape': $shape, }"
+  local total=$(( (10 + ${#dict} + 1 + 63) / 64 * 64 ))
+  local pad=$(( total - 10 - ${#dict} - 1 ))
+  local len=$(( total - 10 ))
+  { printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $((len & 255)))\\x$(printf %02x $((len >> 8)))";
+    printf '%s%*s\n' "$dict" $pad ''
+    tail -c +$((samples_header + 4 * first + 1)) "$samples" | head -c $((4 * count)); } > "$out"
+}
+make_npy "$tmp/one.npy" "(1, 1, 28, 28)" $((5 * 784)) 784
+make_npy "$tmp/four.npy" "(4, 1, 28, 28)" 0 $((4 * 784))
+make_npy "$tmp/bad.npy" "(14, 14)" 0 196
+if [[ -f $tmp/one.npy ]]; then
+  expect run-package 0 "arg-max per row: " -- \
+    "$vacc" run --sim --engine fsim "$tmp/m.vpkg" --input "$tmp/one.npy" --output "$tmp/y.npy"
+  expect output-file 0 "" -- test -s "$tmp/y.npy"
+  expect run-onnx-batch 0 "arg-max per row: 9 2 1 1" -- \
+    "$vacc" run --sim --engine fsim "$model" --input "$tmp/four.npy"
+  expect error-input-shape 1 "^error: $tmp/bad.npy: holds an array of shape \[14,14\] but input 'input' of $tmp/m.vpkg needs \[1,1,28,28\]" -- \
+    "$vacc" run --sim --engine fsim "$tmp/m.vpkg" --input "$tmp/bad.npy"
+fi
+# Diagnostics.
+expect error-no-target 1 "^error: vacc run: choose where accelerator steps run: --sim" -- \
+  "$vacc" run
+expect error-no-model 1 "^error: $tmp/nosuch.onnx: no such model file" -- \
+  "$vacc" run --sim "$tmp/nosuch.onnx"
+echo "not a model" > "$tmp/model.txt"
+expect error-unknown-model 1 "^error: $tmp/model.txt: unknown model file: expected an ONNX model" -- \
+  "$vacc" run --sim "$tmp/model.txt"
+expect error-package-config 1 "^error: $tmp/m.vpkg: the package was compiled for config 'default', whose accelerator differs from config 'small'" -- \
+  "$vacc" run --sim --engine fsim --config small "$tmp/m.vpkg"
+cp "$tmp/m.vpkg" "$tmp/corrupt.vpkg"
+printf '\x55' | dd of="$tmp/corrupt.vpkg" bs=1 seek=3000 conv=notrunc status=none
+expect error-package-corrupt 1 "^error: $tmp/corrupt.vpkg: corrupt package \(checksum mismatch\)" -- \
+  "$vacc" run --sim --engine fsim "$tmp/corrupt.vpkg"
+echo "garbage" > "$tmp/garbage.vpkg"
+expect error-package-magic 1 "^error: $tmp/garbage.vpkg: not a vacc package \(bad magic" -- \
+  "$vacc" run --sim "$tmp/garbage.vpkg"
+expect error-engine 1 "^error: --engine 'gpu': choose rtl .* or fsim" -- "$vacc" run --sim --engine gpu
+expect run-cpu-llvm 0 "predicted class 9 \(Ankle boot\); label 9 \(Ankle boot\)" -- \
+  "$vacc" run --sim --engine fsim --cpu llvm
+expect error-cpu-unknown 1 "^error: --cpu 'gpu': choose reference or llvm" -- \
+  "$vacc" run --sim --engine fsim --cpu gpu
+expect error-fpga-no-xclbin 1 "^error: vacc run --fpga: give the bitstream with --xclbin FILE" -- \
+  env -u VACC_XCLBIN "$vacc" run --fpga
+expect error-fpga-no-board 1 "^error: .*xclbin" -- "$vacc" run --fpga --xclbin "$tmp/nosuch.xclbin"
+expect error-compile-not-onnx 1 "^error: $tmp/m.vpkg: vacc compile takes an ONNX model" -- \
+  "$vacc" compile "$tmp/m.vpkg"
+expect error-eval-not-onnx 1 "^error: $tmp/m.vpkg: vacc eval compares int8 with float and takes the ONNX model" -- \
+  "$vacc" eval "$tmp/m.vpkg"
+
+echo "$pass passed, $failures failed"
+exit $((failures > 0))

@@ -1,0 +1,196 @@
+// One case per diagnostic of packages and the graph executor: a file that is not a package,
+// another format version, a corrupt or truncated file, a package for another config, a bad
+// reference inside the header, and inputs that do not fit the model. Each message must name
+// the file (or the input) and say what to do.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "vacc/package/compile_model.h"
+#include "vacc/package/reference_kernels.h"
+#include "vacc/runtime/graph_executor.h"
+#include "vacc/runtime/package.h"
+#include "vacc/support/error.h"
+#include "vacc/support/npy.h"
+
+namespace vacc {
+namespace {
+
+const std::string kModel = std::string(VACC_SOURCE_DIR) + "/models/fashion_mnist_cnn.onnx";
+
+isa::HwConfig config_named(const std::string &name) {
+  return isa::load_config(std::string(VACC_SOURCE_DIR) + "/configs/" + name + ".yaml");
+}
+
+std::string error_of(const std::function<void()> &action) {
+  try {
+    action();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+class PackageErrors : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    package_ =
+        new runtime::Package(package::compile_model(kModel, config_named("default")).package);
+    path_ = testing::TempDir() + "/package_errors.vpkg";
+    runtime::save_package(*package_, path_);
+    std::ifstream in(path_, std::ios::binary);
+    bytes_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  static void TearDownTestSuite() {
+    delete package_;
+    std::filesystem::remove(path_);
+  }
+  // Writes `bytes` to a new file and returns its path.
+  static std::string write(const std::string &name, const std::vector<uint8_t> &bytes) {
+    const std::string p = testing::TempDir() + "/" + name;
+    std::ofstream(p, std::ios::binary)
+        .write(reinterpret_cast<const char *>(bytes.data()), std::streamsize(bytes.size()));
+    return p;
+  }
+
+  static runtime::Package *package_;
+  static std::string path_;
+  static std::vector<uint8_t> bytes_;
+};
+runtime::Package *PackageErrors::package_ = nullptr;
+std::string PackageErrors::path_;
+std::vector<uint8_t> PackageErrors::bytes_;
+
+TEST_F(PackageErrors, MissingFile) {
+  EXPECT_EQ(error_of([] { runtime::load_package("/nonexistent/m.vpkg"); }),
+            "/nonexistent/m.vpkg: cannot open package file");
+}
+
+TEST_F(PackageErrors, NotAPackage) {
+  const std::string p =
+      write("not_a_package.vpkg", {'h', 'e', 'l', 'l', 'o', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                   0,   0,   0,   0,   0,   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+  EXPECT_EQ(error_of([&] { runtime::load_package(p); }),
+            p + ": not a vacc package (bad magic; expected a .vpkg written by `vacc compile`)");
+}
+
+TEST_F(PackageErrors, OtherFormatVersion) {
+  auto b = bytes_;
+  b[8] = 99;
+  const std::string p = write("version.vpkg", b);
+  EXPECT_EQ(error_of([&] { runtime::load_package(p); }),
+            p + ": package format version 99 is not supported (this vacc reads version 1): "
+                "recompile the model with `vacc compile`");
+}
+
+TEST_F(PackageErrors, CorruptByte) {
+  auto b = bytes_;
+  b[b.size() - 100] ^= 0x40;  // inside the blobs
+  const std::string p = write("corrupt.vpkg", b);
+  EXPECT_EQ(error_of([&] { runtime::load_package(p); }),
+            p + ": corrupt package (checksum mismatch): recompile the model with `vacc compile`");
+}
+
+TEST_F(PackageErrors, Truncated) {
+  auto b = bytes_;
+  b.resize(200);
+  const std::string p = write("truncated.vpkg", b);
+  const std::string e = error_of([&] { runtime::load_package(p); });
+  EXPECT_NE(e.find(p + ": truncated package (header of "), std::string::npos) << e;
+}
+
+TEST_F(PackageErrors, InconsistentHeader) {
+  runtime::Package bad = *package_;
+  bad.steps[3].inputs[0] = 9999;
+  const std::string p = testing::TempDir() + "/inconsistent.vpkg";
+  runtime::save_package(bad, p);
+  const std::string e = error_of([&] { runtime::load_package(p); });
+  EXPECT_NE(e.find(p + ": step 3 ('" + bad.steps[3].name +
+                   "', vacc.UnpackNCHWnc) refers to "
+                   "tensor 9999"),
+            std::string::npos)
+      << e;
+}
+
+TEST_F(PackageErrors, CompiledForAnotherConfig) {
+  const isa::HwConfig small = config_named("small");
+  const std::string e = error_of([&] { package_->check_config(small, path_); });
+  EXPECT_NE(e.find(path_ + ": the package was compiled for config 'default', whose accelerator "
+                           "differs from config 'small'"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("recompile it with `vacc compile --config"), std::string::npos) << e;
+}
+
+TEST_F(PackageErrors, WrongNumberOfInputs) {
+  package::ReferenceKernels cpu(*package_);
+  auto device = driver::open_device("fsim", config_named("default"));
+  runtime::GraphExecutor exec(*package_, cpu, device.get(), config_named("default"));
+  EXPECT_EQ(error_of([&] { exec.run({}); }), "the model takes 1 input(s), got 0");
+}
+
+TEST_F(PackageErrors, WrongInputShape) {
+  package::ReferenceKernels cpu(*package_);
+  auto device = driver::open_device("fsim", config_named("default"));
+  runtime::GraphExecutor exec(*package_, cpu, device.get(), config_named("default"));
+  runtime::HostTensor x;
+  x.shape = {1, 1, 14, 14};
+  x.data.resize(14 * 14 * 4);
+  EXPECT_EQ(error_of([&] { exec.run({x}); }),
+            "input 0 ('input') needs f32 [1,1,28,28], got f32 [1,1,14,14]");
+}
+
+TEST_F(PackageErrors, AcceleratorStepsNeedADevice) {
+  package::ReferenceKernels cpu(*package_);
+  EXPECT_EQ(
+      error_of([&] { runtime::GraphExecutor(*package_, cpu, nullptr, config_named("default")); }),
+      "the package has accelerator steps: run it on a device (--sim or --fpga)");
+}
+
+TEST_F(PackageErrors, InputFileOfWrongShape) {
+  NpyArray a;
+  a.dtype = "f4";
+  a.shape = {3, 3};
+  a.data.resize(9 * 4);
+  const std::string p = testing::TempDir() + "/wrong_shape.npy";
+  write_npy(p, a);
+  EXPECT_EQ(error_of([&] {
+              package::read_input_npy(p, {1, 1, 28, 28}, "input 'input' of m.onnx");
+            }),
+            p + ": holds an array of shape [3,3] but input 'input' of m.onnx needs [1,1,28,28] "
+                "(float32)");
+}
+
+TEST_F(PackageErrors, InputFileOfWrongDtype) {
+  NpyArray a;
+  a.dtype = "i4";
+  a.shape = {1, 28, 28};
+  a.data.resize(28 * 28 * 4);
+  const std::string p = testing::TempDir() + "/wrong_dtype.npy";
+  write_npy(p, a);
+  EXPECT_EQ(error_of([&] {
+              package::read_input_npy(p, {1, 1, 28, 28}, "input 'input' of m.onnx");
+            }),
+            p + ": holds i4 elements but input 'input' of m.onnx needs float32 ('<f4')");
+}
+
+TEST_F(PackageErrors, CalibrationFileOfWrongShape) {
+  NpyArray a;
+  a.dtype = "f4";
+  a.shape = {4, 1, 14, 14};
+  a.data.resize(4 * 14 * 14 * 4);
+  const std::string p = testing::TempDir() + "/wrong_calibration.npy";
+  write_npy(p, a);
+  package::CompileOptions o;
+  o.calibration = p;
+  const std::string e =
+      error_of([&] { package::compile_model(kModel, config_named("default"), o); });
+  EXPECT_EQ(e, p + ": calibration inputs must be float32 [M, 1,28,28] for input 'input', got f4 "
+                   "[4,1,14,14]");
+}
+
+}  // namespace
+}  // namespace vacc

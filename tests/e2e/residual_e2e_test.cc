@@ -1,0 +1,81 @@
+// A residual block end to end (tests/e2e/data, made by tools/make_residual_model.py): every
+// convolution, the residual add and the dense head run on the accelerator, and the output
+// equals the compiler's own int8 reference on every engine, with both CPU backends.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "program_kit.h"
+#include "vacc/driver/device.h"
+#include "vacc/graph/executor.h"
+#include "vacc/graph/onnx_import.h"
+#include "vacc/graph/pipeline.h"
+#include "vacc/package/compile_model.h"
+#include "vacc/package/llvm_kernels.h"
+#include "vacc/package/reference_kernels.h"
+#include "vacc/runtime/graph_executor.h"
+#include "vacc/support/npy.h"
+
+namespace vacc {
+namespace {
+
+const std::string kData = std::string(VACC_SOURCE_DIR) + "/tests/e2e/data";
+const std::string kModel = kData + "/residual_cnn.onnx";
+const std::string kCalibration = kData + "/residual_calib.npy";
+
+graph::Tensor input(int64_t i) {
+  static const NpyArray all = read_npy(kData + "/residual_inputs.npy");
+  graph::Tensor t(graph::DType::kFloat32, {1, 16, 8, 8});
+  std::memcpy(t.raw(), all.data.data() + i * t.nbytes(), t.nbytes());
+  return t;
+}
+
+// The graph pipeline run independently of the package, then the reference executor.
+graph::Tensor int8_reference(const isa::HwConfig &config, const graph::Tensor &x) {
+  graph::Graph g = graph::import_onnx(kModel);
+  std::string source;
+  graph::run_graph_pipeline(g, config, package::calibration_batches(g, kCalibration, &source));
+  return graph::Executor(g).run({x})[0];
+}
+
+runtime::HostTensor host(const graph::Tensor &t) {
+  runtime::HostTensor h;
+  h.shape = t.shape();
+  h.data.assign(t.raw(), t.raw() + t.nbytes());
+  return h;
+}
+
+TEST(ResidualE2E, AddRunsOnTheAcceleratorBitExactOnEveryEngine) {
+  const isa::HwConfig config = test::config_named("default");
+  package::CompileOptions options;
+  options.calibration = kCalibration;
+  const runtime::Package p = package::compile_model(kModel, config, options).package;
+  for (const std::string &engine : test::test_engines()) {
+    for (const char *cpu : {"reference", "llvm"}) {
+      std::unique_ptr<runtime::HostKernels> kernels;
+      if (std::string(cpu) == "llvm") kernels = std::make_unique<package::LlvmKernels>(p);
+      else kernels = std::make_unique<package::ReferenceKernels>(p);
+      auto device = driver::open_device(engine, config);
+      runtime::GraphExecutor exec(p, *kernels, device.get(), config);
+      for (int64_t i = 0; i < 2; ++i) {
+        const graph::Tensor x = input(i);
+        const graph::Tensor want = int8_reference(config, x);
+        runtime::RunProfile profile;
+        const auto got = exec.run({host(x)}, &profile);
+        ASSERT_EQ(got[0].data.size(), want.nbytes());
+        EXPECT_EQ(std::memcmp(got[0].data.data(), want.raw(), want.nbytes()), 0)
+            << engine << ", CPU " << cpu << ", input " << i;
+        int adds_on_accel = 0, on_accel = 0;
+        for (const auto &s : profile.steps) {
+          on_accel += s.where == runtime::StepTarget::kAccel;
+          adds_on_accel += s.where == runtime::StepTarget::kAccel && s.op == "vacc.QAdd";
+        }
+        EXPECT_EQ(adds_on_accel, 1) << "the residual add runs on the accelerator";
+        EXPECT_EQ(on_accel, 5) << "3 convolutions, the add and the dense head";
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vacc
