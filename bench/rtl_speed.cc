@@ -39,12 +39,13 @@ uint64_t measure(const vacc::isa::HwConfig &config, const std::string &what,
   const double cpu = cpu_seconds() - cpu0;
   const auto c = sim.counters();
   const double cycles = static_cast<double>(c.at("cycles"));
-  fmt::print("{:<28} {:>8} RTL cycles  wall {:6.3f} s {:5.2f} M cycles/s  cpu {:6.3f} s {:5.2f} M "
-             "cycles/s  gemm_busy/compute_busy {:5.1f}%  compute_busy/cycles {:5.1f}%\n",
-             what, c.at("cycles"), s, cycles / s / 1e6, cpu, cycles / cpu / 1e6,
-             100.0 * static_cast<double>(c.at("gemm_busy")) /
-                 static_cast<double>(std::max<uint64_t>(1, c.at("compute_busy"))),
-             100.0 * static_cast<double>(c.at("compute_busy")) / std::max(1.0, cycles));
+  fmt::print(
+      "{:<28} {:>8} RTL cycles  wall {:6.3f} s {:5.2f} M cycles/s  cpu {:6.3f} s {:5.2f} M "
+      "cycles/s  gemm_busy/compute_busy {:5.1f}%  compute_busy/cycles {:5.1f}%\n",
+      what, c.at("cycles"), s, cycles / s / 1e6, cpu, cycles / cpu / 1e6,
+      100.0 * static_cast<double>(c.at("gemm_busy")) /
+          static_cast<double>(std::max<uint64_t>(1, c.at("compute_busy"))),
+      100.0 * static_cast<double>(c.at("compute_busy")) / std::max(1.0, cycles));
   return c.at("cycles");
 }
 
@@ -55,8 +56,7 @@ int main(int argc, char **argv) {
     const std::string name = argc > 1 ? argv[1] : "default";
     const int gemms = argc > 2 ? std::stoi(argv[2]) : 400;
     g_only = argc > 3 ? argv[3] : "";
-    const vacc::isa::HwConfig config =
-        vacc::isa::load_config(vacc::isa::resolve_config_path(name));
+    const vacc::isa::HwConfig config = vacc::isa::load_config(vacc::isa::resolve_config_path(name));
     fmt::print("rtl simulator on config '{}'\n", config.name);
     measure(config, fmt::format("gemm stream ({}x256 uops)", gemms),
             vacc::progen::make_gemm_stream(config, gemms, 256));

@@ -56,10 +56,11 @@ void add_fuzz_cosim_command(CLI::App &app) {
       }
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    fmt::print("{} of {} programs match fsim on config '{}' (seeds {}..{}); {} RTL cycles in "
-               "{:.1f} s\n",
-               args->seeds - failures, args->seeds, config.name, args->start,
-               args->start + args->seeds - 1, cycles, s);
+    fmt::print(
+        "{} of {} programs match fsim on config '{}' (seeds {}..{}); {} RTL cycles in "
+        "{:.1f} s\n",
+        args->seeds - failures, args->seeds, config.name, args->start,
+        args->start + args->seeds - 1, cycles, s);
     if (failures) fail("{} program(s) differ between rtl and fsim", failures);
   });
 }

@@ -102,8 +102,8 @@ void AxiMemory::clock(const AxiMasterSample &s) {
     }
     advance(burst);
     if (burst.beats_left == 0) {
-      responses_.push_back({now_ + static_cast<uint64_t>(timing_.latency_cycles),
-                            burst.error ? 2u : 0u});
+      responses_.push_back(
+          {now_ + static_cast<uint64_t>(timing_.latency_cycles), burst.error ? 2u : 0u});
       writes_.pop_front();
     }
   }

@@ -72,9 +72,13 @@ concept HasInsnEvents = requires(V &m) {
 // trace_gemm_mac: high in each cycle an accumulating micro-op enters the GEMM core;
 // trace_run_start: pulses in the cycle a run starts.
 template <typename V>
-concept HasMacTrace = requires(V &m) { m.rootp->vacc_top__DOT__trace_gemm_mac; };
+concept HasMacTrace = requires(V &m) {
+  m.rootp->vacc_top__DOT__trace_gemm_mac;
+};
 template <typename V>
-concept HasRunStartTrace = requires(V &m) { m.rootp->vacc_top__DOT__trace_run_start; };
+concept HasRunStartTrace = requires(V &m) {
+  m.rootp->vacc_top__DOT__trace_run_start;
+};
 
 template <typename V>
 class RtlCore final : public RtlModel {

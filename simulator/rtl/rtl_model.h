@@ -34,8 +34,8 @@ struct InsnEvent {
 struct EngineProgress {
   std::array<uint64_t, 3> started{};
   std::array<uint64_t, 3> ended{};
-  uint64_t gemm_mac_uops = 0;  // accumulating micro-ops through the GEMM core (trace_gemm_mac)
-  bool run_started = false;    // trace_run_start pulsed (the RTL exposes it)
+  uint64_t gemm_mac_uops = 0;    // accumulating micro-ops through the GEMM core (trace_gemm_mac)
+  bool run_started = false;      // trace_run_start pulsed (the RTL exposes it)
   uint64_t run_start_cycle = 0;  // the cycle it pulsed in: cycle 0 of the run's counters
 };
 

@@ -30,8 +30,8 @@ constexpr uint64_t kDeviceBase = 0x1'0000'0000ull;
 // settings do not: the simulator applies them at run time).
 std::string rtl_key(const isa::HwConfig &c) {
   return fmt::format("{} {} {} {} {} {} {} {} {} {} {} {} {}", c.batch, c.block_in, c.block_out,
-                     c.inp_bits, c.wgt_bits, c.acc_bits, c.uop_kib, c.inp_kib, c.wgt_kib,
-                     c.acc_kib, c.bus_bits, c.insn_queue_depth, c.token_queue_depth);
+                     c.inp_bits, c.wgt_bits, c.acc_bits, c.uop_kib, c.inp_kib, c.wgt_kib, c.acc_kib,
+                     c.bus_bits, c.insn_queue_depth, c.token_queue_depth);
 }
 
 struct KnownModel {
@@ -90,9 +90,12 @@ std::string insn_summary(const isa::Insn &insn) {
 
 const char *neighbour(isa::Engine e, bool prev) {
   switch (e) {
-    case isa::Engine::kLoad: return prev ? "(none)" : "compute";
-    case isa::Engine::kCompute: return prev ? "load" : "store";
-    default: return prev ? "compute" : "(none)";
+    case isa::Engine::kLoad:
+      return prev ? "(none)" : "compute";
+    case isa::Engine::kCompute:
+      return prev ? "load" : "store";
+    default:
+      return prev ? "compute" : "(none)";
   }
 }
 
@@ -140,7 +143,9 @@ const std::vector<ModelEntry> &model_entries() {
   return all;
 }
 
-void add_model_entry(const ModelEntry &entry) { extra_entries().push_back(entry); }
+void add_model_entry(const ModelEntry &entry) {
+  extra_entries().push_back(entry);
+}
 
 struct RtlSim::Impl {
   Impl(const isa::HwConfig &c, RtlOptions o, const ModelEntry &e)
@@ -225,12 +230,13 @@ std::string RtlSim::Impl::deadlock_message(uint64_t cycles) const {
       if (d.pop_prev || d.pop_next)
         why = fmt::format("waits for a token from {}",
                           d.pop_prev ? neighbour(eng, true) : neighbour(eng, false));
-      waiting.push_back(fmt::format("{} engine at instruction {} ({}: {})",
-                                    isa::engine_name(eng), stuck[e], insn_summary(insn), why));
+      waiting.push_back(fmt::format("{} engine at instruction {} ({}: {})", isa::engine_name(eng),
+                                    stuck[e], insn_summary(insn), why));
     }
     if (waiting.empty())
-      return msg + "; the program's dependency tokens balance, so it is just slow or the "
-                   "hardware hangs elsewhere";
+      return msg +
+             "; the program's dependency tokens balance, so it is just slow or the "
+             "hardware hangs elsewhere";
     msg += "; waiting (from the program's tokens): ";
     for (size_t i = 0; i < waiting.size(); ++i) msg += (i ? "; " : "") + waiting[i];
     return msg;
@@ -254,8 +260,8 @@ std::string RtlSim::Impl::deadlock_message(uint64_t cycles) const {
       } else {
         why = "not started";
       }
-      waiting.push_back(fmt::format("{} engine at instruction {} ({}: {})",
-                                    isa::engine_name(eng), i, insn_summary(insns[i]), why));
+      waiting.push_back(fmt::format("{} engine at instruction {} ({}: {})", isa::engine_name(eng),
+                                    i, insn_summary(insns[i]), why));
       break;
     }
   }
@@ -301,12 +307,14 @@ RtlSim::RtlSim(const isa::HwConfig &config, RtlOptions options) {
     fail("no RTL model named '{}' is built into this binary", options.model);
   if (entry == nullptr) {
     std::string names;
-    for (const KnownModel &m : known_models()) names += (names.empty() ? "" : ", ") + std::string(m.entry->name);
-    fail("no RTL model is built for config '{}' ({}): the rtl engine simulates only the "
-         "configs it was built for ({}); use --engine fsim, or add the config to "
-         "VACC_RTL_CONFIGS when configuring CMake",
-         config.name, config.source.empty() ? "built in code" : config.source,
-         names.empty() ? "none" : names);
+    for (const KnownModel &m : known_models())
+      names += (names.empty() ? "" : ", ") + std::string(m.entry->name);
+    fail(
+        "no RTL model is built for config '{}' ({}): the rtl engine simulates only the "
+        "configs it was built for ({}); use --engine fsim, or add the config to "
+        "VACC_RTL_CONFIGS when configuring CMake",
+        config.name, config.source.empty() ? "built in code" : config.source,
+        names.empty() ? "none" : names);
   }
   impl_ = std::make_unique<Impl>(config, std::move(options), *entry);
 }
@@ -322,8 +330,8 @@ void RtlSim::write_memory(uint64_t address, const uint8_t *data, uint64_t bytes)
   auto &mem = impl_->memory.bytes();
   if (address < kDeviceBase || address - kDeviceBase > mem.size() ||
       bytes > mem.size() - (address - kDeviceBase))
-    fail("rtl device: write of {} bytes at {:#x} is outside the {} allocated bytes at {:#x}",
-         bytes, address, mem.size(), kDeviceBase);
+    fail("rtl device: write of {} bytes at {:#x} is outside the {} allocated bytes at {:#x}", bytes,
+         address, mem.size(), kDeviceBase);
   std::memcpy(mem.data() + (address - kDeviceBase), data, bytes);
 }
 
@@ -331,19 +339,28 @@ void RtlSim::read_memory(uint64_t address, uint8_t *data, uint64_t bytes) {
   const auto &mem = impl_->memory.bytes();
   if (address < kDeviceBase || address - kDeviceBase > mem.size() ||
       bytes > mem.size() - (address - kDeviceBase))
-    fail("rtl device: read of {} bytes at {:#x} is outside the {} allocated bytes at {:#x}",
-         bytes, address, mem.size(), kDeviceBase);
+    fail("rtl device: read of {} bytes at {:#x} is outside the {} allocated bytes at {:#x}", bytes,
+         address, mem.size(), kDeviceBase);
   std::memcpy(data, mem.data() + (address - kDeviceBase), bytes);
 }
 
 void RtlSim::write_register(uint32_t offset, uint32_t value) {
   Impl &s = *impl_;
   switch (offset) {
-    case reg::kBaseLow: s.base = (s.base & ~0xFFFFFFFFull) | value; break;
-    case reg::kBaseHigh: s.base = (s.base & 0xFFFFFFFFull) | (uint64_t{value} << 32); break;
-    case reg::kInsnOffset: s.insn_offset = value; break;
-    case reg::kInsnCount: s.insn_count = value; break;
-    default: break;
+    case reg::kBaseLow:
+      s.base = (s.base & ~0xFFFFFFFFull) | value;
+      break;
+    case reg::kBaseHigh:
+      s.base = (s.base & 0xFFFFFFFFull) | (uint64_t{value} << 32);
+      break;
+    case reg::kInsnOffset:
+      s.insn_offset = value;
+      break;
+    case reg::kInsnCount:
+      s.insn_count = value;
+      break;
+    default:
+      break;
   }
   const bool start = offset == reg::kControl && (value & reg::kControlStart);
   if (start) {
@@ -398,7 +415,8 @@ void RtlSim::wait(double timeout_seconds) {
     cycles = host.read(reg::kCyclesLow);
     cycles |= uint64_t{host.read(reg::kCyclesHigh)} << 32;
   });
-  s.last_wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  s.last_wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   s.last_model_cycles = s.model->cycle() - c0;
   s.model->record_events(nullptr);
 
@@ -418,9 +436,10 @@ void RtlSim::wait(double timeout_seconds) {
     const std::vector<isa::Insn> insns = s.program();
     std::string what = "it does not decode";
     if (error_insn < insns.size()) what = "decoded as " + insn_summary(insns[error_insn]);
-    fail("rtl: illegal instruction at index {} ({}); the accelerator stopped with error "
-         "status {:#x}",
-         error_insn, what, status);
+    fail(
+        "rtl: illegal instruction at index {} ({}); the accelerator stopped with error "
+        "status {:#x}",
+        error_insn, what, status);
   }
   if (status & reg::kErrorDeadlock) fail("rtl: {}", s.deadlock_message(cycles));
   if (status != 0) fail("rtl: the accelerator reported error status {:#x}", status);
@@ -441,8 +460,8 @@ std::map<std::string, uint64_t> RtlSim::counters() {
   });
   // Multiply-accumulates, as fsim counts them (reset micro-ops excluded), from the RTL's trace.
   if (s.model->has_mac_trace())
-    c["macs"] = s.model->progress().gemm_mac_uops *
-                static_cast<uint64_t>(s.config.peak_macs_per_cycle());
+    c["macs"] =
+        s.model->progress().gemm_mac_uops * static_cast<uint64_t>(s.config.peak_macs_per_cycle());
   const AxiMemoryStats &m = s.memory.stats();
   c["dram_read_bytes"] = m.read_bytes;
   c["dram_write_bytes"] = m.write_bytes;
@@ -467,9 +486,13 @@ void RtlSim::run(std::vector<uint8_t> &dram, uint64_t insn_offset, uint32_t insn
   read_memory(base, dram.data(), dram.size());
 }
 
-std::string RtlSim::model_name() const { return impl_->entry.name; }
+std::string RtlSim::model_name() const {
+  return impl_->entry.name;
+}
 
-bool RtlSim::model_is_standin() const { return impl_->entry.standin; }
+bool RtlSim::model_is_standin() const {
+  return impl_->entry.standin;
+}
 
 std::vector<std::string> rtl_model_names() {
   std::vector<std::string> names;
@@ -477,7 +500,9 @@ std::vector<std::string> rtl_model_names() {
   return names;
 }
 
-bool rtl_model_available(const isa::HwConfig &config) { return find_model(config) != nullptr; }
+bool rtl_model_available(const isa::HwConfig &config) {
+  return find_model(config) != nullptr;
+}
 
 bool rtl_model_standin(const isa::HwConfig &config) {
   const ModelEntry *e = find_model(config);

@@ -27,19 +27,27 @@ std::string slice_name(const isa::Insn &insn) {
 }  // namespace
 
 void write_timeline(const std::string &path, const std::vector<InsnSlice> &slices,
-                    const std::vector<isa::Insn> &program, double period_ns,
-                    bool have_events) {
+                    const std::vector<isa::Insn> &program, double period_ns, bool have_events) {
   if (!have_events)
-    fail("--timeline {}: this RTL exposes no per-instruction trace signals (trace_insn_start / "
-         "trace_insn_end in vacc_top, see simulator/rtl/README.md)",
-         path);
+    fail(
+        "--timeline {}: this RTL exposes no per-instruction trace signals (trace_insn_start / "
+        "trace_insn_end in vacc_top, see simulator/rtl/README.md)",
+        path);
   nlohmann::json events = nlohmann::json::array();
-  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 0},
+  events.push_back({{"name", "process_name"},
+                    {"ph", "M"},
+                    {"pid", 0},
                     {"args", {{"name", "vacc accelerator (rtl)"}}}});
   for (int e = 0; e < isa::kNumEngines; ++e) {
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", e},
+    events.push_back({{"name", "thread_name"},
+                      {"ph", "M"},
+                      {"pid", 0},
+                      {"tid", e},
                       {"args", {{"name", isa::engine_name(static_cast<isa::Engine>(e))}}}});
-    events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 0}, {"tid", e},
+    events.push_back({{"name", "thread_sort_index"},
+                      {"ph", "M"},
+                      {"pid", 0},
+                      {"tid", e},
                       {"args", {{"sort_index", e}}}});
   }
   const double us_per_cycle = period_ns / 1000.0;

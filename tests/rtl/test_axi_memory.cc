@@ -1,12 +1,12 @@
 // AxiMemory, the DRAM model behind the RTL's AXI4 master, checked cycle by cycle against the
 // timing rules its header promises (latency, bandwidth, ordering, outstanding bursts, strobes,
 // out-of-range accesses).
-#include "vacc/simulator/axi_memory.h"
-
 #include <gtest/gtest.h>
 
 #include <numeric>
 #include <vector>
+
+#include "vacc/simulator/axi_memory.h"
 
 namespace vacc::sim {
 namespace {

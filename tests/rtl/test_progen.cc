@@ -1,8 +1,6 @@
 // progen's programs are valid for their config: fsim (which bounds-checks every access and
 // enforces the token protocol, reporting deadlocks) runs each to completion, the same seed
 // gives the same bytes, and the programs really vary (double buffering, every ALU op).
-#include "vacc/progen/progen.h"
-
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -12,6 +10,7 @@
 
 #include "vacc/isa/config.h"
 #include "vacc/isa/encoding.h"
+#include "vacc/progen/progen.h"
 #include "vacc/simulator/fsim.h"
 #include "vacc/support/error.h"
 

@@ -42,8 +42,9 @@ TEST_P(Cosim, PipelineWorkloadsMatchFsim) {
   if (!rtl_model_available(config)) GTEST_SKIP() << "no RTL model built for " << GetParam();
   RtlSim rtl(config);
   for (bool db : {false, true}) {
-    const CosimOutcome o = cosim_program(config, rtl, progen::make_pipeline_program(config, 3, 4, db),
-                                         db ? "double-buffered pipeline" : "serial pipeline");
+    const CosimOutcome o =
+        cosim_program(config, rtl, progen::make_pipeline_program(config, 3, 4, db),
+                      db ? "double-buffered pipeline" : "serial pipeline");
     EXPECT_TRUE(o.ok) << o.message;
   }
   const CosimOutcome o =
