@@ -6,27 +6,7 @@ vacc=$1
 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-pass=0
-
-expect() {  # expect NAME STATUS PATTERN -- command...
-  local name=$1 want=$2 pattern=$3
-  shift 4
-  local out status
-  out=$("$@" 2>&1)
-  status=$?
-  if [[ ( $want == 0 && $status != 0 ) || ( $want != 0 && $status == 0 ) ]]; then
-    echo "FAIL $name: exit status $status, wanted $([[ $want == 0 ]] && echo 0 || echo non-zero)"
-    echo "$out" | head -20
-    failures=$((failures + 1))
-  elif ! grep -qE -- "$pattern" <<<"$out"; then
-    echo "FAIL $name: output does not match /$pattern/"
-    echo "$out" | head -20
-    failures=$((failures + 1))
-  else
-    pass=$((pass + 1))
-  fi
-}
+source "$src/tests/cli/expect.sh"
 
 expect help 0 "config" -- "$vacc" --help
 expect config-check 0 "peak +256 MACs/cycle = 51.2 GOPS at 100 MHz" -- "$vacc" config check "$src/configs/default.yaml"
@@ -55,5 +35,4 @@ expect asm-error 1 "^error: .*unknown_region.s:2:15: unknown region 'weights'" -
 expect sim-deadlock 1 "deadlock" -- "$vacc" sim "$src/tests/error/sim/deadlock.s"
 expect not-a-program 1 "not a whole number of 16-byte instructions" -- "$vacc" disasm "$src/README.md"
 
-echo "cli: $pass passed, $failures failed"
-[[ $failures == 0 ]]
+expect_summary

@@ -6,27 +6,7 @@ vacc=$1
 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-pass=0
-
-expect() {  # expect NAME STATUS PATTERN -- command...
-  local name=$1 want=$2 pattern=$3
-  shift 4
-  local out status
-  out=$("$@" 2>&1)
-  status=$?
-  if [[ ( $want == 0 && $status != 0 ) || ( $want != 0 && $status == 0 ) ]]; then
-    echo "FAIL $name: exit status $status, wanted $([[ $want == 0 ]] && echo 0 || echo non-zero)"
-    echo "$out" | head -30
-    failures=$((failures + 1))
-  elif ! grep -qE -- "$pattern" <<<"$out"; then
-    echo "FAIL $name: output does not match /$pattern/"
-    echo "$out" | head -30
-    failures=$((failures + 1))
-  else
-    pass=$((pass + 1))
-  fi
-}
+source "$src/tests/cli/expect.sh"
 
 model=$src/models/fashion_mnist_cnn.onnx
 # The bundled default: sample 0 is an ankle boot.
@@ -101,5 +81,4 @@ expect error-compile-not-onnx 1 "^error: $tmp/m.vpkg: vacc compile takes an ONNX
 expect error-eval-not-onnx 1 "^error: $tmp/m.vpkg: vacc eval compares int8 with float and takes the ONNX model" -- \
   "$vacc" eval "$tmp/m.vpkg"
 
-echo "$pass passed, $failures failed"
-exit $((failures > 0))
+expect_summary

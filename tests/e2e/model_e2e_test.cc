@@ -136,13 +136,6 @@ TEST(ModelE2E, BitExactOnSmallAndWideConfigs) {
   expect_bit_exact("wide", "fsim", 1, 30, 2);
 }
 
-TEST(ModelE2E, BitExactOnRtl) {
-  const auto engines = test::test_engines();
-  if (std::find(engines.begin(), engines.end(), "rtl") != engines.end())
-    GTEST_SKIP() << "covered by test_engines()";
-  expect_bit_exact("default", "rtl", 1, 40, 2);
-}
-
 TEST(ModelE2E, RtlCountsCyclesPerLayer) {
   const isa::HwConfig c = config_named("default");
   const runtime::Package p = package::compile_model(kModel, c).package;

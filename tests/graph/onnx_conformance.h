@@ -1,0 +1,193 @@
+// ONNX's own backend tests (Debian's libonnx-testdata, /usr/share/libonnx-testdata/data) as a
+// harness any executor runs through: each test directory's model is imported, its inputs fed
+// to the executor under test, and its outputs compared as ONNX's backend tests do. Every test
+// whose operators vacc supports must pass; tests of features vacc deliberately leaves out must
+// fail with a vacc::Error. Counts are printed per suite.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "vacc/graph/onnx_import.h"
+#include "vacc/support/error.h"
+
+namespace vacc::graph::conformance {
+
+namespace fs = std::filesystem;
+
+// The executor under test: runs `graph` on its inputs, returns its outputs.
+using Runner = std::function<std::vector<Tensor>(const Graph &, const std::vector<Tensor> &)>;
+
+constexpr const char *kDataDir = "/usr/share/libonnx-testdata/data";
+
+// Tests of supported operators that exercise a feature vacc deliberately leaves out. Each
+// must fail with a vacc::Error (never a crash or a wrong answer); the reason is printed.
+inline const std::map<std::string, std::string> kUnsupportedFeatures = {
+    {"test_training_dropout", "Dropout in training mode is random (inference only)"},
+    {"test_training_dropout_default", "Dropout in training mode is random (inference only)"},
+    {"test_training_dropout_default_mask", "Dropout in training mode is random (inference only)"},
+    {"test_training_dropout_mask", "Dropout in training mode is random (inference only)"},
+    {"test_identity_opt", "optional types are not tensors"},
+    {"test_identity_sequence", "sequence types are not tensors"},
+};
+
+inline std::string slurp(const fs::path &path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Compares as ONNX's backend tests do: rtol 1e-3, atol 1e-7 for floats, exact otherwise.
+inline std::string compare(const Tensor &got, const Tensor &want) {
+  if (got.dtype() != want.dtype()) {
+    return std::string("dtype ") + dtype_name(got.dtype()) + " vs " + dtype_name(want.dtype());
+  }
+  if (got.shape() != want.shape()) {
+    return "shape " + shape_str(got.shape()) + " vs " + shape_str(want.shape());
+  }
+  for (int64_t i = 0; i < got.size(); ++i) {
+    double g = got.as_double(i), w = want.as_double(i);
+    bool ok = dtype_is_float(want.dtype())
+                  ? (std::isnan(w) ? std::isnan(g) : std::abs(g - w) <= 1e-7 + 1e-3 * std::abs(w))
+                  : g == w;
+    if (!ok) {
+      std::ostringstream ss;
+      ss << "element " << i << ": got " << g << ", want " << w;
+      return ss.str();
+    }
+  }
+  return "";
+}
+
+struct Counts {
+  int passed = 0, failed = 0, unsupported_op = 0, unsupported_feature = 0;
+  std::vector<std::string> failures;
+};
+
+// Runs one test directory; returns "" on success or the reason for failure.
+inline std::string run_case(const fs::path &dir, const Runner &run) {
+  onnx::ModelProto model;
+  if (!model.ParseFromString(slurp(dir / "model.onnx"))) return "cannot parse model.onnx";
+  std::set<std::string> initializers;
+  for (const auto &init : model.graph().initializer()) initializers.insert(init.name());
+  std::vector<std::string> input_names;
+  for (const auto &in : model.graph().input()) {
+    // The importer's own diagnostic for inputs that are not tensors.
+    if (!in.type().has_tensor_type()) import_onnx((dir / "model.onnx").string());
+    if (!initializers.count(in.name())) input_names.push_back(in.name());
+  }
+  // Inputs that decide output shapes are frozen to the test's values (vacc's shapes are static).
+  std::set<std::string> shape_inputs;
+  for (const auto &node : model.graph().node()) {
+    if ((node.op_type() == "Reshape" || node.op_type() == "Pad") && node.input_size() > 1) {
+      shape_inputs.insert(node.input(1));
+    }
+  }
+  std::vector<fs::path> sets;
+  for (const auto &entry : fs::directory_iterator(dir)) {
+    if (entry.is_directory()) sets.push_back(entry.path());
+  }
+  std::sort(sets.begin(), sets.end());
+  if (sets.empty()) return "no test data set";
+  for (const fs::path &set : sets) {
+    ImportOptions options;
+    std::vector<Tensor> feeds;
+    for (size_t i = 0; i < input_names.size(); ++i) {
+      Tensor t = read_onnx_tensor((set / ("input_" + std::to_string(i) + ".pb")).string());
+      if (shape_inputs.count(input_names[i])) {
+        options.frozen_inputs[input_names[i]] = t;
+      } else {
+        feeds.push_back(std::move(t));
+      }
+    }
+    Graph graph = import_onnx((dir / "model.onnx").string(), options);
+    std::vector<Tensor> outputs = run(graph, feeds);
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      fs::path want_path = set / ("output_" + std::to_string(i) + ".pb");
+      if (!fs::exists(want_path)) continue;
+      std::string diff = compare(outputs[i], read_onnx_tensor(want_path.string()));
+      if (!diff.empty()) {
+        return set.filename().string() + " output " + std::to_string(i) + ": " + diff;
+      }
+    }
+  }
+  return "";
+}
+
+inline bool uses_only_supported_ops(const fs::path &dir) {
+  onnx::ModelProto model;
+  if (!model.ParseFromString(slurp(dir / "model.onnx"))) return false;
+  for (const auto &node : model.graph().node()) {
+    if (!node.domain().empty() && node.domain() != "ai.onnx") return false;
+    if (!op_from_onnx(node.op_type())) return false;
+  }
+  return model.graph().node_size() > 0;
+}
+
+inline Counts run_suite(const std::string &suite, const Runner &run) {
+  Counts counts;
+  std::vector<fs::path> dirs;
+  for (const auto &entry : fs::directory_iterator(fs::path(kDataDir) / suite)) {
+    if (fs::exists(entry.path() / "model.onnx")) dirs.push_back(entry.path());
+  }
+  std::sort(dirs.begin(), dirs.end());
+  for (const fs::path &dir : dirs) {
+    std::string name = dir.filename().string();
+    if (!uses_only_supported_ops(dir)) {
+      ++counts.unsupported_op;
+      continue;
+    }
+    std::string reason;
+    try {
+      reason = run_case(dir, run);
+    } catch (const vacc::Error &e) {
+      reason = std::string("vacc::Error: ") + e.what();
+    } catch (const std::exception &e) {
+      reason = std::string("crash (std::exception): ") + e.what();
+    }
+    auto feature = kUnsupportedFeatures.find(name);
+    if (feature != kUnsupportedFeatures.end()) {
+      ++counts.unsupported_feature;
+      std::cout << "  skipped " << name << " (" << feature->second << "): " << reason << "\n";
+      if (reason.rfind("vacc::Error", 0) != 0) counts.failures.push_back(name + ": no error");
+      continue;
+    }
+    if (reason.empty()) {
+      ++counts.passed;
+    } else {
+      ++counts.failed;
+      counts.failures.push_back(name + ": " + reason);
+    }
+  }
+  std::cout << suite << ": " << counts.passed << " passed, " << counts.failed << " failed, "
+            << counts.unsupported_feature << " skipped (unsupported feature), "
+            << counts.unsupported_op << " not run (operators outside vacc's set)\n";
+  for (const std::string &f : counts.failures) std::cout << "  FAILED " << f << "\n";
+  return counts;
+}
+
+inline Counts check_suite(const std::string &suite, int min_passed, const Runner &run) {
+  if (!fs::exists(fs::path(kDataDir) / suite)) {
+    ADD_FAILURE() << kDataDir << "/" << suite << " is missing: install libonnx-testdata";
+    return {};
+  }
+  Counts counts = run_suite(suite, run);
+  EXPECT_EQ(counts.failed, 0);
+  EXPECT_TRUE(counts.failures.empty());
+  // Guards against a harness that silently runs nothing.
+  EXPECT_GE(counts.passed, min_passed);
+  return counts;
+}
+
+}  // namespace vacc::graph::conformance
