@@ -12,14 +12,14 @@
 #include "rtl_model.h"
 #include "sc_system.h"
 #include "timeline.h"
-#include "vacc/driver/registers.h"
+#include "vacc/isa/registers.h"
 #include "vacc/isa/encoding.h"
 #include "vacc/isa/insn.h"
 #include "vacc/simulator/axi_memory.h"
 #include "vacc/support/error.h"
 
 namespace vacc::sim {
-namespace reg = driver::reg;
+namespace reg = isa::reg;
 
 namespace {
 

@@ -215,7 +215,7 @@ TEST(KernelXml, RtlRegisterMapIsRegistersH) {
   ASSERT_FALSE(file.empty()) << "hw/rtl has no AXI4-Lite control slave (vacc_control.sv)";
   auto rtl = rtl_address_constants(test::read_text(file));
   std::string header =
-      test::read_text(std::string(VACC_SOURCE_DIR) + "/driver/include/vacc/driver/registers.h");
+      test::read_text(std::string(VACC_SOURCE_DIR) + "/isa/include/vacc/isa/registers.h");
   std::regex offset(R"(inline constexpr uint32_t k([A-Za-z0-9]+) = (0x[0-9A-Fa-f]+);)");
   const std::map<std::string, std::string> aliases = {
       {"globalinterruptenable", "gie"}, {"interruptenable", "ier"}, {"interruptstatus", "isr"}};

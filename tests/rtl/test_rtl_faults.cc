@@ -3,7 +3,7 @@
 // raises the error bit and the simulator names its index.
 #include <gtest/gtest.h>
 
-#include "vacc/driver/registers.h"
+#include "vacc/isa/registers.h"
 #include "vacc/isa/config.h"
 #include "vacc/isa/program.h"
 #include "vacc/simulator/rtl_sim.h"
@@ -81,9 +81,9 @@ TEST(RtlFaults, IllegalInstructionIsReportedWithItsIndex) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("illegal instruction at index 2"), std::string::npos) << msg;
   }
-  EXPECT_EQ(sim.read_register(driver::reg::kErrorStatus) & driver::reg::kErrorIllegalInsn,
-            driver::reg::kErrorIllegalInsn);
-  EXPECT_EQ(sim.read_register(driver::reg::kErrorInsn), 2u);
+  EXPECT_EQ(sim.read_register(isa::reg::kErrorStatus) & isa::reg::kErrorIllegalInsn,
+            isa::reg::kErrorIllegalInsn);
+  EXPECT_EQ(sim.read_register(isa::reg::kErrorInsn), 2u);
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include <random>
 
 #include "rtl_model.h"
-#include "vacc/driver/registers.h"
+#include "vacc/isa/registers.h"
 #include "vacc/simulator/rtl_sim.h"
 #include "vacc/support/error.h"
 
@@ -17,7 +17,7 @@ namespace vacc::sim {
 ModelEntry VACC_STANDIN_ENTRY();  // the stand-in's entry (simulator/rtl/CMakeLists.txt)
 
 namespace {
-namespace reg = driver::reg;
+namespace reg = isa::reg;
 
 isa::HwConfig standin_config(int bytes_per_cycle = 8, int latency = 20) {
   isa::HwConfig c;

@@ -1,6 +1,6 @@
 // rtl: the cycle-accurate simulator. The accelerator's own SystemVerilog (hw/, `vacc_top`),
 // verilated for the config, runs inside a SystemC system with a host that drives the
-// AXI4-Lite register map exactly as a real host does (driver/include/vacc/driver/registers.h)
+// AXI4-Lite register map exactly as a real host does (isa/include/vacc/isa/registers.h)
 // and an AXI4 device memory with the config's latency and bandwidth (axi_memory.h).
 //
 // One RtlSim is one board: device memory, registers, and the model, which keeps its state
