@@ -57,7 +57,7 @@ void add_compile_command(CLI::App &app) {
     o.vthreads = a->vthreads;
     if (!a->json && !a->quiet) o.log = [](const std::string &line) { fmt::print("{}\n", line); };
     const package::CompiledModel m = package::compile_model(a->model, config, o);
-    runtime::save_package(m.package, out);
+    isa::save_package(m.package, out);
     const auto bytes = std::filesystem::file_size(out);
     int lowered = 0;
     for (const auto &s : m.package.steps) lowered += s.commands.has_value();

@@ -26,7 +26,7 @@ struct EvalArgs {
   bool json = false;
 };
 
-float metadata_float(const runtime::Package &p, const std::string &key, const std::string &model) {
+float metadata_float(const isa::Package &p, const std::string &key, const std::string &model) {
   if (!p.metadata.contains(key))
     fail(
         "{}: the model's metadata has no '{}': vacc eval needs a Fashion-MNIST model that "
@@ -68,13 +68,13 @@ void eval(const EvalArgs &a) {
   package::CompileOptions co;
   co.batch = batch;
   co.calibration = a.calibration;
-  const runtime::Package qp = load_model(model, config, co, true);
+  const isa::Package qp = load_model(model, config, co, true);
   co.quantize = false;
-  const runtime::Package fp = load_model(model, config, co, true);
+  const isa::Package fp = load_model(model, config, co, true);
   const double compile_s = std::chrono::duration<double>(Clock::now() - t0).count();
   const float mean = metadata_float(qp, "vacc.mean", model);
   const float stddev = metadata_float(qp, "vacc.std", model);
-  const runtime::PackageTensor &in = qp.tensors[qp.inputs.at(0)];
+  const isa::PackageTensor &in = qp.tensors[qp.inputs.at(0)];
   if (in.elements() != batch * 28 * 28)
     fail("{}: input '{}' is {}, not a batch of 28x28 images", model, in.name,
          graph::shape_str(in.shape));

@@ -12,7 +12,7 @@
 #include "commands.h"
 #include "model_runner.h"
 #include "output.h"
-#include "vacc/package/reference_check.h"
+#include "vacc/cli/reference_check.h"
 #include "vacc/support/error.h"
 #include "vacc/support/npy.h"
 
@@ -73,13 +73,13 @@ void run(const RunArgs &a, bool config_given) {
     fail("--xclbin and --device need --fpga");
   }
   const std::string engine = a.fpga ? "xrt" : a.engine;
-  if (a.float_too && runtime::is_package_file(model))
+  if (a.float_too && isa::is_package_file(model))
     fail("--float runs the float model: give the .onnx model rather than the package {}", model);
 
   // A package compiled for a bundled config runs on that config unless --config says else.
   std::string config_name = a.config;
-  if (!config_given && runtime::is_package_file(model))
-    config_name = runtime::load_package(model).config_name;
+  if (!config_given && isa::is_package_file(model))
+    config_name = isa::load_package(model).config_name;
   const isa::HwConfig config = load_named_config(config_name);
 
   // Input: --input, or one bundled sample image.
@@ -90,11 +90,11 @@ void run(const RunArgs &a, bool config_given) {
   co.batch = a.batch > 0                                 ? a.batch
              : input_npy && input_npy->shape.size() >= 4 ? input_npy->shape[0]
                                                          : 1;
-  const runtime::Package pkg = load_model(model, config, co, /*quiet=*/true);
+  const isa::Package pkg = load_model(model, config, co, /*quiet=*/true);
   if (pkg.inputs.size() != 1)
     fail("{}: the model has {} inputs; vacc run feeds one (--input X.npy)", model,
          pkg.inputs.size());
-  const runtime::PackageTensor &in = pkg.tensors[pkg.inputs[0]];
+  const isa::PackageTensor &in = pkg.tensors[pkg.inputs[0]];
   const std::string what = fmt::format("input '{}' of {}", in.name, model);
   graph::Tensor x;
   int64_t label = -1;
@@ -122,7 +122,7 @@ void run(const RunArgs &a, bool config_given) {
   auto host = make_host_kernels(a.cpu, pkg);
   runtime::GraphExecutor exec(pkg, *host, device.get(), config);
   runtime::RunProfile profile;
-  std::optional<package::ReferenceCheck> check;
+  std::optional<cli::ReferenceCheck> check;
   if (a.check) {
     check.emplace(pkg);
     check->expect({x});
@@ -137,7 +137,7 @@ void run(const RunArgs &a, bool config_given) {
   if (a.float_too) {
     package::CompileOptions fo = co;
     fo.quantize = false;
-    const runtime::Package fp = load_model(model, config, fo, true);
+    const isa::Package fp = load_model(model, config, fo, true);
     auto fhost = make_host_kernels(a.cpu, fp);
     runtime::GraphExecutor fexec(fp, *fhost, nullptr, config);
     runtime::RunProfile fprof;

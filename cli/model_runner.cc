@@ -6,8 +6,8 @@
 #include <filesystem>
 
 #include "output.h"
-#include "vacc/package/llvm_kernels.h"
-#include "vacc/package/reference_kernels.h"
+#include "vacc/cli/llvm_kernels.h"
+#include "vacc/cli/reference_kernels.h"
 #include "vacc/support/error.h"
 
 #ifndef VACC_MODELS_DIR
@@ -53,16 +53,16 @@ const char *fashion_mnist_class(int64_t label) {
   return label >= 0 && label < 10 ? kNames[label] : "?";
 }
 
-runtime::Package load_model(const std::string &path, const isa::HwConfig &config,
+isa::Package load_model(const std::string &path, const isa::HwConfig &config,
                             const package::CompileOptions &options, bool quiet) {
   if (!std::filesystem::exists(path))
     fail("{}: no such model file (give an .onnx model or a .vpkg package)", path);
-  if (runtime::is_package_file(path)) {
-    runtime::Package p = runtime::load_package(path);
+  if (isa::is_package_file(path)) {
+    isa::Package p = isa::load_package(path);
     p.check_config(config, path);
     return p;
   }
-  if (extension(path) == ".vpkg") return runtime::load_package(path);  // reports the bad magic
+  if (extension(path) == ".vpkg") return isa::load_package(path);  // reports the bad magic
   if (extension(path) != ".onnx")
     fail(
         "{}: unknown model file: expected an ONNX model (.onnx) or a package written by "
@@ -74,9 +74,9 @@ runtime::Package load_model(const std::string &path, const isa::HwConfig &config
 }
 
 std::unique_ptr<runtime::HostKernels> make_host_kernels(const std::string &name,
-                                                        const runtime::Package &package) {
-  if (name == "reference") return std::make_unique<package::ReferenceKernels>(package);
-  if (name == "llvm") return std::make_unique<package::LlvmKernels>(package);
+                                                        const isa::Package &package) {
+  if (name == "reference") return std::make_unique<cli::ReferenceKernels>(package);
+  if (name == "llvm") return std::make_unique<cli::LlvmKernels>(package);
   fail("--cpu '{}': choose reference or llvm", name);
 }
 
@@ -92,16 +92,16 @@ std::string profile_table(const runtime::RunProfile &profile, const isa::HwConfi
       {"#", "layer", "op", "where", "MACs", "cycles", "util", "ms"}};
   for (const auto &s : profile.steps) {
     auto u = utilization(s.macs, s.cycles, config);
-    rows.push_back({std::to_string(s.index), s.name, s.op, runtime::step_target_name(s.where),
+    rows.push_back({std::to_string(s.index), s.name, s.op, isa::step_target_name(s.where),
                     s.macs ? count_text(s.macs) : "-", s.cycles ? std::to_string(*s.cycles) : "-",
                     u ? fmt::format("{:.1f}%", 100 * *u) : "-",
                     fmt::format("{:.2f}", 1000 * s.seconds)});
   }
   std::string out = format_table(rows);
-  const int64_t accel = profile.macs(runtime::StepTarget::kAccel);
-  const int64_t cpu = profile.macs(runtime::StepTarget::kCpu);
+  const int64_t accel = profile.macs(isa::StepTarget::kAccel);
+  const int64_t cpu = profile.macs(isa::StepTarget::kCpu);
   int accel_steps = 0;
-  for (const auto &s : profile.steps) accel_steps += s.where == runtime::StepTarget::kAccel;
+  for (const auto &s : profile.steps) accel_steps += s.where == isa::StepTarget::kAccel;
   out += fmt::format("\ntotal: {} steps, {} on the accelerator; MACs {} accel, {} cpu",
                      profile.steps.size(), accel_steps, count_text(accel), count_text(cpu));
   if (auto c = profile.cycles()) {
@@ -126,7 +126,7 @@ nlohmann::ordered_json profile_json(const runtime::RunProfile &profile,
     l["index"] = s.index;
     l["layer"] = s.name;
     l["op"] = s.op;
-    l["where"] = runtime::step_target_name(s.where);
+    l["where"] = isa::step_target_name(s.where);
     l["macs"] = s.macs;
     l["cycles"] = s.cycles ? nlohmann::ordered_json(*s.cycles) : nlohmann::ordered_json();
     auto u = utilization(s.macs, s.cycles, config);
@@ -139,11 +139,11 @@ nlohmann::ordered_json profile_json(const runtime::RunProfile &profile,
   j["layers"] = std::move(layers);
   nlohmann::ordered_json t;
   t["steps"] = profile.steps.size();
-  t["macs_accel"] = profile.macs(runtime::StepTarget::kAccel);
-  t["macs_cpu"] = profile.macs(runtime::StepTarget::kCpu);
+  t["macs_accel"] = profile.macs(isa::StepTarget::kAccel);
+  t["macs_cpu"] = profile.macs(isa::StepTarget::kCpu);
   auto c = profile.cycles();
   t["cycles"] = c ? nlohmann::ordered_json(*c) : nlohmann::ordered_json();
-  auto u = utilization(profile.macs(runtime::StepTarget::kAccel), c, config);
+  auto u = utilization(profile.macs(isa::StepTarget::kAccel), c, config);
   t["utilization"] = u ? nlohmann::ordered_json(*u) : nlohmann::ordered_json();
   t["seconds"] = profile.seconds;
   j["total"] = std::move(t);

@@ -11,7 +11,7 @@
 #include "vacc/isa/config.h"
 #include "vacc/package/compile_model.h"
 #include "vacc/runtime/graph_executor.h"
-#include "vacc/runtime/package.h"
+#include "vacc/isa/package.h"
 
 namespace vacc::cli {
 
@@ -24,12 +24,12 @@ const char *fashion_mnist_class(int64_t label);
 
 // A package from `path`: a .vpkg is loaded and checked against `config`; an .onnx is
 // compiled for it with `options`. Anything else is a vacc::Error naming the file.
-runtime::Package load_model(const std::string &path, const isa::HwConfig &config,
+isa::Package load_model(const std::string &path, const isa::HwConfig &config,
                             const package::CompileOptions &options, bool quiet);
 
 // "reference" (the graph reference executor) or "llvm" (the LLVM JIT CPU backend).
 std::unique_ptr<runtime::HostKernels> make_host_kernels(const std::string &name,
-                                                        const runtime::Package &package);
+                                                        const isa::Package &package);
 
 // The device for `vacc run --sim --engine E` ("fsim", "rtl") or `--fpga` ("xrt").
 std::unique_ptr<driver::Device> open_engine(const std::string &engine, const isa::HwConfig &config);

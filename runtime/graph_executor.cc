@@ -29,7 +29,7 @@ std::string shape_text(const std::vector<int64_t> &shape) {
 
 }  // namespace
 
-int64_t RunProfile::macs(StepTarget where) const {
+int64_t RunProfile::macs(isa::StepTarget where) const {
   int64_t n = 0;
   for (const auto &s : steps)
     if (s.where == where) n += s.macs;
@@ -44,7 +44,7 @@ std::optional<uint64_t> RunProfile::cycles() const {
 }
 
 struct GraphExecutor::Impl {
-  const Package &package;
+  const isa::Package &package;
   HostKernels &host;
   driver::Device *device;
   isa::HwConfig config;
@@ -54,13 +54,13 @@ struct GraphExecutor::Impl {
   DeviceBuffer device_arena;
   std::map<int32_t, DeviceBuffer> device_constants;  // tensor index -> uploaded copy
 
-  Impl(const Package &p, HostKernels &h, driver::Device *d, const isa::HwConfig &c)
+  Impl(const isa::Package &p, HostKernels &h, driver::Device *d, const isa::HwConfig &c)
       : package(p), host(h), device(d), config(c), arena(p.arena_bytes) {
     lists.resize(p.steps.size());
     uint64_t max_uops = 16, max_insns = 64, constant_bytes = 0;
     const uint64_t align = isa::region_alignment(config);
     for (size_t i = 0; i < p.steps.size(); ++i) {
-      const PackageStep &s = p.steps[i];
+      const isa::PackageStep &s = p.steps[i];
       if (!s.commands) continue;
       isa::CommandList list;
       try {
@@ -89,7 +89,7 @@ struct GraphExecutor::Impl {
     session = std::make_unique<Session>(*device, config, bytes, max_uops, max_insns);
     device_arena = session->allocate(std::max<int64_t>(p.arena_bytes, 1), "the activation arena");
     for (auto &[t, buffer] : device_constants) {
-      const PackageTensor &pt = p.tensors[t];
+      const isa::PackageTensor &pt = p.tensors[t];
       buffer = session->allocate(std::max<int64_t>(pt.bytes(), 1), pt.name);
       const auto &blob = p.blobs[*pt.blob];
       if (!blob.empty()) session->write(buffer, blob.data(), blob.size());
@@ -97,25 +97,25 @@ struct GraphExecutor::Impl {
   }
 
   const uint8_t *tensor_data(int32_t t) const {
-    const PackageTensor &pt = package.tensors[t];
+    const isa::PackageTensor &pt = package.tensors[t];
     if (pt.is_constant()) return package.blobs[*pt.blob].data();
     VACC_CHECK(pt.arena_offset >= 0) << "tensor '" << pt.name << "' has no arena slot";
     return arena.data() + pt.arena_offset;
   }
   uint8_t *mutable_data(int32_t t) {
-    const PackageTensor &pt = package.tensors[t];
+    const isa::PackageTensor &pt = package.tensors[t];
     VACC_CHECK(!pt.is_constant() && pt.arena_offset >= 0)
         << "step output '" << pt.name << "' has no arena slot";
     return arena.data() + pt.arena_offset;
   }
 
   void run_accel(size_t index, StepProfile &prof) {
-    const PackageStep &s = package.steps[index];
+    const isa::PackageStep &s = package.steps[index];
     const isa::CommandList &list = *lists[index];
     std::vector<uint64_t> elements;
     for (size_t b = 0; b < s.bindings.size(); ++b) {
       const int32_t t = s.bindings[b];
-      const PackageTensor &pt = package.tensors[t];
+      const isa::PackageTensor &pt = package.tensors[t];
       const isa::MemId mem = list.buffers[b].mem;
       const uint64_t tile = config.tile_bytes(mem);
       if (pt.is_constant()) {
@@ -139,14 +139,14 @@ struct GraphExecutor::Impl {
     prof.counters = session->run(queue);
     for (int32_t o : s.outputs) {
       if (o < 0) continue;
-      const PackageTensor &pt = package.tensors[o];
+      const isa::PackageTensor &pt = package.tensors[o];
       session->read(device_arena, arena.data() + pt.arena_offset, pt.bytes(), pt.arena_offset);
     }
     if (auto it = prof.counters.find("cycles"); it != prof.counters.end()) prof.cycles = it->second;
   }
 
   void run_host(size_t index) {
-    const PackageStep &s = package.steps[index];
+    const isa::PackageStep &s = package.steps[index];
     std::vector<const uint8_t *> ins;
     std::vector<uint8_t *> outs;
     for (int32_t t : s.inputs) ins.push_back(t < 0 ? nullptr : tensor_data(t));
@@ -155,7 +155,7 @@ struct GraphExecutor::Impl {
   }
 };
 
-GraphExecutor::GraphExecutor(const Package &package, HostKernels &host, driver::Device *device,
+GraphExecutor::GraphExecutor(const isa::Package &package, HostKernels &host, driver::Device *device,
                              const isa::HwConfig &config)
     : impl_(std::make_unique<Impl>(package, host, device, config)) {}
 
@@ -164,12 +164,12 @@ GraphExecutor::~GraphExecutor() = default;
 std::vector<HostTensor> GraphExecutor::run(const std::vector<HostTensor> &inputs,
                                            RunProfile *profile, const StepObserver &observer) {
   using Clock = std::chrono::steady_clock;
-  const Package &p = impl_->package;
+  const isa::Package &p = impl_->package;
   const auto start = Clock::now();
   if (inputs.size() != p.inputs.size())
     fail("the model takes {} input(s), got {}", p.inputs.size(), inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const PackageTensor &t = p.tensors[p.inputs[i]];
+    const isa::PackageTensor &t = p.tensors[p.inputs[i]];
     if (inputs[i].dtype != t.dtype || int64_t(inputs[i].data.size()) != t.bytes())
       fail("input {} ('{}') needs {} {}, got {} {}", i, t.name, t.dtype, shape_text(t.shape),
            inputs[i].dtype, shape_text(inputs[i].shape));
@@ -177,7 +177,7 @@ std::vector<HostTensor> GraphExecutor::run(const std::vector<HostTensor> &inputs
   }
   if (profile) profile->steps.clear();
   for (size_t i = 0; i < p.steps.size(); ++i) {
-    const PackageStep &s = p.steps[i];
+    const isa::PackageStep &s = p.steps[i];
     StepProfile prof;
     prof.index = i;
     prof.op = s.op;
@@ -186,10 +186,10 @@ std::vector<HostTensor> GraphExecutor::run(const std::vector<HostTensor> &inputs
     prof.note = s.note;
     const auto t0 = Clock::now();
     if (impl_->lists[i]) {
-      prof.where = StepTarget::kAccel;
+      prof.where = isa::StepTarget::kAccel;
       impl_->run_accel(i, prof);
     } else {
-      prof.where = StepTarget::kCpu;
+      prof.where = isa::StepTarget::kCpu;
       impl_->run_host(i);
     }
     prof.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -202,7 +202,7 @@ std::vector<HostTensor> GraphExecutor::run(const std::vector<HostTensor> &inputs
   }
   std::vector<HostTensor> outputs;
   for (int32_t o : p.outputs) {
-    const PackageTensor &t = p.tensors[o];
+    const isa::PackageTensor &t = p.tensors[o];
     HostTensor h;
     h.dtype = t.dtype;
     h.shape = t.shape;

@@ -153,7 +153,7 @@ CompiledModel compile_model(const std::string &onnx_path, const isa::HwConfig &c
   t0 = Clock::now();
   // The DMA addresses activations in tiles: align every slot to the largest tile.
   const graph::MemoryPlan plan = graph::plan_memory(g, isa::region_alignment(config));
-  runtime::Package package = package_graph(g, plan, config);
+  isa::Package package = package_graph(g, plan, config);
   package.model = std::filesystem::path(onnx_path).filename().string();
   stage("package", t0,
         fmt::format("{} steps, {} tensors, arena {} bytes", package.steps.size(),

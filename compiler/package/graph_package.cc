@@ -26,7 +26,7 @@ std::vector<uint8_t> tensor_bytes(const graph::Tensor &t) {
   return std::vector<uint8_t>(t.raw(), t.raw() + t.nbytes());
 }
 
-ordered_json attrs_json(const graph::Attributes &attrs, runtime::Package &p) {
+ordered_json attrs_json(const graph::Attributes &attrs, isa::Package &p) {
   ordered_json j = ordered_json::object();
   for (const auto &[name, attr] : attrs.all()) {
     std::visit(
@@ -55,7 +55,7 @@ ordered_json attrs_json(const graph::Attributes &attrs, runtime::Package &p) {
   return j;
 }
 
-graph::Attributes attrs_from_json(const nlohmann::ordered_json &j, const runtime::Package &p,
+graph::Attributes attrs_from_json(const nlohmann::ordered_json &j, const isa::Package &p,
                                   const std::string &step) {
   graph::Attributes attrs;
   for (const auto &[name, v] : j.items()) {
@@ -132,9 +132,9 @@ int64_t count_macs(const graph::Node &node) {
   }
 }
 
-runtime::Package package_graph(const graph::Graph &graph, const graph::MemoryPlan &plan,
+isa::Package package_graph(const graph::Graph &graph, const graph::MemoryPlan &plan,
                                const isa::HwConfig &config) {
-  runtime::Package p;
+  isa::Package p;
   p.model = graph.name;
   p.config_name = config.name;
   p.isa_fingerprint = config.isa_fingerprint();
@@ -146,7 +146,7 @@ runtime::Package package_graph(const graph::Graph &graph, const graph::MemoryPla
     if (!v) return -1;
     auto it = index.find(v);
     if (it != index.end()) return it->second;
-    runtime::PackageTensor t;
+    isa::PackageTensor t;
     t.name = v->name;
     t.dtype = graph::dtype_name(v->dtype);
     t.shape = v->shape;
@@ -167,11 +167,11 @@ runtime::Package package_graph(const graph::Graph &graph, const graph::MemoryPla
   for (const graph::Value *v : graph.inputs()) p.inputs.push_back(tensor_of(v));
   bool quantized = false;
   for (const graph::Node *node : graph.nodes()) {
-    runtime::PackageStep s;
+    isa::PackageStep s;
     s.op = graph::op_name(node->op);
     s.name = node->name;
-    s.target = node->target == graph::Target::kAccel ? runtime::StepTarget::kAccel
-                                                     : runtime::StepTarget::kCpu;
+    s.target = node->target == graph::Target::kAccel ? isa::StepTarget::kAccel
+                                                     : isa::StepTarget::kCpu;
     for (const graph::Value *v : node->inputs) s.inputs.push_back(tensor_of(v));
     for (const graph::Value *v : node->outputs) s.outputs.push_back(tensor_of(v));
     s.attrs = attrs_json(node->attrs, p);
@@ -184,13 +184,13 @@ runtime::Package package_graph(const graph::Graph &graph, const graph::MemoryPla
   return p;
 }
 
-graph::Graph graph_from_package(const runtime::Package &p) {
+graph::Graph graph_from_package(const isa::Package &p) {
   graph::Graph g;
   g.name = p.model;
   for (const auto &[k, v] : p.metadata.items())
     g.metadata[k] = v.is_string() ? v.get<std::string>() : v.dump();
   std::vector<graph::Value *> values;
-  for (const runtime::PackageTensor &t : p.tensors) {
+  for (const isa::PackageTensor &t : p.tensors) {
     const graph::DType dtype = dtype_from_name(t.dtype);
     graph::Value *v;
     if (t.blob) {
@@ -209,7 +209,7 @@ graph::Graph graph_from_package(const runtime::Package &p) {
   auto value = [&](int32_t i) { return i < 0 ? nullptr : values.at(i); };
   for (int32_t i : p.inputs) g.add_input(value(i));
   for (size_t s = 0; s < p.steps.size(); ++s) {
-    const runtime::PackageStep &step = p.steps[s];
+    const isa::PackageStep &step = p.steps[s];
     const auto op = op_from_name(step.op);
     if (!op)
       fail("step {} ('{}') has operator '{}', which this vacc does not know: recompile the model",
@@ -220,7 +220,7 @@ graph::Graph graph_from_package(const runtime::Package &p) {
     graph::Node *node = g.add_node(*op, step.name, std::move(ins), std::move(outs),
                                    attrs_from_json(step.attrs, p, step.name));
     node->target =
-        step.target == runtime::StepTarget::kAccel ? graph::Target::kAccel : graph::Target::kCpu;
+        step.target == isa::StepTarget::kAccel ? graph::Target::kAccel : graph::Target::kCpu;
   }
   for (int32_t i : p.outputs) g.add_output(value(i));
   return g;

@@ -90,8 +90,8 @@ std::string layer_dir(const std::string &dir, size_t index, const std::string &n
   return fmt::format("{}/{:03}_{}", dir, index, safe);
 }
 
-uint32_t add_constant(runtime::Package &p, const std::string &name, const graph::Tensor &t) {
-  runtime::PackageTensor pt;
+uint32_t add_constant(isa::Package &p, const std::string &name, const graph::Tensor &t) {
+  isa::PackageTensor pt;
   pt.name = name;
   pt.dtype = graph::dtype_name(t.dtype());
   pt.shape = t.shape();
@@ -103,18 +103,18 @@ uint32_t add_constant(runtime::Package &p, const std::string &name, const graph:
 }  // namespace
 
 LowerStats lower_accel_steps(const graph::Graph &graph, const isa::HwConfig &config,
-                             runtime::Package &package, const LowerOptions &options) {
+                             isa::Package &package, const LowerOptions &options) {
   LowerStats stats;
   const auto start = std::chrono::steady_clock::now();
   const std::vector<graph::Node *> nodes = graph.nodes();
   VACC_CHECK(nodes.size() == package.steps.size()) << "package does not match its graph";
   for (size_t i = 0; i < nodes.size(); ++i) {
     const graph::Node &node = *nodes[i];
-    runtime::PackageStep &step = package.steps[i];
-    if (step.target != runtime::StepTarget::kAccel) continue;
+    isa::PackageStep &step = package.steps[i];
+    if (step.target != isa::StepTarget::kAccel) continue;
     const auto layer_start = std::chrono::steady_clock::now();
     auto to_cpu = [&](const std::string &why) {
-      step.target = runtime::StepTarget::kCpu;
+      step.target = isa::StepTarget::kCpu;
       step.note = "no accelerator kernel: " + why;
       ++stats.moved_to_cpu;
     };
@@ -217,7 +217,7 @@ LowerStats lower_accel_steps(const graph::Graph &graph, const isa::HwConfig &con
         << node.describe() << ": the operator takes " << layer->commands.buffers.size()
         << " buffers, " << step.bindings.size() << " bound";
     for (size_t b = 0; b < step.bindings.size(); ++b) {
-      const runtime::PackageTensor &t = package.tensors[step.bindings[b]];
+      const isa::PackageTensor &t = package.tensors[step.bindings[b]];
       const uint64_t elems = layer->commands.buffers[b].elements;
       const uint64_t want =
           static_cast<uint64_t>(t.bytes()) / config.tile_bytes(layer->commands.buffers[b].mem);

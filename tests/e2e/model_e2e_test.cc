@@ -18,10 +18,10 @@
 #include "vacc/graph/pipeline.h"
 #include "vacc/package/compile_model.h"
 #include "vacc/package/graph_package.h"
-#include "vacc/package/reference_check.h"
-#include "vacc/package/reference_kernels.h"
+#include "vacc/cli/reference_check.h"
+#include "vacc/cli/reference_kernels.h"
 #include "vacc/runtime/graph_executor.h"
-#include "vacc/runtime/package.h"
+#include "vacc/isa/package.h"
 #include "vacc/support/npy.h"
 
 namespace vacc {
@@ -65,16 +65,16 @@ graph::Tensor int8_reference(const isa::HwConfig &config, int64_t batch, const g
   return graph::Executor(*g).run({x})[0];
 }
 
-std::vector<runtime::HostTensor> run_package(const runtime::Package &p, const isa::HwConfig &c,
+std::vector<runtime::HostTensor> run_package(const isa::Package &p, const isa::HwConfig &c,
                                              const std::string &engine, const graph::Tensor &x,
                                              runtime::RunProfile *profile = nullptr) {
   auto device = driver::open_device(engine, c);
-  package::ReferenceKernels cpu(p);
+  cli::ReferenceKernels cpu(p);
   runtime::GraphExecutor exec(p, cpu, device.get(), c);
   return exec.run({host(x)}, profile);
 }
 
-int accel_steps(const runtime::Package &p) {
+int accel_steps(const isa::Package &p) {
   int n = 0;
   for (const auto &s : p.steps) n += s.commands.has_value();
   return n;
@@ -85,7 +85,7 @@ void expect_bit_exact(const std::string &config_name, const std::string &engine,
   const isa::HwConfig c = config_named(config_name);
   package::CompileOptions o;
   o.batch = batch;
-  const runtime::Package p = package::compile_model(kModel, c, o).package;
+  const isa::Package p = package::compile_model(kModel, c, o).package;
   ASSERT_EQ(accel_steps(p), 5) << "3 convolutions and 2 dense layers on the accelerator";
   for (int64_t r = 0; r < runs; ++r) {
     const graph::Tensor x = samples(first + r * batch, batch);
@@ -97,7 +97,7 @@ void expect_bit_exact(const std::string &config_name, const std::string &engine,
     EXPECT_EQ(std::memcmp(got[0].data.data(), want.raw(), want.nbytes()), 0)
         << config_name << " on " << engine << ", images " << first + r * batch << "..+" << batch;
     int on_accel = 0;
-    for (const auto &s : profile.steps) on_accel += s.where == runtime::StepTarget::kAccel;
+    for (const auto &s : profile.steps) on_accel += s.where == isa::StepTarget::kAccel;
     EXPECT_EQ(on_accel, 5);
   }
 }
@@ -111,14 +111,14 @@ TEST(ModelE2E, BitExactWithCompilerInt8ReferenceOnEveryEngine) {
 // executor's value for it.
 TEST(ModelE2E, EveryLayerBitExactOnEveryEngine) {
   const isa::HwConfig c = config_named("default");
-  const runtime::Package p = package::compile_model(kModel, c).package;
-  package::ReferenceCheck check(p);
+  const isa::Package p = package::compile_model(kModel, c).package;
+  cli::ReferenceCheck check(p);
   for (const std::string &engine : test::test_engines()) {
     for (int64_t i : {7, 11}) {
       const graph::Tensor x = samples(i, 1);
       check.expect({x});
       auto device = driver::open_device(engine, c);
-      package::ReferenceKernels cpu(p);
+      cli::ReferenceKernels cpu(p);
       runtime::GraphExecutor exec(p, cpu, device.get(), c);
       exec.run({host(x)}, nullptr, check.observer());
       EXPECT_EQ(check.compared(), int64_t(p.steps.size()));
@@ -138,11 +138,11 @@ TEST(ModelE2E, BitExactOnSmallAndWideConfigs) {
 
 TEST(ModelE2E, RtlCountsCyclesPerLayer) {
   const isa::HwConfig c = config_named("default");
-  const runtime::Package p = package::compile_model(kModel, c).package;
+  const isa::Package p = package::compile_model(kModel, c).package;
   runtime::RunProfile profile;
   run_package(p, c, "rtl", samples(0, 1), &profile);
   for (const auto &s : profile.steps) {
-    if (s.where != runtime::StepTarget::kAccel) continue;
+    if (s.where != isa::StepTarget::kAccel) continue;
     ASSERT_TRUE(s.cycles.has_value()) << s.name;
     EXPECT_GT(*s.cycles, 0u) << s.name;
     // The GEMM core cannot do more than its peak per cycle.
@@ -157,9 +157,9 @@ TEST(ModelE2E, FloatPackageMatchesPyTorchLogits) {
   package::CompileOptions o;
   o.batch = 16;
   o.quantize = false;
-  const runtime::Package p = package::compile_model(kModel, c, o).package;
+  const isa::Package p = package::compile_model(kModel, c, o).package;
   EXPECT_EQ(accel_steps(p), 0);
-  package::ReferenceKernels cpu(p);
+  cli::ReferenceKernels cpu(p);
   runtime::GraphExecutor exec(p, cpu, nullptr, c);
   const auto got = exec.run({host(samples(0, 16))})[0];
   const NpyArray want = read_npy(kModels + "/fashion_mnist_logits.npy");
@@ -176,7 +176,7 @@ TEST(ModelE2E, Int8OnFsimClassifiesTheBundledSamples) {
   const isa::HwConfig c = config_named("default");
   package::CompileOptions o;
   o.batch = 64;
-  const runtime::Package p = package::compile_model(kModel, c, o).package;
+  const isa::Package p = package::compile_model(kModel, c, o).package;
   const NpyArray labels = read_npy(kModels + "/fashion_mnist_labels.npy");
   int correct = 0;
   for (int64_t b = 0; b < 4; ++b) {
@@ -194,11 +194,11 @@ TEST(ModelE2E, Int8OnFsimClassifiesTheBundledSamples) {
 
 TEST(ModelE2E, PackageRoundTripsThroughAFile) {
   const isa::HwConfig c = config_named("default");
-  const runtime::Package p = package::compile_model(kModel, c).package;
+  const isa::Package p = package::compile_model(kModel, c).package;
   const std::string path = testing::TempDir() + "/model_e2e_roundtrip.vpkg";
-  runtime::save_package(p, path);
-  ASSERT_TRUE(runtime::is_package_file(path));
-  const runtime::Package q = runtime::load_package(path);
+  isa::save_package(p, path);
+  ASSERT_TRUE(isa::is_package_file(path));
+  const isa::Package q = isa::load_package(path);
   EXPECT_EQ(q.steps.size(), p.steps.size());
   EXPECT_EQ(q.tensors.size(), p.tensors.size());
   EXPECT_EQ(q.blobs, p.blobs);

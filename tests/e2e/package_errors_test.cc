@@ -10,9 +10,9 @@
 #include <iterator>
 
 #include "vacc/package/compile_model.h"
-#include "vacc/package/reference_kernels.h"
+#include "vacc/cli/reference_kernels.h"
 #include "vacc/runtime/graph_executor.h"
-#include "vacc/runtime/package.h"
+#include "vacc/isa/package.h"
 #include "vacc/support/error.h"
 #include "vacc/support/npy.h"
 
@@ -38,9 +38,9 @@ class PackageErrors : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     package_ =
-        new runtime::Package(package::compile_model(kModel, config_named("default")).package);
+        new isa::Package(package::compile_model(kModel, config_named("default")).package);
     path_ = testing::TempDir() + "/package_errors.vpkg";
-    runtime::save_package(*package_, path_);
+    isa::save_package(*package_, path_);
     std::ifstream in(path_, std::ios::binary);
     bytes_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
@@ -56,16 +56,16 @@ class PackageErrors : public ::testing::Test {
     return p;
   }
 
-  static runtime::Package *package_;
+  static isa::Package *package_;
   static std::string path_;
   static std::vector<uint8_t> bytes_;
 };
-runtime::Package *PackageErrors::package_ = nullptr;
+isa::Package *PackageErrors::package_ = nullptr;
 std::string PackageErrors::path_;
 std::vector<uint8_t> PackageErrors::bytes_;
 
 TEST_F(PackageErrors, MissingFile) {
-  EXPECT_EQ(error_of([] { runtime::load_package("/nonexistent/m.vpkg"); }),
+  EXPECT_EQ(error_of([] { isa::load_package("/nonexistent/m.vpkg"); }),
             "/nonexistent/m.vpkg: cannot open package file");
 }
 
@@ -73,7 +73,7 @@ TEST_F(PackageErrors, NotAPackage) {
   const std::string p =
       write("not_a_package.vpkg", {'h', 'e', 'l', 'l', 'o', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                                    0,   0,   0,   0,   0,   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
-  EXPECT_EQ(error_of([&] { runtime::load_package(p); }),
+  EXPECT_EQ(error_of([&] { isa::load_package(p); }),
             p + ": not a vacc package (bad magic; expected a .vpkg written by `vacc compile`)");
 }
 
@@ -81,7 +81,7 @@ TEST_F(PackageErrors, OtherFormatVersion) {
   auto b = bytes_;
   b[8] = 99;
   const std::string p = write("version.vpkg", b);
-  EXPECT_EQ(error_of([&] { runtime::load_package(p); }),
+  EXPECT_EQ(error_of([&] { isa::load_package(p); }),
             p + ": package format version 99 is not supported (this vacc reads version 1): "
                 "recompile the model with `vacc compile`");
 }
@@ -90,7 +90,7 @@ TEST_F(PackageErrors, CorruptByte) {
   auto b = bytes_;
   b[b.size() - 100] ^= 0x40;  // inside the blobs
   const std::string p = write("corrupt.vpkg", b);
-  EXPECT_EQ(error_of([&] { runtime::load_package(p); }),
+  EXPECT_EQ(error_of([&] { isa::load_package(p); }),
             p + ": corrupt package (checksum mismatch): recompile the model with `vacc compile`");
 }
 
@@ -98,16 +98,16 @@ TEST_F(PackageErrors, Truncated) {
   auto b = bytes_;
   b.resize(200);
   const std::string p = write("truncated.vpkg", b);
-  const std::string e = error_of([&] { runtime::load_package(p); });
+  const std::string e = error_of([&] { isa::load_package(p); });
   EXPECT_NE(e.find(p + ": truncated package (header of "), std::string::npos) << e;
 }
 
 TEST_F(PackageErrors, InconsistentHeader) {
-  runtime::Package bad = *package_;
+  isa::Package bad = *package_;
   bad.steps[3].inputs[0] = 9999;
   const std::string p = testing::TempDir() + "/inconsistent.vpkg";
-  runtime::save_package(bad, p);
-  const std::string e = error_of([&] { runtime::load_package(p); });
+  isa::save_package(bad, p);
+  const std::string e = error_of([&] { isa::load_package(p); });
   EXPECT_NE(e.find(p + ": step 3 ('" + bad.steps[3].name +
                    "', vacc.UnpackNCHWnc) refers to "
                    "tensor 9999"),
@@ -126,14 +126,14 @@ TEST_F(PackageErrors, CompiledForAnotherConfig) {
 }
 
 TEST_F(PackageErrors, WrongNumberOfInputs) {
-  package::ReferenceKernels cpu(*package_);
+  cli::ReferenceKernels cpu(*package_);
   auto device = driver::open_device("fsim", config_named("default"));
   runtime::GraphExecutor exec(*package_, cpu, device.get(), config_named("default"));
   EXPECT_EQ(error_of([&] { exec.run({}); }), "the model takes 1 input(s), got 0");
 }
 
 TEST_F(PackageErrors, WrongInputShape) {
-  package::ReferenceKernels cpu(*package_);
+  cli::ReferenceKernels cpu(*package_);
   auto device = driver::open_device("fsim", config_named("default"));
   runtime::GraphExecutor exec(*package_, cpu, device.get(), config_named("default"));
   runtime::HostTensor x;
@@ -144,7 +144,7 @@ TEST_F(PackageErrors, WrongInputShape) {
 }
 
 TEST_F(PackageErrors, AcceleratorStepsNeedADevice) {
-  package::ReferenceKernels cpu(*package_);
+  cli::ReferenceKernels cpu(*package_);
   EXPECT_EQ(
       error_of([&] { runtime::GraphExecutor(*package_, cpu, nullptr, config_named("default")); }),
       "the package has accelerator steps: run it on a device (--sim or --fpga)");

@@ -11,8 +11,8 @@
 #include "vacc/graph/onnx_import.h"
 #include "vacc/graph/pipeline.h"
 #include "vacc/package/compile_model.h"
-#include "vacc/package/llvm_kernels.h"
-#include "vacc/package/reference_kernels.h"
+#include "vacc/cli/llvm_kernels.h"
+#include "vacc/cli/reference_kernels.h"
 #include "vacc/runtime/graph_executor.h"
 #include "vacc/support/npy.h"
 
@@ -49,12 +49,12 @@ TEST(ResidualE2E, AddRunsOnTheAcceleratorBitExactOnEveryEngine) {
   const isa::HwConfig config = test::config_named("default");
   package::CompileOptions options;
   options.calibration = kCalibration;
-  const runtime::Package p = package::compile_model(kModel, config, options).package;
+  const isa::Package p = package::compile_model(kModel, config, options).package;
   for (const std::string &engine : test::test_engines()) {
     for (const char *cpu : {"reference", "llvm"}) {
       std::unique_ptr<runtime::HostKernels> kernels;
-      if (std::string(cpu) == "llvm") kernels = std::make_unique<package::LlvmKernels>(p);
-      else kernels = std::make_unique<package::ReferenceKernels>(p);
+      if (std::string(cpu) == "llvm") kernels = std::make_unique<cli::LlvmKernels>(p);
+      else kernels = std::make_unique<cli::ReferenceKernels>(p);
       auto device = driver::open_device(engine, config);
       runtime::GraphExecutor exec(p, *kernels, device.get(), config);
       for (int64_t i = 0; i < 2; ++i) {
@@ -67,8 +67,8 @@ TEST(ResidualE2E, AddRunsOnTheAcceleratorBitExactOnEveryEngine) {
             << engine << ", CPU " << cpu << ", input " << i;
         int adds_on_accel = 0, on_accel = 0;
         for (const auto &s : profile.steps) {
-          on_accel += s.where == runtime::StepTarget::kAccel;
-          adds_on_accel += s.where == runtime::StepTarget::kAccel && s.op == "vacc.QAdd";
+          on_accel += s.where == isa::StepTarget::kAccel;
+          adds_on_accel += s.where == isa::StepTarget::kAccel && s.op == "vacc.QAdd";
         }
         EXPECT_EQ(adds_on_accel, 1) << "the residual add runs on the accelerator";
         EXPECT_EQ(on_accel, 5) << "3 convolutions, the add and the dense head";

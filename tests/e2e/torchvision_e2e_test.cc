@@ -15,7 +15,7 @@
 #include "vacc/graph/onnx_import.h"
 #include "vacc/graph/pipeline.h"
 #include "vacc/package/compile_model.h"
-#include "vacc/package/reference_kernels.h"
+#include "vacc/cli/reference_kernels.h"
 #include "vacc/runtime/graph_executor.h"
 
 namespace vacc {
@@ -43,13 +43,13 @@ void check_model(const std::string &name) {
   for (const auto &s : m.package.steps) accel += s.commands.has_value();
   EXPECT_GT(accel, 0);
 
-  const runtime::PackageTensor &in = m.package.tensors[m.package.inputs[0]];
+  const isa::PackageTensor &in = m.package.tensors[m.package.inputs[0]];
   const graph::Tensor x = package::read_input_npy(base + "_input.npy", in.shape, "the input");
   runtime::HostTensor h;
   h.shape = in.shape;
   h.data.assign(x.raw(), x.raw() + x.nbytes());
   auto device = driver::open_device("fsim", config);
-  package::ReferenceKernels cpu(m.package);
+  cli::ReferenceKernels cpu(m.package);
   runtime::GraphExecutor exec(m.package, cpu, device.get(), config);
   runtime::RunProfile profile;
   const auto got = exec.run({h}, &profile);

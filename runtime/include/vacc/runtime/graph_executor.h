@@ -17,7 +17,7 @@
 
 #include "vacc/driver/device.h"
 #include "vacc/isa/config.h"
-#include "vacc/runtime/package.h"
+#include "vacc/isa/package.h"
 
 namespace vacc::runtime {
 
@@ -44,7 +44,7 @@ class HostKernels {
 struct StepProfile {
   size_t index = 0;
   std::string op, name;
-  StepTarget where = StepTarget::kCpu;
+  isa::StepTarget where = isa::StepTarget::kCpu;
   int64_t macs = 0;
   std::optional<uint64_t> cycles;  // the engine's cycle counter; fsim has none
   double seconds = 0;              // host wall time of the step
@@ -55,7 +55,7 @@ struct StepProfile {
 struct RunProfile {
   std::vector<StepProfile> steps;
   double seconds = 0;
-  int64_t macs(StepTarget where) const;
+  int64_t macs(isa::StepTarget where) const;
   std::optional<uint64_t> cycles() const;  // total accelerator cycles, when counted
 };
 
@@ -63,7 +63,7 @@ class GraphExecutor {
  public:
   // `device` may be null when no step of the package has a command list. The package must
   // outlive the executor; `config` must be the one it was compiled for (check_config()).
-  GraphExecutor(const Package &package, HostKernels &host, driver::Device *device,
+  GraphExecutor(const isa::Package &package, HostKernels &host, driver::Device *device,
                 const isa::HwConfig &config);
   ~GraphExecutor();
 

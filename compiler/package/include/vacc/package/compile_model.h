@@ -12,7 +12,7 @@
 #include "vacc/graph/graph.h"
 #include "vacc/graph/tensor.h"
 #include "vacc/isa/config.h"
-#include "vacc/runtime/package.h"
+#include "vacc/isa/package.h"
 
 namespace vacc::package {
 
@@ -32,7 +32,7 @@ struct StageRecord {
 };
 
 struct CompiledModel {
-  runtime::Package package;
+  isa::Package package;
   std::vector<StageRecord> stages;
   double seconds = 0;
   std::string calibration_source;  // where the calibration inputs came from

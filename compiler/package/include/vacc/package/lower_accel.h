@@ -16,7 +16,7 @@
 
 #include "vacc/graph/graph.h"
 #include "vacc/isa/config.h"
-#include "vacc/runtime/package.h"
+#include "vacc/isa/package.h"
 
 namespace vacc::package {
 
@@ -36,6 +36,6 @@ struct LowerStats {
 
 // `graph` is the compiled graph `package` was made from (node i is step i).
 LowerStats lower_accel_steps(const graph::Graph &graph, const isa::HwConfig &config,
-                             runtime::Package &package, const LowerOptions &options = {});
+                             isa::Package &package, const LowerOptions &options = {});
 
 }  // namespace vacc::package

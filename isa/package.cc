@@ -1,4 +1,4 @@
-#include "vacc/runtime/package.h"
+#include "vacc/isa/package.h"
 
 #include <cstring>
 #include <fstream>
@@ -6,7 +6,7 @@
 
 #include "vacc/support/error.h"
 
-namespace vacc::runtime {
+namespace vacc::isa {
 
 namespace {
 
@@ -278,4 +278,4 @@ Package load_package(const std::string &path) {
   return p;
 }
 
-}  // namespace vacc::runtime
+}  // namespace vacc::isa

@@ -1,4 +1,4 @@
-#include "vacc/package/reference_check.h"
+#include "vacc/cli/reference_check.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include "vacc/graph/executor.h"
 #include "vacc/package/graph_package.h"
 
-namespace vacc::package {
+namespace vacc::cli {
 
 std::string StepMismatch::describe() const {
   return fmt::format(
@@ -16,8 +16,8 @@ std::string StepMismatch::describe() const {
       step, name, op, on_accel ? "accelerator" : "CPU", differing, elements);
 }
 
-ReferenceCheck::ReferenceCheck(const runtime::Package &package)
-    : package_(package), graph_(graph_from_package(package)), nodes_(graph_.nodes()) {}
+ReferenceCheck::ReferenceCheck(const isa::Package &package)
+    : package_(package), graph_(package::graph_from_package(package)), nodes_(graph_.nodes()) {}
 
 void ReferenceCheck::expect(const std::vector<graph::Tensor> &inputs) {
   reference_.clear();
@@ -30,7 +30,7 @@ void ReferenceCheck::expect(const std::vector<graph::Tensor> &inputs) {
 runtime::GraphExecutor::StepObserver ReferenceCheck::observer() {
   return [this](size_t index, const std::vector<const uint8_t *> &outputs) {
     const graph::Node &node = *nodes_.at(index);
-    const runtime::PackageStep &step = package_.steps.at(index);
+    const isa::PackageStep &step = package_.steps.at(index);
     for (size_t o = 0; o < node.outputs.size() && o < outputs.size(); ++o) {
       if (!node.outputs[o] || !outputs[o]) continue;
       auto it = reference_.find(node.outputs[o]);
@@ -48,4 +48,4 @@ runtime::GraphExecutor::StepObserver ReferenceCheck::observer() {
   };
 }
 
-}  // namespace vacc::package
+}  // namespace vacc::cli

@@ -22,7 +22,7 @@
 
 #include "vacc/isa/config.h"
 
-namespace vacc::runtime {
+namespace vacc::isa {
 
 inline constexpr uint32_t kPackageVersion = 1;
 
@@ -91,4 +91,4 @@ bool is_package_file(const std::string &path);
 // Bytes of one element of a graph dtype name; throws vacc::Error for an unknown name.
 int package_dtype_size(const std::string &dtype);
 
-}  // namespace vacc::runtime
+}  // namespace vacc::isa

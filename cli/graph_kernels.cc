@@ -1,4 +1,4 @@
-#include "vacc/package/graph_kernels.h"
+#include "vacc/cli/graph_kernels.h"
 
 #include <cstring>
 
@@ -6,10 +6,10 @@
 #include "vacc/package/graph_package.h"
 #include "vacc/support/error.h"
 
-namespace vacc::package {
+namespace vacc::cli {
 
-GraphKernels::GraphKernels(const runtime::Package &package)
-    : graph_(graph_from_package(package)), nodes_(graph_.nodes()) {}
+GraphKernels::GraphKernels(const isa::Package &package)
+    : graph_(package::graph_from_package(package)), nodes_(graph_.nodes()) {}
 
 void GraphKernels::run(size_t index, const std::vector<const uint8_t *> &inputs,
                        const std::vector<uint8_t *> &outputs) {
@@ -44,4 +44,4 @@ void GraphKernels::run(size_t index, const std::vector<const uint8_t *> &inputs,
   }
 }
 
-}  // namespace vacc::package
+}  // namespace vacc::cli

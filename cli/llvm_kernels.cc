@@ -1,6 +1,6 @@
-#include "vacc/package/llvm_kernels.h"
+#include "vacc/cli/llvm_kernels.h"
 
-namespace vacc::package {
+namespace vacc::cli {
 
 std::vector<graph::Tensor> LlvmKernels::execute(size_t index, const graph::Node &node,
                                                 const std::vector<const graph::Tensor *> &in) {
@@ -9,4 +9,4 @@ std::vector<graph::Tensor> LlvmKernels::execute(size_t index, const graph::Node 
   return kernel->run(in);
 }
 
-}  // namespace vacc::package
+}  // namespace vacc::cli

@@ -11,9 +11,9 @@
 
 #include "vacc/graph/graph.h"
 #include "vacc/runtime/graph_executor.h"
-#include "vacc/runtime/package.h"
+#include "vacc/isa/package.h"
 
-namespace vacc::package {
+namespace vacc::cli {
 
 struct StepMismatch {
   size_t step = 0;
@@ -25,7 +25,7 @@ struct StepMismatch {
 
 class ReferenceCheck {
  public:
-  explicit ReferenceCheck(const runtime::Package &package);
+  explicit ReferenceCheck(const isa::Package &package);
   // Runs the reference on `inputs` (one per graph input); call before each checked run.
   void expect(const std::vector<graph::Tensor> &inputs);
   // The observer to pass to GraphExecutor::run; records mismatches of that run.
@@ -35,7 +35,7 @@ class ReferenceCheck {
   int64_t compared() const { return compared_; }
 
  private:
-  const runtime::Package &package_;
+  const isa::Package &package_;
   graph::Graph graph_;
   std::vector<graph::Node *> nodes_;
   std::map<const graph::Value *, graph::Tensor> reference_;
@@ -43,4 +43,4 @@ class ReferenceCheck {
   int64_t compared_ = 0;
 };
 
-}  // namespace vacc::package
+}  // namespace vacc::cli

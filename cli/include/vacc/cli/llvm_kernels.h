@@ -6,9 +6,9 @@
 #include <memory>
 
 #include "vacc/ops/cpu/executor.h"
-#include "vacc/package/graph_kernels.h"
+#include "vacc/cli/graph_kernels.h"
 
-namespace vacc::package {
+namespace vacc::cli {
 
 class LlvmKernels : public GraphKernels {
  public:
@@ -23,4 +23,4 @@ class LlvmKernels : public GraphKernels {
   std::map<size_t, std::unique_ptr<ops::cpu::NodeKernel>> kernels_;
 };
 
-}  // namespace vacc::package
+}  // namespace vacc::cli

@@ -9,13 +9,13 @@
 
 #include "vacc/graph/graph.h"
 #include "vacc/runtime/graph_executor.h"
-#include "vacc/runtime/package.h"
+#include "vacc/isa/package.h"
 
-namespace vacc::package {
+namespace vacc::cli {
 
 class GraphKernels : public runtime::HostKernels {
  public:
-  explicit GraphKernels(const runtime::Package &package);
+  explicit GraphKernels(const isa::Package &package);
   void run(size_t index, const std::vector<const uint8_t *> &inputs,
            const std::vector<uint8_t *> &outputs) override;
   const graph::Graph &graph() const { return graph_; }
@@ -30,4 +30,4 @@ class GraphKernels : public runtime::HostKernels {
   std::vector<graph::Node *> nodes_;
 };
 
-}  // namespace vacc::package
+}  // namespace vacc::cli

@@ -2,9 +2,9 @@
 // numerics, the bit-exact integer semantics of docs/quantization.md).
 #pragma once
 
-#include "vacc/package/graph_kernels.h"
+#include "vacc/cli/graph_kernels.h"
 
-namespace vacc::package {
+namespace vacc::cli {
 
 class ReferenceKernels : public GraphKernels {
  public:
@@ -16,4 +16,4 @@ class ReferenceKernels : public GraphKernels {
                                      const std::vector<const graph::Tensor *> &in) override;
 };
 
-}  // namespace vacc::package
+}  // namespace vacc::cli
