@@ -1,24 +1,16 @@
 #include "vacc/tir/interpreter.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <unordered_map>
 
 #include "vacc/support/error.h"
+#include "vacc/tir/int_eval.h"
 #include "vacc/tir/ops.h"
 
 namespace vacc::tir {
 namespace {
-
-int64_t floordiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-int64_t shr(int64_t a, int64_t b, int bits) {
-  if (b >= 0) return a >> std::min<int64_t>(b, bits - 1);
-  return static_cast<int64_t>(static_cast<uint64_t>(a) << std::min<int64_t>(-b, bits - 1));
-}
 
 struct Storage {
   int64_t *data = nullptr;
@@ -37,7 +29,7 @@ struct TileRecord {
   Access reads[isa::kNumEngines];
 };
 
-class Interpreter {
+class Interpreter : private IntEvaluator {
  public:
   Interpreter(const Func &f, std::vector<std::vector<int64_t>> &args, const InterpOptions &o)
       : func_(f), options_(o) {
@@ -120,64 +112,15 @@ class Interpreter {
  private:
   static int idx(isa::Engine e) { return static_cast<int>(e); }
 
-  int64_t eval(const Expr &e) {
-    switch (e.kind()) {
-      case ExprKind::kIntImm:
-        return e.as<IntImm>()->value;
-      case ExprKind::kFloatImm:
-      case ExprKind::kCall:
-        fail("interpret {}: float expressions run on the CPU backend only", func_.name);
-      case ExprKind::kVar: {
-        auto it = env_.find(e.as<VarNode>());
-        VACC_CHECK(it != env_.end()) << "unbound variable " << e.as<VarNode>()->name;
-        return it->second;
-      }
-#define VACC_ARITH(name, expr_)               \
-  case ExprKind::k##name: {                   \
-    const name *op = e.as<name>();            \
-    int64_t a = eval(op->a), b = eval(op->b); \
-    return wrap_to(e.dtype(), expr_);         \
+  using IntEvaluator::eval;
+  int64_t var_value(const VarNode *var) override {
+    auto it = env_.find(var);
+    VACC_CHECK(it != env_.end()) << "unbound variable " << var->name;
+    return it->second;
   }
-        VACC_ARITH(Add, a + b)
-        VACC_ARITH(Sub, a - b)
-        VACC_ARITH(Mul, static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)))
-        VACC_ARITH(Min, std::min(a, b))
-        VACC_ARITH(Max, std::max(a, b))
-        VACC_ARITH(Shr, shr(a, b, e.dtype().bits))
-        VACC_ARITH(EQ, a == b)
-        VACC_ARITH(NE, a != b)
-        VACC_ARITH(LT, a < b)
-        VACC_ARITH(LE, a <= b)
-        VACC_ARITH(GT, a > b)
-        VACC_ARITH(GE, a >= b)
-#undef VACC_ARITH
-      case ExprKind::kDiv:
-      case ExprKind::kMod: {
-        const Expr &x = e.kind() == ExprKind::kDiv ? e.as<Div>()->a : e.as<Mod>()->a;
-        const Expr &y = e.kind() == ExprKind::kDiv ? e.as<Div>()->b : e.as<Mod>()->b;
-        int64_t a = eval(x), b = eval(y);
-        if (b == 0) fail("interpret {}: division by zero", func_.name);
-        int64_t q = floordiv(a, b);
-        return wrap_to(e.dtype(), e.kind() == ExprKind::kDiv ? q : a - q * b);
-      }
-      case ExprKind::kAnd:
-        return eval(e.as<And>()->a) && eval(e.as<And>()->b);
-      case ExprKind::kOr:
-        return eval(e.as<Or>()->a) || eval(e.as<Or>()->b);
-      case ExprKind::kNot:
-        return !eval(e.as<Not>()->a);
-      case ExprKind::kCast:
-        return wrap_to(e.dtype(), eval(e.as<Cast>()->value));
-      case ExprKind::kSelect: {
-        const Select *op = e.as<Select>();
-        return eval(op->cond) ? eval(op->t) : eval(op->f);
-      }
-      case ExprKind::kLoad: {
-        const Load *op = e.as<Load>();
-        return at(op->buffer, op->indices);
-      }
-    }
-    return 0;
+  int64_t load_value(const Load *op) override { return at(op->buffer, op->indices); }
+  std::string eval_error(const std::string &what) override {
+    return fmt::format("interpret {}: {}", func_.name, what);
   }
 
   Storage &storage(const Buffer &b) {
@@ -357,7 +300,7 @@ class Interpreter {
               r = a + b;
               break;
             case isa::AluOp::kShr:
-              r = shr(a, b, bits);
+              r = shift_right(a, b, bits);
               break;
             case isa::AluOp::kMul:
               r = static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));

@@ -9,18 +9,13 @@
 
 #include "vacc/isa/encoding.h"
 #include "vacc/support/error.h"
+#include "vacc/tir/int_eval.h"
 #include "vacc/tir/node.h"
 
 namespace vacc::codegen::accel {
 namespace {
 
 using namespace vacc::tir;  // NOLINT: the evaluator reads every node kind
-
-int64_t floordiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
 
 int field_width(const isa::HwConfig &c, isa::Opcode op, const std::string &name) {
   for (const isa::Field &f : isa::insn_fields(c, op))
@@ -29,7 +24,7 @@ int field_width(const isa::HwConfig &c, isa::Opcode op, const std::string &name)
   return 0;
 }
 
-class Evaluator {
+class Evaluator : private IntEvaluator {
  public:
   Evaluator(const Func &f, const isa::HwConfig &c, std::vector<isa::CommandBuffer> *buffers)
       : func_(f), config_(c), buffers_(buffers) {
@@ -284,66 +279,19 @@ class Evaluator {
     ops.push_back({a, {u}});
   }
 
-  int64_t eval(const Expr &e) {
-    switch (e.kind()) {
-      case ExprKind::kIntImm:
-        return e.as<IntImm>()->value;
-      case ExprKind::kVar: {
-        auto it = env_.find(e.as<VarNode>());
-        if (it == env_.end())
-          fail("{}: variable '{}' is used outside its loop", func_.name, e.as<VarNode>()->name);
-        return it->second;
-      }
-#define VACC_ARITH(name, expr_)               \
-  case ExprKind::k##name: {                   \
-    const name *op = e.as<name>();            \
-    int64_t a = eval(op->a), b = eval(op->b); \
-    return wrap_to(e.dtype(), expr_);         \
+  using IntEvaluator::eval;
+  int64_t var_value(const VarNode *var) override {
+    auto it = env_.find(var);
+    if (it == env_.end()) fail("{}: variable '{}' is used outside its loop", func_.name, var->name);
+    return it->second;
   }
-        VACC_ARITH(Add, a + b)
-        VACC_ARITH(Sub, a - b)
-        VACC_ARITH(Mul, a * b)
-        VACC_ARITH(Min, std::min(a, b))
-        VACC_ARITH(Max, std::max(a, b))
-        VACC_ARITH(Shr, b >= 0 ? (a >> std::min<int64_t>(b, 63)) : (a << std::min<int64_t>(-b, 63)))
-        VACC_ARITH(EQ, a == b)
-        VACC_ARITH(NE, a != b)
-        VACC_ARITH(LT, a < b)
-        VACC_ARITH(LE, a <= b)
-        VACC_ARITH(GT, a > b)
-        VACC_ARITH(GE, a >= b)
-#undef VACC_ARITH
-      case ExprKind::kDiv:
-      case ExprKind::kMod: {
-        const bool div = e.kind() == ExprKind::kDiv;
-        int64_t a = eval(div ? e.as<Div>()->a : e.as<Mod>()->a);
-        int64_t b = eval(div ? e.as<Div>()->b : e.as<Mod>()->b);
-        if (b == 0) fail("{}: division by zero in a host index{}", func_.name, where());
-        int64_t q = floordiv(a, b);
-        return wrap_to(e.dtype(), div ? q : a - q * b);
-      }
-      case ExprKind::kAnd:
-        return eval(e.as<And>()->a) && eval(e.as<And>()->b);
-      case ExprKind::kOr:
-        return eval(e.as<Or>()->a) || eval(e.as<Or>()->b);
-      case ExprKind::kNot:
-        return !eval(e.as<Not>()->a);
-      case ExprKind::kCast:
-        return wrap_to(e.dtype(), eval(e.as<Cast>()->value));
-      case ExprKind::kSelect: {
-        const Select *op = e.as<Select>();
-        return eval(op->cond) ? eval(op->t) : eval(op->f);
-      }
-      case ExprKind::kLoad:
-        fail(
-            "{}: a host index reads tensor '{}'; accelerator addresses must depend on loop "
-            "variables only",
-            func_.name, e.as<Load>()->buffer->name);
-      default:
-        break;
-    }
-    fail("{}: a host index uses a {} expression, which code generation cannot evaluate", func_.name,
-         expr_kind_name(e.kind()));
+  int64_t load_value(const Load *load) override {
+    fail("{}: a host index reads tensor '{}'; accelerator addresses must depend on loop "
+         "variables only",
+         func_.name, load->buffer->name);
+  }
+  std::string eval_error(const std::string &what) override {
+    return fmt::format("{}: a host index cannot be evaluated: {}{}", func_.name, what, where());
   }
 
   const Func &func_;
