@@ -1,5 +1,6 @@
 #include "vacc/compiler/ops.h"
 
+#include "vacc/compiler/tile_output.h"
 #include "vacc/schedule/lower.h"
 #include "vacc/schedule/schedule.h"
 #include "vacc/support/error.h"
@@ -112,24 +113,8 @@ Operator conv2d_accel(const isa::HwConfig &c, const Conv2dParams &p, const Accel
   s[conv].set_scope(Scope::kAcc);
   for (size_t i = 0; i + 1 < stages.size(); ++i) s[stages[i]].set_scope(Scope::kAcc);
 
-  // Output tiles: (n, [vthread,] oc.o, oh.o, ow.o) outside, the tile inside.
-  auto &so = s[out];
-  auto ax = so.axis();
-  auto [oh_o, oh_i] = so.split(ax[2], sc.tile_h);
-  auto [ow_o, ow_i] = so.split(ax[3], sc.tile_w);
-  auto [oc_o, oc_i] = so.split(ax[1], sc.tile_oc);
-  std::vector<te::IterVar> order = {ax[0]};
-  if (sc.vthreads > 1) {
-    auto [vt, oc_rest] = so.split_nparts(oc_o, sc.vthreads);
-    so.bind_vthread(vt);
-    order.push_back(vt);
-    order.push_back(oc_rest);
-  } else {
-    order.push_back(oc_o);
-  }
-  order.insert(order.end(), {oh_o, ow_o, oc_i, oh_i, ow_i, ax[4], ax[5]});
-  so.reorder(order);
-  so.pragma(oc_i, "dma_copy");
+    auto &so = s[out];
+  const te::IterVar ow_o = tile_blocked_output(s, out, sc);
 
   // The convolution: input-channel blocks outermost, the GEMM tile innermost.
   auto &sconv = s[conv];

@@ -12,6 +12,7 @@
 
 #include "vacc/codegen/accel/operators.h"
 #include "vacc/isa/encoding.h"
+#include "vacc/compiler/tile_output.h"
 #include "vacc/schedule/lower.h"
 #include "vacc/schedule/schedule.h"
 #include "vacc/support/error.h"
@@ -92,22 +93,7 @@ compiler::Operator add_accel(const isa::HwConfig &c, const AddParams &p,
   for (const te::Tensor &t : acc_stages) s[t].set_scope(Scope::kAcc);
 
   auto &so = s[out];
-  auto ax = so.axis();
-  auto [oh_o, oh_i] = so.split(ax[2], sc.tile_h);
-  auto [ow_o, ow_i] = so.split(ax[3], sc.tile_w);
-  auto [oc_o, oc_i] = so.split(ax[1], sc.tile_oc);
-  std::vector<te::IterVar> order = {ax[0]};
-  if (sc.vthreads > 1) {
-    auto [vt, oc_rest] = so.split_nparts(oc_o, sc.vthreads);
-    so.bind_vthread(vt);
-    order.push_back(vt);
-    order.push_back(oc_rest);
-  } else {
-    order.push_back(oc_o);
-  }
-  order.insert(order.end(), {oh_o, ow_o, oc_i, oh_i, ow_i, ax[4], ax[5]});
-  so.reorder(order);
-  so.pragma(oc_i, "dma_copy");
+  const te::IterVar ow_o = tile_blocked_output(s, out, sc);
 
   s[w_l].compute_at(so, ow_o);
   s[w_l].pragma(s[w_l].axis()[0], "dma_copy");
