@@ -85,6 +85,11 @@ std::vector<Tensor> execute_node(const Node &node, const std::vector<const Tenso
   fail("no kernel for {}", op_name(node.op));
 }
 
+Executor::Executor(const Graph &graph)
+    : Executor(graph, [](size_t, const Node &node, const std::vector<const Tensor *> &in) {
+        return execute_node(node, in);
+      }) {}
+
 std::vector<Tensor> Executor::run(const std::vector<Tensor> &inputs,
                                   const Observer &observer) const {
   const std::vector<Value *> &graph_inputs = graph_.inputs();
@@ -129,7 +134,7 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor> &inputs,
     }
     std::vector<Tensor> outs;
     try {
-      outs = execute_node(node, in);
+      outs = runner_(i, node, in);
     } catch (const Error &e) {
       fail("{}: {}", node.describe(static_cast<int>(i)), e.what());
     }

@@ -1,8 +1,7 @@
 #include "vacc/ops/cpu/executor.h"
 
-#include <unordered_map>
-
 #include "vacc/codegen/cpu/jit.h"
+#include "vacc/graph/executor.h"
 #include "vacc/ops/cpu/ops.h"
 #include "vacc/support/error.h"
 
@@ -13,7 +12,7 @@ struct NodeKernel::Compiled {
   std::vector<graph::Tensor> constants;
 };
 
-NodeKernel::NodeKernel(const graph::Node &node, int index) : node_(node), index_(index) {
+NodeKernel::NodeKernel(const graph::Node &node, int index) : node_(node) {
   if (is_host_op(node.op)) return;
   try {
     CpuKernel k = build_kernel(node);
@@ -76,81 +75,26 @@ std::vector<graph::Tensor> run_host_op(const graph::Node &node,
 
 std::vector<graph::Tensor> NodeKernel::run(const std::vector<const graph::Tensor *> &in) const {
   using graph::Tensor;
+  if (!compiled_) return run_host_op(node_, in);
   std::vector<Tensor> outs;
-  try {
-    if (!compiled_) return run_host_op(node_, in);
-    std::vector<void *> args;
-    for (const Tensor *t : in)
-      if (t) args.push_back(const_cast<uint8_t *>(t->raw()));
-    for (const Tensor &c : compiled_->constants) args.push_back(const_cast<uint8_t *>(c.raw()));
-    for (const graph::Value *ov : node_.outputs) {
-      outs.emplace_back(ov ? Tensor(ov->dtype, ov->shape) : Tensor());
-      if (ov) args.push_back(outs.back().raw());
-    }
-    compiled_->kernel->run(args);
-  } catch (const Error &e) {
-    fail("{}: {}", node_.describe(index_), e.what());
+  std::vector<void *> args;
+  for (const Tensor *t : in)
+    if (t) args.push_back(const_cast<uint8_t *>(t->raw()));
+  for (const Tensor &c : compiled_->constants) args.push_back(const_cast<uint8_t *>(c.raw()));
+  for (const graph::Value *ov : node_.outputs) {
+    outs.emplace_back(ov ? Tensor(ov->dtype, ov->shape) : Tensor());
+    if (ov) args.push_back(outs.back().raw());
   }
+  compiled_->kernel->run(args);
   return outs;
 }
 
 std::vector<graph::Tensor> CpuExecutor::run(const std::vector<graph::Tensor> &inputs) const {
-  using graph::Tensor;
-  using graph::Value;
-  const std::vector<Value *> &graph_inputs = graph_.inputs();
-  if (inputs.size() != graph_inputs.size()) {
-    fail("graph '{}' takes {} inputs, {} given", graph_.name, graph_inputs.size(), inputs.size());
-  }
-  std::unordered_map<const Value *, std::shared_ptr<const Tensor>> env;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const Value *v = graph_inputs[i];
-    if (inputs[i].dtype() != v->dtype || inputs[i].shape() != v->shape) {
-      fail("input '{}' expects {}{}, got {}{}", v->name, graph::dtype_name(v->dtype),
-           graph::shape_str(v->shape), graph::dtype_name(inputs[i].dtype()),
-           graph::shape_str(inputs[i].shape()));
-    }
-    env[v] = std::make_shared<const Tensor>(inputs[i]);
-  }
-  const std::vector<graph::Node *> nodes = graph_.nodes();
-  std::unordered_map<const Value *, size_t> last_use;
-  for (size_t i = 0; i < steps_.size(); ++i) {
-    for (const Value *in : nodes[i]->inputs) {
-      if (in) last_use[in] = i;
-    }
-  }
-  auto lookup = [&](const Value *v) -> std::shared_ptr<const Tensor> {
-    if (v->is_constant()) return v->constant;
-    auto it = env.find(v);
-    VACC_CHECK(it != env.end()) << "value '" << v->name << "' used before it is computed";
-    return it->second;
-  };
-  for (size_t i = 0; i < steps_.size(); ++i) {
-    const graph::Node &node = *nodes[i];
-    std::vector<std::shared_ptr<const Tensor>> held;
-    std::vector<const Tensor *> in;
-    for (const Value *v : node.inputs) {
-      if (!v) {
-        in.push_back(nullptr);
-        continue;
-      }
-      held.push_back(lookup(v));
-      in.push_back(held.back().get());
-    }
-    std::vector<Tensor> outs = steps_[i]->run(in);
-    for (size_t k = 0; k < node.outputs.size() && k < outs.size(); ++k) {
-      const Value *v = node.outputs[k];
-      if (!v) continue;
-      VACC_CHECK(outs[k].shape() == v->shape && outs[k].dtype() == v->dtype)
-          << node.describe(static_cast<int>(i)) << " output " << k;
-      env[v] = std::make_shared<const Tensor>(std::move(outs[k]));
-    }
-    for (const Value *v : node.inputs) {
-      if (v && last_use[v] == i && !graph_.is_output(v)) env.erase(v);
-    }
-  }
-  std::vector<Tensor> results;
-  for (const Value *v : graph_.outputs()) results.push_back(*lookup(v));
-  return results;
+  const graph::Executor walk(graph_, [this](size_t i, const graph::Node &,
+                                            const std::vector<const graph::Tensor *> &in) {
+    return steps_[i]->run(in);
+  });
+  return walk.run(inputs);
 }
 
 }  // namespace vacc::ops::cpu

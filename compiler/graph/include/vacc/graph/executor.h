@@ -16,7 +16,14 @@ class Executor {
   // Called with every value a run computes (graph inputs included), e.g. for calibration.
   using Observer = std::function<void(const Value &, const Tensor &)>;
 
-  explicit Executor(const Graph &graph) : graph_(graph) {}
+  // Runs node `index` of graph.nodes() on its operands (nullptr for absent optional
+  // inputs); returns one tensor per output. Other backends (the LLVM CPU executor) plug in
+  // here and reuse the walk: operand lookup, freeing intermediates, output checks.
+  using NodeRunner = std::function<std::vector<Tensor>(size_t index, const Node &node,
+                                                       const std::vector<const Tensor *> &in)>;
+
+  explicit Executor(const Graph &graph);  // runs each node with execute_node()
+  Executor(const Graph &graph, NodeRunner runner) : graph_(graph), runner_(std::move(runner)) {}
 
   // Runs the graph on one tensor per graph input, in order; returns the graph outputs.
   // A wrong number, dtype or shape of inputs is a vacc::Error naming the input; an error in
@@ -25,6 +32,7 @@ class Executor {
 
  private:
   const Graph &graph_;
+  NodeRunner runner_;
 };
 
 // Runs one node on the given input tensors (nullptr for absent optional inputs); returns one

@@ -23,13 +23,13 @@ class NodeKernel {
   NodeKernel &operator=(const NodeKernel &) = delete;
 
   // Runs the node on one tensor per node input (nullptr where an optional input is absent);
-  // returns one tensor per node output (empty where an output is absent).
+  // returns one tensor per node output (empty where an output is absent). Errors are not
+  // prefixed with the node: the graph walk that calls it names the node.
   std::vector<graph::Tensor> run(const std::vector<const graph::Tensor *> &inputs) const;
 
  private:
   struct Compiled;
   const graph::Node &node_;
-  int index_;
   std::unique_ptr<Compiled> compiled_;  // null for host operators
 };
 
