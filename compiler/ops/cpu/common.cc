@@ -305,4 +305,30 @@ CpuKernel build_kernel(const graph::Node &node) {
   fail("{}: the CPU backend has no kernel for {}", node.describe(), graph::op_name(node.op));
 }
 
+QuantEpilogue::QuantEpilogue(KernelBuilder &kb, int64_t channels) : channels_(channels) {
+  const Node &node = kb.node();
+  std::vector<int64_t> shifts = node.attrs.get_ints("shifts");
+  if (shifts.empty()) shifts = {0};
+  const std::vector<int32_t> sh32(shifts.begin(), shifts.end());
+  per_channel_ = sh32.size() > 1;
+  shift_ = kb.constant_param(
+      "shifts", graph::Tensor::from_vector<int32_t>({static_cast<int64_t>(sh32.size())}, sh32));
+  bias_ = kb.has_input(2) ? kb.input(2) : nullptr;
+  bias_size_ = bias_ ? bias_->shape()[0] : 0;
+  lo_ = node.attrs.get_int("clip_min", -128);
+  hi_ = node.attrs.get_int("clip_max", 127);
+}
+
+Expr QuantEpilogue::apply(Expr v, Expr c) const {
+  if (bias_) {
+    const int nb = static_cast<int>(bias_size_);
+    v = v + (bias_size_ >= channels_
+                 ? (*bias_)({c})
+                 : tir::select(c < nb, (*bias_)({tir::min(c, nb - 1)}), iconst(tir::int32(), 0)));
+  }
+  const Expr s = per_channel_ ? (*shift_)({c}) : (*shift_)({0});
+  v = tir::min(tir::max(v >> s, iconst(tir::int32(), lo_)), iconst(tir::int32(), hi_));
+  return tir::cast(tir::int8(), v);
+}
+
 }  // namespace vacc::ops::cpu

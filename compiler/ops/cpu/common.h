@@ -60,6 +60,21 @@ class KernelBuilder {
   std::vector<graph::Tensor> constants_;
 };
 
+// The integer requantization of vacc.QConv and vacc.QDense (docs/quantization.md): the int32
+// accumulator plus bias[c] (zero past a bias shorter than the channels), shifted right by one
+// shift or one per channel c, clipped to [clip_min, clip_max] and narrowed to int8. Reads the
+// bias (input 2, so call it after inputs 0 and 1) and the node's shift and clip attributes.
+class QuantEpilogue {
+ public:
+  QuantEpilogue(KernelBuilder &kb, int64_t channels);
+  Expr apply(Expr acc, Expr channel) const;
+
+ private:
+  Tensor bias_, shift_;
+  int64_t bias_size_ = 0, channels_ = 0, lo_ = -128, hi_ = 127;
+  bool per_channel_ = false;
+};
+
 // An element-wise CPU schedule: innermost axis vectorized (split when long), the outermost
 // axes fused and parallel when the tensor is large.
 void schedule_elementwise(schedule::Schedule &s, const Tensor &out);

@@ -224,26 +224,9 @@ CpuKernel build_conv(const Node &node) {
       break;
     }
     case OpKind::kQConv: {
-      std::vector<int64_t> shifts = node.attrs.get_ints("shifts");
-      if (shifts.empty()) shifts = {0};
-      std::vector<int32_t> sh32(shifts.begin(), shifts.end());
-      Tensor shift = kb.constant_param(
-          "shifts", graph::Tensor::from_vector<int32_t>({static_cast<int64_t>(sh32.size())}, sh32));
-      Tensor bias = kb.has_input(2) ? kb.input(2) : nullptr;
-      int64_t nb = bias ? bias->shape()[0] : 0;
-      int64_t lo = node.attrs.get_int("clip_min", -128), hi = node.attrs.get_int("clip_max", 127);
+      const QuantEpilogue requant(kb, M);
       out = te::compute("y", out_shape, [&](const std::vector<tir::Var> &i) {
-        Expr v = (*acc)({i[0], i[1], i[2], i[3], i[4]});
-        if (bias) {
-          Expr b = nb >= M ? (*bias)({i[1]})
-                           : tir::select(Expr(i[1]) < static_cast<int>(nb),
-                                         (*bias)({tir::min(Expr(i[1]), static_cast<int>(nb - 1))}),
-                                         iconst(tir::int32(), 0));
-          v = v + b;
-        }
-        Expr s = sh32.size() == 1 ? (*shift)({0}) : (*shift)({i[1]});
-        v = tir::min(tir::max(v >> s, iconst(tir::int32(), lo)), iconst(tir::int32(), hi));
-        return tir::cast(tir::int8(), v);
+        return requant.apply((*acc)({i[0], i[1], i[2], i[3], i[4]}), i[1]);
       });
       break;
     }
