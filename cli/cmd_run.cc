@@ -67,8 +67,6 @@ void run(const RunArgs &a, bool config_given) {
   if (a.fpga) {
     if (a.xclbin.empty() && !std::getenv("VACC_XCLBIN"))
       fail("vacc run --fpga: give the bitstream with --xclbin FILE (or VACC_XCLBIN)");
-    if (!a.xclbin.empty()) setenv("VACC_XCLBIN", a.xclbin.c_str(), 1);
-    if (!a.device.empty()) setenv("VACC_XRT_DEVICE", a.device.c_str(), 1);
   } else if (!a.xclbin.empty() || !a.device.empty()) {
     fail("--xclbin and --device need --fpga");
   }
@@ -118,7 +116,10 @@ void run(const RunArgs &a, bool config_given) {
   bool has_accel = false;
   for (const auto &s : pkg.steps) has_accel |= s.commands.has_value();
   std::unique_ptr<driver::Device> device;
-  if (has_accel) device = open_engine(engine, config);
+  driver::DeviceOptions device_options;
+  device_options.xclbin = a.xclbin;
+  device_options.xrt_device = a.device;
+  if (has_accel) device = open_engine(engine, config, device_options);
   auto host = make_host_kernels(a.cpu, pkg);
   runtime::GraphExecutor exec(pkg, *host, device.get(), config);
   runtime::RunProfile profile;
@@ -252,7 +253,7 @@ void add_run_command(CLI::App &app) {
   cmd->add_option("--batch", a->batch, ".onnx models: batch size (default: from --input)");
   cmd->add_option("--sample", a->sample, "Bundled model: which of the 256 bundled images")
       ->capture_default_str();
-  cmd->add_option("--xclbin", a->xclbin, "--fpga: the bitstream (sets VACC_XCLBIN)");
+  cmd->add_option("--xclbin", a->xclbin, "--fpga: the bitstream (default: $VACC_XCLBIN)");
   cmd->add_option("--device", a->device, "--fpga: board index or BDF (sets VACC_XRT_DEVICE)");
   cmd->callback([a, config] { run(*a, config->count() > 0); });
 }

@@ -62,19 +62,14 @@ void add_sim_command(CLI::App &app) {
   cmd->callback([args, wave, timeline, limit] {
     const isa::HwConfig config = load_named_config(args->config);
     const isa::Program program = load_any_program(config, args->program);
-    std::unique_ptr<driver::Device> device;
-    if (args->engine == "rtl") {
-      sim::RtlOptions options;
-      options.wave_path = args->wave;
-      options.timeline_path = args->timeline;
-      options.cycle_limit = args->cycle_limit;
-      device = std::make_unique<driver::RtlDevice>(config, options);
-    } else {
-      if (*wave || *timeline || *limit)
-        fail("--wave, --timeline and --cycle-limit need --engine rtl (engine is '{}')",
-             args->engine);
-      device = driver::open_device(args->engine, config);
-    }
+    if (args->engine != "rtl" && (*wave || *timeline || *limit))
+      fail("--wave, --timeline and --cycle-limit need --engine rtl (engine is '{}')",
+           args->engine);
+    driver::DeviceOptions options;
+    options.wave_path = args->wave;
+    options.timeline_path = args->timeline;
+    options.cycle_limit = args->cycle_limit;
+    auto device = driver::open_device(args->engine, config, options);
     const auto start = std::chrono::steady_clock::now();
     const driver::RunResult result = driver::run_program(*device, program);
     const double seconds =

@@ -32,7 +32,8 @@ std::unique_ptr<runtime::HostKernels> make_host_kernels(const std::string &name,
                                                         const isa::Package &package);
 
 // The device for `vacc run --sim --engine E` ("fsim", "rtl") or `--fpga` ("xrt").
-std::unique_ptr<driver::Device> open_engine(const std::string &engine, const isa::HwConfig &config);
+std::unique_ptr<driver::Device> open_engine(const std::string &engine, const isa::HwConfig &config,
+                                            const driver::DeviceOptions &options = {});
 
 // The per-layer table (op, where, MACs, cycles, utilization, time) and totals.
 std::string profile_table(const runtime::RunProfile &profile, const isa::HwConfig &config);

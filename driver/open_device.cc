@@ -8,10 +8,17 @@
 
 namespace vacc::driver {
 
-std::unique_ptr<Device> open_device(const std::string &engine, const isa::HwConfig &config) {
+std::unique_ptr<Device> open_device(const std::string &engine, const isa::HwConfig &config,
+                                    const DeviceOptions &options) {
   if (engine == "fsim") return std::make_unique<FsimDevice>(config);
-  if (engine == "rtl") return std::make_unique<RtlDevice>(config);
-  if (engine == "xrt") return open_xrt_device(xrt_options_from_environment(), config);
+  if (engine == "rtl") {
+    sim::RtlOptions rtl;
+    rtl.wave_path = options.wave_path;
+    rtl.timeline_path = options.timeline_path;
+    if (options.cycle_limit) rtl.cycle_limit = *options.cycle_limit;
+    return std::make_unique<RtlDevice>(config, rtl);
+  }
+  if (engine == "xrt") return open_xrt_device(xrt_options(options.xclbin, options.xrt_device), config);
   fail("unknown engine '{}': choose fsim, rtl or xrt", engine);
 }
 

@@ -269,14 +269,15 @@ class XrtDevice : public Device {
 
 }  // namespace
 
-XrtOptions xrt_options_from_environment() {
+XrtOptions xrt_options(const std::string &xclbin, const std::string &device) {
   XrtOptions options;
-  if (const char *xclbin = std::getenv("VACC_XCLBIN")) options.xclbin = xclbin;
-  if (const char *device = std::getenv("VACC_XRT_DEVICE")) options.device = device;
+  options.xclbin = xclbin;
+  if (!device.empty()) options.device = device;
+  if (const char *env = std::getenv("VACC_XCLBIN"); env && xclbin.empty()) options.xclbin = env;
+  if (const char *env = std::getenv("VACC_XRT_DEVICE"); env && device.empty()) options.device = env;
   if (options.xclbin.empty())
     fail(
-        "the xrt engine needs an xclbin: set VACC_XCLBIN=FILE, or use `vacc fpga run --xclbin "
-        "FILE`");
+        "the xrt engine needs an xclbin: set VACC_XCLBIN=FILE or give --xclbin FILE");
   return options;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,8 +39,22 @@ class Device {
   virtual Counters counters() = 0;
 };
 
-// Opens a device by engine name ("fsim", "rtl", ...); throws vacc::Error if unknown.
-std::unique_ptr<Device> open_device(const std::string &engine, const isa::HwConfig &config);
+// Settings of the engines that have any; each engine reads its own and ignores the rest.
+struct DeviceOptions {
+  // xrt: the xclbin holding vacc_top and the card (index or PCIe BDF); empty: taken from
+  // VACC_XCLBIN / VACC_XRT_DEVICE.
+  std::string xclbin;
+  std::string xrt_device;
+  // rtl: an FST waveform and a Perfetto timeline of the run (empty: none), and the cycle
+  // after which a run that has not finished is stopped as a deadlock (unset: the default).
+  std::string wave_path;
+  std::string timeline_path;
+  std::optional<uint64_t> cycle_limit;
+};
+
+// Opens a device by engine name ("fsim", "rtl", "xrt"); throws vacc::Error if unknown.
+std::unique_ptr<Device> open_device(const std::string &engine, const isa::HwConfig &config,
+                                    const DeviceOptions &options = {});
 
 struct RunResult {
   std::vector<uint8_t> dram;  // the device memory image after the run

@@ -28,9 +28,9 @@ struct XrtOptions {
   uint64_t min_arena_bytes = 0;
 };
 
-// Reads the options from the environment, for open_device("xrt", ...): VACC_XCLBIN (required)
-// and VACC_XRT_DEVICE (optional, index or BDF).
-XrtOptions xrt_options_from_environment();
+// The options for open_device("xrt", ...): `xclbin` and `device` as given, each taken from
+// the environment when empty (VACC_XCLBIN, required in the end; VACC_XRT_DEVICE, optional).
+XrtOptions xrt_options(const std::string &xclbin = "", const std::string &device = "");
 
 // Validates the xclbin, finds the device and loads the xclbin onto it; throws vacc::Error with
 // a message naming what is missing (no xclbin, a malformed one, XRT not set up, no device).
