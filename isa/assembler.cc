@@ -330,12 +330,14 @@ class Assembler {
       p.dram_at = {line.number, dram->second.second};
       p.insn = insn;
     } else if (m == "gemm") {
-      allow(line, ops, {"uops", "loop", "acc", "inp", "wgt"}, {"reset", "pop_prev", "pop_next",
-                                                                 "push_prev", "push_next"},
+      allow(line, ops, {"uops", "loop", "acc", "inp", "wgt"}, {"reset", "overlap", "pop_prev",
+                                                                 "pop_next", "push_prev",
+                                                                 "push_next"},
             m);
       GemmInsn g;
       g.deps = deps(ops);
       g.reset = ops.flags.count("reset") > 0;
+      g.overlap = ops.flags.count("overlap") > 0;
       set_loops(line, ops, g.uop_begin, g.uop_end, g.loop_out, g.loop_in);
       g.acc = factors(line, ops, "acc");
       g.inp = factors(line, ops, "inp");
@@ -353,8 +355,10 @@ class Assembler {
         error({line.number, head.column + 4},
               fmt::format("unknown ALU operation '{}' (known: min, max, add, shr, mul)",
                           m.substr(4)));
-      allow(line, ops, {"uops", "loop", "dst", "src", "imm", "unused_imm"}, kDeps, m);
+      allow(line, ops, {"uops", "loop", "dst", "src", "imm", "unused_imm"},
+            {"overlap", "pop_prev", "pop_next", "push_prev", "push_next"}, m);
       a.deps = deps(ops);
+      a.overlap = ops.flags.count("overlap") > 0;
       set_loops(line, ops, a.uop_begin, a.uop_end, a.loop_out, a.loop_in);
       a.dst = factors(line, ops, "dst");
       a.src = factors(line, ops, "src");

@@ -11,7 +11,7 @@ namespace vacc::isa {
 namespace {
 
 constexpr char kMagic[8] = {'V', 'A', 'C', 'C', 'C', 'M', 'D', 'S'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;  // 2: GEMM/ALU overlap flag
 enum Tag : uint8_t { kTagDma = 1, kTagGemm = 2, kTagAlu = 3, kTagDep = 4 };
 
 class Writer {
@@ -166,6 +166,7 @@ std::vector<uint8_t> serialize(const CommandList &list) {
       w.factors(g->acc);
       w.factors(g->inp);
       w.factors(g->wgt);
+      w.u8(g->overlap);
     } else if (const auto *a = std::get_if<AluCommand>(&c)) {
       w.u8(kTagAlu);
       w.u32(a->kernel);
@@ -176,6 +177,7 @@ std::vector<uint8_t> serialize(const CommandList &list) {
       w.factors(a->src);
       w.u8(a->use_imm);
       w.u32(static_cast<uint32_t>(a->imm));
+      w.u8(a->overlap);
     } else {
       const auto &p = std::get<DepCommand>(c);
       w.u8(kTagDep);
@@ -249,6 +251,7 @@ CommandList deserialize(const std::vector<uint8_t> &bytes) {
         g.acc = r.factors();
         g.inp = r.factors();
         g.wgt = r.factors();
+        g.overlap = r.u8() != 0;
         if (g.kernel >= list.kernels.size())
           fail("command list: command {} names kernel {} of {}", i, g.kernel, list.kernels.size());
         list.commands.emplace_back(g);
@@ -266,6 +269,7 @@ CommandList deserialize(const std::vector<uint8_t> &bytes) {
         a.src = r.factors();
         a.use_imm = r.u8() != 0;
         a.imm = static_cast<int32_t>(r.u32());
+        a.overlap = r.u8() != 0;
         if (a.kernel >= list.kernels.size())
           fail("command list: command {} names kernel {} of {}", i, a.kernel, list.kernels.size());
         list.commands.emplace_back(a);
@@ -310,11 +314,13 @@ std::string to_text(const CommandList &list) {
       out += fmt::format("gemm{} kernel={} loop={},{} acc={},{} inp={},{} wgt={},{}",
                          g->reset ? ".reset" : "", g->kernel, g->loop_out, g->loop_in, g->acc.out,
                          g->acc.in, g->inp.out, g->inp.in, g->wgt.out, g->wgt.in);
+      if (g->overlap) out += " overlap";
     } else if (const auto *a = std::get_if<AluCommand>(&c)) {
       out += fmt::format("alu.{} kernel={} loop={},{} dst={},{}", alu_op_name(a->op), a->kernel,
                          a->loop_out, a->loop_in, a->dst.out, a->dst.in);
       out += a->use_imm ? fmt::format(" imm={}", a->imm)
                         : fmt::format(" src={},{}", a->src.out, a->src.in);
+      if (a->overlap) out += " overlap";
     } else {
       const auto &p = std::get<DepCommand>(c);
       out += fmt::format("dep.{} {} -> {}", p.push ? "push" : "pop", engine_name(p.from),

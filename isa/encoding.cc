@@ -151,7 +151,8 @@ std::vector<Field> insn_fields(const HwConfig &c, Opcode op) {
           .add("inp_factor_out", c.inp_index_bits())
           .add("inp_factor_in", c.inp_index_bits())
           .add("wgt_factor_out", c.wgt_index_bits())
-          .add("wgt_factor_in", c.wgt_index_bits());
+          .add("wgt_factor_in", c.wgt_index_bits())
+          .add("overlap", 1);
       break;
     case Opcode::kAlu:
       f.add("alu_op", kAluOpBits)
@@ -164,7 +165,8 @@ std::vector<Field> insn_fields(const HwConfig &c, Opcode op) {
           .add("src_factor_out", c.acc_index_bits())
           .add("src_factor_in", c.acc_index_bits())
           .add("use_imm", 1)
-          .add("imm", kImmBits, /*is_signed=*/true);
+          .add("imm", kImmBits, /*is_signed=*/true)
+          .add("overlap", 1);
       break;
     case Opcode::kFinish:
       break;
@@ -212,7 +214,8 @@ InsnWord encode(const HwConfig &config, const Insn &insn) {
         .set("inp_factor_out", g->inp.out)
         .set("inp_factor_in", g->inp.in)
         .set("wgt_factor_out", g->wgt.out)
-        .set("wgt_factor_in", g->wgt.in);
+        .set("wgt_factor_in", g->wgt.in)
+        .set("overlap", g->overlap);
   } else if (const auto *a = std::get_if<AluInsn>(&insn)) {
     p.set("alu_op", static_cast<int>(a->op))
         .set("uop_begin", a->uop_begin)
@@ -224,7 +227,8 @@ InsnWord encode(const HwConfig &config, const Insn &insn) {
         .set("src_factor_out", a->src.out)
         .set("src_factor_in", a->src.in)
         .set("use_imm", a->use_imm)
-        .set("imm", a->imm);
+        .set("imm", a->imm)
+        .set("overlap", a->overlap);
   }
   return p.word();
 }
@@ -269,6 +273,7 @@ Insn decode(const HwConfig &config, const InsnWord &word) {
       g.acc = {u32("acc_factor_out"), u32("acc_factor_in")};
       g.inp = {u32("inp_factor_out"), u32("inp_factor_in")};
       g.wgt = {u32("wgt_factor_out"), u32("wgt_factor_in")};
+      g.overlap = u.get("overlap") != 0;
       return g;
     }
     case Opcode::kAlu: {
@@ -286,6 +291,7 @@ Insn decode(const HwConfig &config, const InsnWord &word) {
       a.src = {u32("src_factor_out"), u32("src_factor_in")};
       a.use_imm = u.get("use_imm") != 0;
       a.imm = static_cast<int32_t>(u.get("imm"));
+      a.overlap = u.get("overlap") != 0;
       return a;
     }
     case Opcode::kFinish:

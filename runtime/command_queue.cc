@@ -174,7 +174,7 @@ void CommandQueue::store(uint32_t sram, uint64_t dram_element, uint32_t y, uint3
 }
 
 void CommandQueue::gemm(const UopKernel &kernel, Loops loops, isa::LoopFactors acc,
-                        isa::LoopFactors inp, isa::LoopFactors wgt, bool reset) {
+                        isa::LoopFactors inp, isa::LoopFactors wgt, bool reset, bool overlap) {
   const uint32_t at = resident(kernel);
   isa::GemmInsn g;
   g.reset = reset;
@@ -185,12 +185,13 @@ void CommandQueue::gemm(const UopKernel &kernel, Loops loops, isa::LoopFactors a
   g.acc = acc;
   g.inp = inp;
   g.wgt = wgt;
+  g.overlap = overlap;
   check_encodable(g, "GEMM");
   emit(g);
 }
 
 void CommandQueue::alu(const UopKernel &kernel, isa::AluOp op, Loops loops, isa::LoopFactors dst,
-                       isa::LoopFactors src, std::optional<int32_t> imm) {
+                       isa::LoopFactors src, std::optional<int32_t> imm, bool overlap) {
   const uint32_t at = resident(kernel);
   isa::AluInsn a;
   a.op = op;
@@ -202,6 +203,7 @@ void CommandQueue::alu(const UopKernel &kernel, isa::AluOp op, Loops loops, isa:
   a.src = src;
   a.use_imm = imm.has_value();
   a.imm = imm.value_or(0);
+  a.overlap = overlap;
   check_encodable(a, "ALU");
   emit(a);
 }

@@ -29,10 +29,10 @@ void replay(CommandQueue &queue, const isa::CommandList &list,
       }
     } else if (const auto *g = std::get_if<isa::GemmCommand>(&c)) {
       queue.gemm(list.kernels.at(g->kernel), Loops{g->loop_out, g->loop_in}, g->acc, g->inp,
-                 g->wgt, g->reset);
+                 g->wgt, g->reset, g->overlap);
     } else if (const auto *a = std::get_if<isa::AluCommand>(&c)) {
       queue.alu(list.kernels.at(a->kernel), a->op, Loops{a->loop_out, a->loop_in}, a->dst, a->src,
-                a->use_imm ? std::optional<int32_t>(a->imm) : std::nullopt);
+                a->use_imm ? std::optional<int32_t>(a->imm) : std::nullopt, a->overlap);
     } else {
       const auto &p = std::get<isa::DepCommand>(c);
       if (p.push) {

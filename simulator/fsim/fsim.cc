@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 
 #include "fsim_scheduler.h"
 #include "vacc/isa/encoding.h"
@@ -96,9 +97,13 @@ class Fsim::Machine {
         wgt_(static_cast<size_t>(c.wgt_depth()) * c.block_out * c.block_in),
         acc_(static_cast<size_t>(c.acc_depth()) * c.batch * c.block_out),
         uop_(c.uop_depth()),
+        acc_writer_(c.acc_depth()),
         gemm_kernel_(pick_gemm_kernel(c.block_in)) {}
 
   void reset() {
+    std::fill(acc_writer_.begin(), acc_writer_.end(), 0);
+    store_tokens_.clear();
+    store_guard_[0] = store_guard_[1] = -1;
     std::fill(inp_.begin(), inp_.end(), 0);
     std::fill(wgt_.begin(), wgt_.end(), 0);
     std::fill(acc_.begin(), acc_.end(), 0);
@@ -136,6 +141,8 @@ class Fsim::Machine {
     } else if (const auto *a = std::get_if<AluInsn>(&insn)) {
       alu(index, *a);
     }
+    if (isa::engine_of(insn) == isa::Engine::kCompute && isa::deps_of(insn).push_next)
+      store_tokens_.push_back({index, banks_covered(insn)});
     stats_.insns[static_cast<int>(isa::engine_of(insn))]++;
   }
 
@@ -176,6 +183,7 @@ class Fsim::Machine {
                 : dram.data() +
                       (m.dram_base + (y - m.pad_top) * m.x_stride + (x - m.pad_left)) * tile;
         write_element(m.mem, dst, src);
+        if (m.mem == MemId::kAcc) acc_writer_[dst] = static_cast<uint32_t>(index) + 1;
       }
     }
     stats_.load_bytes[static_cast<int>(m.mem)] += uint64_t{m.y_size} * m.x_size * tile;
@@ -220,6 +228,27 @@ class Fsim::Machine {
   void store(size_t index, const MemInsn &m, std::vector<uint8_t> &dram) {
     check_sram(index, m, "sram_base", m.sram_base + uint64_t{m.y_size} * m.x_size, MemId::kAcc);
     check_dram(index, m, dram);
+    if (m.deps.pop_prev && !store_tokens_.empty()) {
+      const StoreToken t = store_tokens_.front();
+      store_tokens_.pop_front();
+      for (int b = 0; b < 2; ++b)
+        if (t.banks >> b & 1) store_guard_[b] = std::max<int64_t>(store_guard_[b], t.pusher);
+    }
+    const uint32_t half = static_cast<uint32_t>(c_.acc_depth()) / 2;
+    for (uint64_t e = 0; e < uint64_t{m.y_size} * m.x_size; ++e) {
+      const uint32_t tile = static_cast<uint32_t>(m.sram_base + e);
+      const uint32_t writer = acc_writer_[tile];
+      const int bank = tile >= half ? 1 : 0;
+      if (writer != 0 && static_cast<int64_t>(writer - 1) > store_guard_[bank])
+        fail("{}: reads ACC index {} (bank {}), last written by instruction {}, which no token "
+             "this store waited for covers ({}); a token from a GEMM/ALU with the overlap flag "
+             "covers only its own bank: push_next from an instruction that covers the write (or "
+             "clear its overlap flag) and pop that token before this store",
+             describe(index, isa::Insn{m}), tile, bank, writer - 1,
+             store_guard_[bank] >= 0
+                 ? fmt::format("bank {} is covered up to instruction {}", bank, store_guard_[bank])
+                 : fmt::format("no token covers bank {} yet", bank));
+    }
     const int n = c_.batch * c_.block_out;
     const int tile = c_.out_tile_bytes();
     for (uint64_t y = 0; y < m.y_size; ++y)
@@ -262,11 +291,15 @@ class Fsim::Machine {
     const int inp_n = c_.batch * c_.block_in;
     const int wgt_n = c_.block_out * c_.block_in;
     const uint64_t uops = uint64_t{g.loop_out} * g.loop_in * (g.uop_end - g.uop_begin);
+    const int bank = overlap_bank(g.overlap, g.uop_begin, g.uop_end);
     for (uint32_t i = 0; i < g.loop_out; ++i)
       for (uint32_t j = 0; j < g.loop_in; ++j)
         for (uint32_t u = g.uop_begin; u < g.uop_end; ++u) {
           const isa::Uop &op = uop_[u];
           const uint32_t a = op.dst + i * g.acc.out + j * g.acc.in;
+          acc_writer_[a] = static_cast<uint32_t>(index) + 1;
+          if (outside_bank(bank, a))
+            bank_error(index, g, bank, a, "acc index (micro-op dst + acc_factor_*)");
           int32_t *acc = &acc_[size_t{a} * acc_n];
           if (g.reset) {
             std::fill_n(acc, acc_n, 0);
@@ -288,16 +321,51 @@ class Fsim::Machine {
     const int n = c_.batch * c_.block_out;
     const int bits = c_.acc_bits;
     const int32_t imm = a.imm;  // already sign-extended from 16 bits
+    const int bank = overlap_bank(a.overlap, a.uop_begin, a.uop_end);
     for (uint32_t i = 0; i < a.loop_out; ++i)
       for (uint32_t j = 0; j < a.loop_in; ++j)
         for (uint32_t u = a.uop_begin; u < a.uop_end; ++u) {
           const isa::Uop &op = uop_[u];
-          int32_t *dst = &acc_[size_t{op.dst + i * a.dst.out + j * a.dst.in} * n];
-          const int32_t *src = &acc_[size_t{op.src + i * a.src.out + j * a.src.in} * n];
+          const uint32_t d = op.dst + i * a.dst.out + j * a.dst.in;
+          const uint32_t s = op.src + i * a.src.out + j * a.src.in;
+          if (outside_bank(bank, d))
+            bank_error(index, a, bank, d, "dst index (micro-op dst + dst_factor_*)");
+          if (!a.use_imm && outside_bank(bank, s))
+            bank_error(index, a, bank, s, "src index (micro-op src + src_factor_*)");
+          acc_writer_[d] = static_cast<uint32_t>(index) + 1;
+          int32_t *dst = &acc_[size_t{d} * n];
+          const int32_t *src = &acc_[size_t{s} * n];
           for (int e = 0; e < n; ++e)
             dst[e] = alu_apply(a.op, dst[e], a.use_imm ? imm : src[e], bits);
         }
     stats_.alu_ops += uint64_t{a.loop_out} * a.loop_in * (a.uop_end - a.uop_begin) * n;
+  }
+
+  // An instruction with the overlap flag touches only the ACC bank (half) of its first
+  // micro-op's dst (isa/README.md, "Overlap"); `bank` is that bank, or -1 without the flag.
+  int overlap_bank(bool overlap, uint32_t uop_begin, uint32_t uop_end) const {
+    if (!overlap || uop_begin >= uop_end) return -1;
+    return uop_[uop_begin].dst >= static_cast<uint32_t>(c_.acc_depth()) / 2 ? 1 : 0;
+  }
+  // The ACC banks a compute instruction's push_next vouches for: a GEMM/ALU with the overlap
+  // flag only for its own bank (the hardware pushes once that bank's work is done).
+  uint8_t banks_covered(const isa::Insn &insn) const {
+    int bank = -1;
+    if (const auto *g = std::get_if<GemmInsn>(&insn)) bank = overlap_bank(g->overlap, g->uop_begin, g->uop_end);
+    if (const auto *a = std::get_if<AluInsn>(&insn)) bank = overlap_bank(a->overlap, a->uop_begin, a->uop_end);
+    return bank < 0 ? 3 : static_cast<uint8_t>(1 << bank);
+  }
+
+  bool outside_bank(int bank, uint32_t acc_index) const {
+    return bank >= 0 && (acc_index >= static_cast<uint32_t>(c_.acc_depth()) / 2 ? 1 : 0) != bank;
+  }
+  [[noreturn]] void bank_error(size_t index, const isa::Insn &insn, int bank, uint32_t acc_index,
+                               const char *field) const {
+    const uint32_t half = static_cast<uint32_t>(c_.acc_depth()) / 2;
+    fail("{}: has the overlap flag, so it may touch only ACC bank {} (indices {}..{}, the bank "
+         "of its first micro-op's dst), but its {} reaches ACC index {}; clear the flag or keep "
+         "the instruction inside one half of ACC (isa/README.md, \"Overlap\")",
+         describe(index, insn), bank, bank * half, bank * half + half - 1, field, acc_index);
   }
 
   const isa::HwConfig &c_;
@@ -306,6 +374,16 @@ class Fsim::Machine {
   std::vector<int8_t> wgt_;
   std::vector<int32_t> acc_;
   std::vector<isa::Uop> uop_;
+  // Store ordering check: the last instruction (index + 1, 0 = none) that wrote each ACC
+  // entry, the banks each compute->store token in flight vouches for, and per bank the
+  // latest compute instruction the store engine's popped tokens cover.
+  std::vector<uint32_t> acc_writer_;
+  struct StoreToken {
+    size_t pusher;
+    uint8_t banks;
+  };
+  std::deque<StoreToken> store_tokens_;
+  int64_t store_guard_[2] = {-1, -1};
   GemmKernel gemm_kernel_;
 };
 

@@ -30,7 +30,13 @@ class Generator {
     ww_ = std::min<uint32_t>(static_cast<uint32_t>(c_.wgt_depth()) / slots_, 24);
     aw_ = std::min<uint32_t>(static_cast<uint32_t>(c_.acc_depth()) / slots_, 48);
     VACC_CHECK(iw_ >= 1 && ww_ >= 1 && aw_ >= 1);
+    // Overlap mode: every slot's ACC window has a part in each ACC bank, a stage's micro-ops
+    // come in one LOAD UOP, and GEMM/ALU get the overlap flag wherever the rule allows it.
+    overlap_ = coin(0.5);
+    if (overlap_) aw_ = std::min<uint32_t>(aw_, static_cast<uint32_t>(c_.acc_depth()) / 2 / slots_);
   }
+
+  bool overlap_mode() const { return overlap_; }
 
   int iterations() const { return iterations_; }
   int slots() const { return slots_; }
@@ -55,6 +61,7 @@ class Generator {
       isa::deps_of(computes.back()).push_next = true;
       isa::deps_of(stores.front()).pop_prev = true;
       isa::deps_of(stores.back()).push_prev = k + slots_ < iterations_ || k == iterations_ - 1;
+      if (overlap_) flag_overlaps(computes);
       for (auto *stage : {&loads, &computes, &stores})
         for (const isa::Insn &insn : *stage) b_.emit(insn);
     }
@@ -67,6 +74,19 @@ class Generator {
  private:
   int rnd(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
   bool coin(double p) { return std::bernoulli_distribution(p)(rng_); }
+
+  // Overlap mode: sets the overlap flag on most GEMMs/ALUs (each stays inside one part of the
+  // ACC window, so inside one bank, as the flag requires: isa/README.md, "Overlap").
+  void flag_overlaps(std::vector<isa::Insn> &computes) {
+    for (isa::Insn &insn : computes) {
+      if (auto *g = std::get_if<isa::GemmInsn>(&insn)) g->overlap = coin(0.8);
+      if (auto *a = std::get_if<isa::AluInsn>(&insn)) a->overlap = coin(0.8);
+    }
+    // The last one pushes to the store engine, whose stores read both banks: a flagged
+    // instruction's token would vouch for its own bank only.
+    if (auto *g = std::get_if<isa::GemmInsn>(&computes.back())) g->overlap = false;
+    if (auto *a = std::get_if<isa::AluInsn>(&computes.back())) a->overlap = false;
+  }
 
   uint32_t region(const std::string &name, isa::RegionKind kind, MemId mem, uint32_t elements) {
     const uint32_t first = b_.add_region(name, kind, mem, elements);
@@ -163,43 +183,59 @@ class Generator {
     return base + static_cast<uint32_t>(rnd(0, static_cast<int>(n - 1 - max_off)));
   }
 
+  // Appends a kernel: a LOAD UOP of its own, or (overlap mode) a place in the stage's one
+  // LOAD UOP, whose base compute_stage adds at the end. Returns uop_begin.
+  uint32_t kernel(std::vector<isa::Insn> &out, const std::vector<isa::Uop> &uops) {
+    if (!overlap_) return load_uops(out, uops);
+    const uint32_t at = static_cast<uint32_t>(stage_uops_.size());
+    stage_uops_.insert(stage_uops_.end(), uops.begin(), uops.end());
+    return at;
+  }
+
   std::vector<isa::Insn> compute_stage(int k) {
     std::vector<isa::Insn> out;
     const uint32_t slot = static_cast<uint32_t>(k % slots_);
-    const uint32_t abase = slot * aw_, ibase = slot * iw_, wbase = slot * ww_;
+    const uint32_t ibase = slot * iw_, wbase = slot * ww_;
+    const int parts = overlap_ ? 2 : 1;
+    stage_uops_.clear();
 
-    // Initialise the ACC window the stage uses: a padded ACC load or a reset GEMM.
-    if (coin(0.4)) {
-      n_acc_ = load_2d(out, MemId::kAcc, abase, aw_, acc_first_, kAccRegion, true);
-    } else {
-      n_acc_ = static_cast<uint32_t>(rnd(1, static_cast<int>(aw_)));
-      isa::GemmInsn g;
-      g.reset = true;
-      g.uop_begin = load_uops(out, {isa::Uop{abase, ibase, wbase}});
-      g.uop_end = g.uop_begin + 1;
-      g.loop_out = 1;
-      g.loop_in = n_acc_;
-      g.acc = {0, 1};
-      out.push_back(g);
+    // Initialise each ACC window part the stage uses: a padded ACC load or a reset GEMM.
+    for (int p = 0; p < parts; ++p) {
+      abase_[p] = static_cast<uint32_t>(p) * static_cast<uint32_t>(c_.acc_depth() / 2) + slot * aw_;
+      if (coin(0.4)) {
+        n_acc_[p] = load_2d(out, MemId::kAcc, abase_[p], aw_, acc_first_, kAccRegion, true);
+      } else {
+        n_acc_[p] = static_cast<uint32_t>(rnd(1, static_cast<int>(aw_)));
+        isa::GemmInsn g;
+        g.reset = true;
+        g.uop_begin = kernel(out, {isa::Uop{abase_[p], ibase, wbase}});
+        g.uop_end = g.uop_begin + 1;
+        g.loop_out = 1;
+        g.loop_in = n_acc_[p];
+        g.acc = {0, 1};
+        out.push_back(g);
+      }
     }
 
-    for (int ops = rnd(1, 3); ops > 0; --ops) {
+    for (int ops = rnd(1, overlap_ ? 5 : 3); ops > 0; --ops) {
       const uint32_t lo = static_cast<uint32_t>(rnd(1, 3));
       const uint32_t li = static_cast<uint32_t>(rnd(1, 4));
       const int nu = rnd(1, 3);
+      const int p = rnd(0, parts - 1);
+      const uint32_t abase = abase_[p], n_acc = n_acc_[p];
       if (coin(0.5)) {
         isa::GemmInsn g;
         g.reset = coin(0.1);
         g.loop_out = lo;
         g.loop_in = li;
         uint32_t ma, mi, mw;
-        g.acc = factors(lo, li, n_acc_, 3, &ma);
+        g.acc = factors(lo, li, n_acc, 3, &ma);
         g.inp = factors(lo, li, n_inp_, 3, &mi);
         g.wgt = factors(lo, li, n_wgt_, 2, &mw);
         std::vector<isa::Uop> uops;
         for (int u = 0; u < nu; ++u)
-          uops.push_back({pick(abase, n_acc_, ma), pick(ibase, n_inp_, mi), pick(wbase, n_wgt_, mw)});
-        g.uop_begin = load_uops(out, uops);
+          uops.push_back({pick(abase, n_acc, ma), pick(ibase, n_inp_, mi), pick(wbase, n_wgt_, mw)});
+        g.uop_begin = kernel(out, uops);
         g.uop_end = g.uop_begin + static_cast<uint32_t>(nu);
         out.push_back(g);
       } else {
@@ -208,8 +244,8 @@ class Generator {
         a.loop_out = lo;
         a.loop_in = li;
         uint32_t md, ms;
-        a.dst = factors(lo, li, n_acc_, 3, &md);
-        a.src = factors(lo, li, n_acc_, 3, &ms);
+        a.dst = factors(lo, li, n_acc, 3, &md);
+        a.src = factors(lo, li, n_acc, 3, &ms);
         a.use_imm = coin(0.5);
         if (a.use_imm) {
           switch (a.op) {
@@ -220,24 +256,34 @@ class Generator {
         }
         std::vector<isa::Uop> uops;
         for (int u = 0; u < nu; ++u)
-          uops.push_back({pick(abase, n_acc_, md), pick(abase, n_acc_, ms), 0});
-        a.uop_begin = load_uops(out, uops);
+          uops.push_back({pick(abase, n_acc, md), pick(abase, n_acc, ms), 0});
+        a.uop_begin = kernel(out, uops);
         a.uop_end = a.uop_begin + static_cast<uint32_t>(nu);
         out.push_back(a);
       }
+    }
+    if (overlap_) {  // the stage's micro-ops in one LOAD UOP, first
+      std::vector<isa::Insn> with_load;
+      const uint32_t base = load_uops(with_load, stage_uops_);
+      for (isa::Insn &insn : out) {
+        if (auto *g = std::get_if<isa::GemmInsn>(&insn)) g->uop_begin += base, g->uop_end += base;
+        if (auto *a = std::get_if<isa::AluInsn>(&insn)) a->uop_begin += base, a->uop_end += base;
+      }
+      out.insert(out.begin(), with_load.front());
     }
     return out;
   }
 
   std::vector<isa::Insn> store_stage(int k) {
     std::vector<isa::Insn> out;
-    const uint32_t abase = static_cast<uint32_t>(k % slots_) * aw_;
     for (int n = rnd(1, 2); n > 0; --n) {
+      const int p = rnd(0, overlap_ ? 1 : 0);
+      const uint32_t abase = abase_[p], n_acc = n_acc_[p];
       isa::MemInsn m;
       m.opcode = isa::Opcode::kStore;
       m.mem = MemId::kOut;
-      const uint32_t off = static_cast<uint32_t>(rnd(0, static_cast<int>(n_acc_ - 1)));
-      const uint32_t room = n_acc_ - off;
+      const uint32_t off = static_cast<uint32_t>(rnd(0, static_cast<int>(n_acc - 1)));
+      const uint32_t room = n_acc - off;
       m.x_size = static_cast<uint32_t>(rnd(1, static_cast<int>(std::min<uint32_t>(8, room))));
       m.y_size = static_cast<uint32_t>(
           rnd(1, static_cast<int>(std::min<uint32_t>(4, room / m.x_size))));
@@ -259,7 +305,11 @@ class Generator {
   int slots_ = 1;
   uint32_t iw_ = 0, ww_ = 0, aw_ = 0;  // scratchpad slot sizes (elements)
   uint32_t inp_first_ = 0, wgt_first_ = 0, acc_first_ = 0, out_first_ = 0, uop_first_ = 0;
-  uint32_t n_inp_ = 0, n_wgt_ = 0, n_acc_ = 0;  // elements initialised in the current slot
+  uint32_t n_inp_ = 0, n_wgt_ = 0;  // elements initialised in the current slot
+  uint32_t abase_[2] = {0, 0};      // the current slot's ACC window parts (one unless overlap_)
+  uint32_t n_acc_[2] = {0, 0};      // ... and the elements initialised in each
+  bool overlap_ = false;
+  std::vector<isa::Uop> stage_uops_;  // overlap mode: the current stage's micro-ops
 };
 
 }  // namespace
@@ -271,9 +321,10 @@ isa::Program generate_program(const isa::HwConfig &config, uint64_t seed) {
 std::string describe_program(const isa::HwConfig &config, uint64_t seed) {
   Generator g(config, seed);
   const isa::Program p = g.generate();
-  return fmt::format("seed {} on config {}: {} iteration(s), {}, {} instructions", seed,
+  return fmt::format("seed {} on config {}: {} iteration(s), {}{}, {} instructions", seed,
                      config.name, g.iterations(),
-                     g.slots() == 2 ? "double-buffered" : "single-buffered", p.insn_count);
+                     g.slots() == 2 ? "double-buffered" : "single-buffered",
+                     g.overlap_mode() ? ", GEMM/ALU overlap" : "", p.insn_count);
 }
 
 }  // namespace vacc::progen

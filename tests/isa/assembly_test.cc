@@ -34,7 +34,7 @@ load.wgt  sram=0 dram=w+1 x=1
 load.uop  sram=0 dram=@uops x=2
 load.acc  sram=16 dram=b x=4
 gemm      uops=0:2 loop=2,3 acc=4,1 inp=4,1 wgt=0,0 reset pop_prev
-alu.shr   uops=0:1 loop=1,8 dst=0,1 src=0,1 imm=-3
+alu.shr   uops=0:1 loop=1,8 dst=0,1 src=0,1 imm=-3 overlap
 alu.add   uops=0:1 loop=1,4 dst=0,1 src=16,1 push_next
 store.out sram=0 dram=c y=1 x=8 stride=8 pop_prev push_prev
 finish pop_next
@@ -77,11 +77,14 @@ TEST(Assembly, OperandsAndDefaultsLandInTheFields) {
   EXPECT_EQ(gemm.loop_out, 2u);
   EXPECT_EQ(gemm.loop_in, 3u);
   EXPECT_EQ(gemm.acc, (LoopFactors{4, 1}));
+  EXPECT_FALSE(gemm.overlap);
   const auto &shr = std::get<AluInsn>(insns[5]);
   EXPECT_EQ(shr.op, AluOp::kShr);
   EXPECT_TRUE(shr.use_imm);
   EXPECT_EQ(shr.imm, -3);
+  EXPECT_TRUE(shr.overlap);
   EXPECT_FALSE(std::get<AluInsn>(insns[6]).use_imm);
+  EXPECT_FALSE(std::get<AluInsn>(insns[6]).overlap);
   // .data wrote bytes 1,0,0,0,ff,ff,ff,ff at the start of region b.
   const Region *b = p.find_region("b");
   EXPECT_EQ(p.dram[b->offset], 1);

@@ -50,6 +50,7 @@ class Encoding : public ::testing::TestWithParam<std::string> {
         g.acc = {random_field("acc_factor_out", op), random_field("acc_factor_in", op)};
         g.inp = {random_field("inp_factor_out", op), random_field("inp_factor_in", op)};
         g.wgt = {random_field("wgt_factor_out", op), random_field("wgt_factor_in", op)};
+        g.overlap = rng() & 1;
         return g;
       }
       case 2: {
@@ -65,6 +66,7 @@ class Encoding : public ::testing::TestWithParam<std::string> {
         a.src = {random_field("src_factor_out", op), random_field("src_factor_in", op)};
         a.use_imm = rng() & 1;
         a.imm = static_cast<int16_t>(rng());
+        a.overlap = rng() & 1;
         return a;
       }
       default:
@@ -141,12 +143,15 @@ TEST_P(Encoding, UnknownOpcodeIsAnError) {
 // The layout is the one documented in isa/README.md for the default config.
 TEST(EncodingLayout, DefaultGemmFieldsAsDocumented) {
   const HwConfig c = config_named("default");
-  EXPECT_EQ(insn_bits(c, Opcode::kGemm), 127);
+  EXPECT_EQ(insn_bits(c, Opcode::kGemm), 128);
   GemmInsn g;
   g.uop_begin = 1;
   g.loop_out = g.loop_in = 0;
   const InsnWord w = encode(c, g);
   EXPECT_EQ(w.lo, (uint64_t{1} << 8) | 2);  // opcode 2 in bits 0-2, uop_begin from bit 8
+  EXPECT_EQ(w.hi, 0u);
+  g.overlap = true;
+  EXPECT_EQ(encode(c, g).hi, uint64_t{1} << 63);  // overlap: the last bit, 127
 }
 
 INSTANTIATE_TEST_SUITE_P(AllConfigs, Encoding, ::testing::Values("default", "small", "wide"));

@@ -93,7 +93,7 @@ compiler::Operator add_accel(const isa::HwConfig &c, const AddParams &p,
   for (const te::Tensor &t : acc_stages) s[t].set_scope(Scope::kAcc);
 
   auto &so = s[out];
-  const te::IterVar ow_o = tile_blocked_output(s, out, sc);
+  const te::IterVar ow_o = tile_blocked_output(s, out, sc).tile;
 
   s[w_l].compute_at(so, ow_o);
   s[w_l].pragma(s[w_l].axis()[0], "dma_copy");

@@ -39,6 +39,10 @@ OpList stagger_threads(const OpList &ops);
 OpList strip_tokens(const OpList &ops);
 OpList insert_tokens(const OpList &ops);
 
+// Pass: sets the overlap flag on every GEMM/ALU that stays inside one ACC bank, so it waits
+// only for the other compute unit's work on that bank (mark_overlap.cc, isa/README.md).
+OpList mark_overlap(const OpList &ops, int64_t acc_depth);
+
 // Whether a token relayed through the compute engine orders a load after a store (a buffer
 // both loaded and stored); insert_tokens cannot express that, relax_tokens keeps it.
 bool needs_relays(const OpList &ops);

@@ -7,6 +7,10 @@
 //   - moves each ALU and compute-engine LOAD ACC up to just after the last command it
 //     conflicts with, and each GEMM reset down to just before the first one, so a thread's
 //     requantization and store overlap the other thread's GEMMs;
+//   - moves each store up to just after the ALUs it reads, then each GEMM up past what it
+//     does not conflict with (never above another GEMM), so the GEMM core always has its next
+//     work queued ahead of the other thread's ALU chain, which runs beside it (the overlap
+//     flag, isa/README.md);
 //   - moves each LOAD INP/WGT up past commands it does not conflict with, but not above a
 //     load that can start no later than itself (one whose own last conflict is not later),
 //     so a thread's loads stay together and in order and do not queue behind another
@@ -35,6 +39,13 @@ bool hoistable(const Op &op) {
 bool is_reset(const Op &op) {
   const auto *g = std::get_if<isa::GemmCommand>(&op.cmd);
   return g && g->reset;
+}
+
+bool is_gemm(const Op &op) { return std::holds_alternative<isa::GemmCommand>(op.cmd); }
+
+bool is_store(const Op &op) {
+  const auto *d = std::get_if<isa::DmaCommand>(&op.cmd);
+  return d && d->store;
 }
 
 class Stream {
@@ -100,6 +111,26 @@ OpList stagger_threads(const OpList &input) {
     }
     s.move(i, static_cast<size_t>(to));
   }
+  // Up: stores, earliest first, to just after the requantization they read (never above
+  // another store); then GEMMs, resets included, earliest first, past everything they do
+  // not conflict with (never above another GEMM). One thread's ALU chain and store then sit
+  // right after the other thread's next GEMM, which the ALU runs beside (the overlap flag),
+  // and the thread's next reset follows its store instead of waiting behind the other
+  // thread's ALU chain in the compute engine's in-order queue.
+  auto hoist = [&](bool (*kind)(const Op &)) {
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (!kind(s.op(i))) continue;
+      int64_t to = s.barrier_above(i) + 1;
+      for (int64_t j = static_cast<int64_t>(i) - 1; j >= to; --j)
+        if (kind(s.op(static_cast<size_t>(j)))) {
+          to = j + 1;
+          break;
+        }
+      s.move(i, static_cast<size_t>(to));
+    }
+  };
+  hoist(&is_store);
+  hoist(&is_gemm);
   return s.take();
 }
 

@@ -7,9 +7,28 @@
 namespace vacc::tir {
 namespace {
 
+// Whether the function has ACC buffers of more than one virtual thread.
+bool threads_share_acc(const Stmt &body) {
+  bool found = false;
+  for_each_stmt(body, [&](const Stmt &s) {
+    if (const Allocate *a = s.as<Allocate>())
+      found |= a->buffer->scope == Scope::kAcc && a->buffer->vthread >= 1;
+  });
+  return found;
+}
+
+// Thrown (and caught below) when a virtual thread's ACC buffers do not fit its bank.
+struct BankFull {};
+
 class Planner : public Mutator {
  public:
-  Planner(const Func &f, const isa::HwConfig &c) : func_(f), config_(c) {}
+  // banked: ACC buffers of virtual thread t stack up from the start of ACC bank t mod 2 (its
+  // lower or upper half; shared buffers in bank 0), so the codegen can let one thread's
+  // requantization run on the ALU beside another thread's GEMMs (isa/README.md, "Overlap").
+  Planner(const Func &f, const isa::HwConfig &c, bool banked)
+      : func_(f), config_(c), banked_(banked) {
+    acc_top_[1] = c.depth(isa::MemId::kAcc) / 2;
+  }
   using Mutator::mutate;
 
  protected:
@@ -29,6 +48,16 @@ class Planner : public Mutator {
            b->dtype.str(), scope_name(b->scope), intrin::scope_dtype(config_, b->scope).str());
     }
     int m = static_cast<int>(mem);
+    if (banked_ && mem == isa::MemId::kAcc) {
+      const int bank = b->vthread >= 0 ? b->vthread % 2 : 0;
+      const int64_t base = acc_top_[bank];
+      const int64_t end = config_.depth(mem) / 2 * (bank + 1);
+      if (base + b->tiles() > end) throw BankFull{};
+      acc_top_[bank] += b->tiles();
+      Stmt body = mutate(op->body);
+      acc_top_[bank] -= b->tiles();
+      return Allocate::make(b, body, base);
+    }
     int64_t base = top_[m];
     int64_t depth = config_.depth(mem);
     if (base + b->tiles() > depth) {
@@ -49,13 +78,22 @@ class Planner : public Mutator {
  private:
   const Func &func_;
   const isa::HwConfig &config_;
+  bool banked_;
   int64_t top_[isa::kNumMemIds] = {};
+  int64_t acc_top_[2] = {0, 0};
 };
 
 }  // namespace
 
 Func plan_scratchpads(const Func &f, const isa::HwConfig &config) {
-  return {f.name, f.params, Planner(f, config).mutate(f.body)};
+  if (threads_share_acc(f.body)) {
+    try {
+      return {f.name, f.params, Planner(f, config, /*banked=*/true).mutate(f.body)};
+    } catch (const BankFull &) {
+      // Some thread's ACC buffers exceed half of ACC: plan without banks (no GEMM/ALU overlap).
+    }
+  }
+  return {f.name, f.params, Planner(f, config, /*banked=*/false).mutate(f.body)};
 }
 
 }  // namespace vacc::tir

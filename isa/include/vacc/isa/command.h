@@ -47,6 +47,7 @@ struct GemmCommand {
   bool reset = false;
   uint32_t loop_out = 1, loop_in = 1;
   LoopFactors acc, inp, wgt;
+  bool overlap = false;  // GemmInsn::overlap
   bool operator==(const GemmCommand &) const = default;
 };
 
@@ -57,6 +58,7 @@ struct AluCommand {
   LoopFactors dst, src;
   bool use_imm = false;
   int32_t imm = 0;
+  bool overlap = false;  // AluInsn::overlap
   bool operator==(const AluCommand &) const = default;
 };
 

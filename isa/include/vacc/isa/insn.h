@@ -69,6 +69,7 @@ struct GemmInsn {
   LoopFactors acc;
   LoopFactors inp;
   LoopFactors wgt;
+  bool overlap = false;  // may run beside earlier ALUs (isa/README.md, "Overlap")
   bool operator==(const GemmInsn &) const = default;
 };
 
@@ -84,6 +85,7 @@ struct AluInsn {
   LoopFactors src;
   bool use_imm = false;
   int32_t imm = 0;
+  bool overlap = false;  // may run beside earlier GEMMs (isa/README.md, "Overlap")
   bool operator==(const AluInsn &) const = default;
 };
 

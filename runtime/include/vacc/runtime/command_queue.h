@@ -48,10 +48,10 @@ class CommandQueue {
   void store(uint32_t sram, uint64_t dram_element, uint32_t y, uint32_t x, uint32_t stride);
 
   void gemm(const UopKernel &kernel, Loops loops, isa::LoopFactors acc, isa::LoopFactors inp,
-            isa::LoopFactors wgt, bool reset);
+            isa::LoopFactors wgt, bool reset, bool overlap = false);
   // imm: the immediate operand, or nullopt for the vector operand (micro-op src).
   void alu(const UopKernel &kernel, isa::AluOp op, Loops loops, isa::LoopFactors dst,
-           isa::LoopFactors src, std::optional<int32_t> imm);
+           isa::LoopFactors src, std::optional<int32_t> imm, bool overlap = false);
 
   // `from` sends a token to its neighbour `to` after all its work so far.
   void dep_push(isa::Engine from, isa::Engine to);

@@ -10,8 +10,11 @@
 
 namespace vacc::compiler {
 
-// Returns ow.o: the loop inside which a tile's inputs and accumulator stages are computed.
-te::IterVar tile_blocked_output(schedule::Schedule &s, const te::Tensor &out,
-                                const AccelSchedule &sc);
+struct OutputTiling {
+  te::IterVar channels;  // oc.o: inside it, per-channel operands (bias) stay the same
+  te::IterVar tile;      // ow.o: inside it, a tile's inputs and accumulator stages are computed
+};
+OutputTiling tile_blocked_output(schedule::Schedule &s, const te::Tensor &out,
+                                 const AccelSchedule &sc);
 
 }  // namespace vacc::compiler

@@ -12,6 +12,10 @@
 // ACC initialised by a reset GEMM or a padded ACC load; random GEMMs and ALU ops (all five,
 // vector or immediate, negative shifts) over micro-op loops with random index factors; 2D
 // stores of narrowed ACC tiles into a DRAM output slice of their own.
+// Half of the programs run in overlap mode: each slot's ACC window has a part in each ACC bank,
+// the operations pick a part at random, a stage's micro-ops arrive in one LOAD UOP, and GEMM /
+// ALU instructions mostly carry the overlap flag (each stays in one bank, as isa/README.md,
+// "Overlap", requires), so the RTL runs GEMM and ALU side by side.
 #pragma once
 
 #include <cstdint>

@@ -35,6 +35,7 @@ struct CodegenOptions {
   bool merge_kernels = true;
   bool coalesce_dma = true;
   bool relax_tokens = true;  // false: the IR's tokens exactly as inserted
+  bool overlap = true;       // GEMM/ALU overlap flags where the ACC banks allow (mark_overlap)
 };
 
 // Generates the command list of `f`. Its buffers are f.params in order (their memory kind

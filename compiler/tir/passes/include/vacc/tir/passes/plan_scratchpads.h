@@ -10,6 +10,8 @@ namespace vacc::tir {
 // allocations sit above it. Checks each buffer's tile shape and element type against the
 // config and the peak use of each scratchpad against its depth. Throws vacc::Error naming
 // the buffer, its size and the scratchpad's limit when a schedule's tiles do not fit.
+// With several virtual threads, each thread's ACC buffers go into ACC bank (half) t mod 2 when
+// they fit there, so GEMM and ALU work of different threads can overlap (isa/README.md).
 Func plan_scratchpads(const Func &f, const isa::HwConfig &config);
 
 }  // namespace vacc::tir
