@@ -1,19 +1,36 @@
 // The compute engine: executes LOAD UOP, LOAD ACC, GEMM, ALU and FINISH in order. It owns the
-// UOP scratchpad and the ACC scratchpad (two copies written together: one read by the GEMM /
-// ALU pipeline, one by the store engine, so storing never steals a compute cycle).
+// UOP scratchpad and the ACC scratchpad. GEMM and ALU run on two units, each with its own
+// micro-op loop and its own copy of UOP, side by side when the program allows it
+// (isa/README.md, "Overlap"). ACC is two banks, its lower and upper half (bank = top index
+// bit), each with one read and one write port, so the two units can work on different halves
+// in the same cycle; a second pair of banks, written together with the first, is read by the
+// store engine, so storing never steals a compute cycle.
 //
-// GEMM pipeline, one micro-op per cycle:
+// Dispatch: a GEMM (ALU) is handed to its unit once that unit's loop is free and the other
+// unit has no work left on the banks it may touch: both without the overlap flag, else the
+// bank of its first micro-op's dst (the program promises to stay there; the unit's idle UOP
+// port reads that micro-op the cycle before). Each unit tracks the banks of the work it still
+// has, so everything that shares a bank keeps program order. A handed-off instruction leaves
+// the queue at once, so the next one can go to the other unit. One that pushes a token leaves
+// once the work the token vouches for is done: for the load engine all earlier compute work
+// (both units drained), for the store engine its own unit's and the other unit's work on its
+// banks. LOAD UOP, LOAD ACC and FINISH wait for both units to drain.
+//
+// GEMM unit, one micro-op per cycle:
 //   P0 loop nest issues (i, j, u), reads UOP[u]
 //   P1 indices = micro-op + offsets; read INP and WGT
 //   P2 products (vacc_gemm_core stage 1)
 //   P3 adder tree (stage 2); read ACC[dst]
 //   P4 ACC[dst] = reset ? 0 : ACC[dst] + dot; write
-// ALU pipeline, one micro-op every second cycle (the ACC copy has one read port):
-//   P0 read UOP; P1 read ACC[src]; P2 read ACC[dst]; P3 write op(dst, src or imm).
-// A read whose address was written in the previous cycle takes the written value (forwarding),
-// so back-to-back micro-ops on the same ACC tile (a reduction) see each other's results.
-// Consecutive GEMMs (or consecutive ALUs) stream through the pipeline without draining it;
-// an instruction that pushes a token retires only once its writes are done.
+// ALU unit, one micro-op every second cycle (its two ACC reads may hit the same bank):
+//   P0 read UOP; P1 read ACC[src] (not with an immediate); P2 read ACC[dst];
+//   P3 write op(dst, src or imm).
+// Per bank, a read whose address was written in the previous cycle takes the written value
+// (forwarding), so back-to-back micro-ops on the same ACC tile (a reduction) see each other's
+// results. Consecutive GEMMs (or consecutive ALUs) stream through their unit without draining
+// it. Two units never meet on a bank unless a flagged instruction leaves its bank (fsim checks
+// the promise; the assertions below catch it here); should it happen, the GEMM unit gets the
+// port.
 module vacc_compute (
   input  logic clk_i,
   input  logic rst_ni,
@@ -57,21 +74,32 @@ module vacc_compute (
   output logic finish_o,     // FINISH has executed in this run
   output logic gemm_busy_o,  // a micro-op enters the GEMM core this cycle
   output logic gemm_mac_o,   // ... and it accumulates (its GEMM has no reset flag)
-  output logic busy_o,
-  output logic stall_o,
+  output logic busy_o,       // an instruction executes or a unit still works
+  output logic stall_o,      // the head waits for a token or room to push one, units drained
   output logic quiet_o,
-  output logic idle_o
+  output logic idle_o,
+  // Per-unit trace for the simulator: an instruction is handed to the unit / its last
+  // micro-op is written back (an instruction without micro-ops ends a few cycles after it
+  // starts, in order with the unit's other instructions).
+  output logic gemm_insn_start_o,
+  output logic gemm_insn_end_o,
+  output logic alu_insn_start_o,
+  output logic alu_insn_end_o
 );
   localparam int unsigned AccIdxW = vacc_pkg::AccIdxW;
+  localparam int unsigned BankIdxW = AccIdxW - 1;  // an index inside one ACC bank
+  localparam int unsigned Top = AccIdxW - 1;       // the bank bit of an ACC index
   localparam int unsigned AccElemBits = vacc_pkg::AccElemBits;
-  localparam int unsigned SrcW = vacc_pkg::UopSrcW;
+  localparam int unsigned InpIdxW = vacc_pkg::InpIdxW;
+  localparam int unsigned WgtIdxW = vacc_pkg::WgtIdxW;
+  localparam int unsigned UopIdxW = vacc_pkg::UopIdxW;
   localparam int unsigned AccBits = vacc_pkg::AccBits;
   localparam int unsigned Lanes = vacc_pkg::Batch * vacc_pkg::BlockOut;
 
   // ------------------------------------------------------------- decode of the head
   logic [vacc_pkg::OpcodeW-1:0] opcode;
   logic [vacc_pkg::MemIdW-1:0] mem;
-  logic head_load, head_gemm, head_alu, head_finish, head_uop, pushes;
+  logic head_load, head_gemm, head_alu, head_finish, head_uop, overlap, push_prev, push_next;
   assign opcode = insn_i[vacc_pkg::LoadOpcodeOff +: vacc_pkg::LoadOpcodeW];
   assign mem = insn_i[vacc_pkg::LoadMemOff +: vacc_pkg::LoadMemW];
   assign head_load = (opcode == vacc_pkg::OpLoad);
@@ -79,20 +107,65 @@ module vacc_compute (
   assign head_gemm = (opcode == vacc_pkg::OpGemm);
   assign head_alu = (opcode == vacc_pkg::OpAlu);
   assign head_finish = (opcode == vacc_pkg::OpFinish);
-  assign pushes = insn_i[vacc_pkg::LoadPushPrevOff] || insn_i[vacc_pkg::LoadPushNextOff];
+  assign push_prev = insn_i[vacc_pkg::LoadPushPrevOff];
+  assign push_next = insn_i[vacc_pkg::LoadPushNextOff];
+  assign overlap = head_gemm ? insn_i[vacc_pkg::GemmOverlapOff] : insn_i[vacc_pkg::AluOverlapOff];
+
+  // ------------------------------------------------------------- the head's ACC banks
+  // A flagged GEMM/ALU with micro-ops touches only the bank of its first micro-op's dst (one
+  // without micro-ops counts as touching both, as fsim has it). While its unit's loop is free,
+  // that unit's UOP copy has an idle read port: read UOP[uop_begin] there ("peek"); the bank
+  // is known from the next cycle on, for as long as the head stays.
+  logic one_bank, peek_gemm, peek_alu, peek_valid_d, peek_valid_q, head_bank;
+  logic [UopIdxW-1:0] head_uop_begin;
+  logic [UopIdxW:0] head_uop_end;
+  logic [1:0] head_banks;           // the ACC banks the head GEMM/ALU may touch
+  logic [1:0] gemm_work, alu_work;  // the ACC banks each unit still has work on
+  logic gemm_loop_valid, alu_loop_valid, gemm_drained, alu_drained;
+  // Each unit's UOP copy's read data. A micro-op element is 32 or 64 bits wide; the bits above
+  // dst+src+wgt are padding (and the ALU has no use for wgt).
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [vacc_pkg::UopElemBits-1:0] gemm_uop, alu_uop;
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  assign head_uop_begin = head_gemm ?
+      UopIdxW'(insn_i[vacc_pkg::GemmUopBeginOff +: vacc_pkg::GemmUopBeginW]) :
+      UopIdxW'(insn_i[vacc_pkg::AluUopBeginOff +: vacc_pkg::AluUopBeginW]);
+  assign head_uop_end = head_gemm ?
+      (UopIdxW + 1)'(insn_i[vacc_pkg::GemmUopEndOff +: vacc_pkg::GemmUopEndW]) :
+      (UopIdxW + 1)'(insn_i[vacc_pkg::AluUopEndOff +: vacc_pkg::AluUopEndW]);
+  assign one_bank = overlap && ({1'b0, head_uop_begin} < head_uop_end);
+  assign peek_gemm = insn_valid_i && head_gemm && one_bank && !gemm_loop_valid;
+  assign peek_alu = insn_valid_i && head_alu && one_bank && !alu_loop_valid;
+  assign peek_valid_d = (peek_gemm || peek_alu) && !insn_pop_o && !clr_i;
+  assign head_bank = head_gemm ? gemm_uop[vacc_pkg::UopDstOff + Top]
+                               : alu_uop[vacc_pkg::UopDstOff + Top];
+  assign head_banks = !one_bank ? 2'b11 : head_bank ? 2'b10 : 2'b01;
 
   // ------------------------------------------------------------- sequencing
-  logic start, exec_done, can_start, pipe_empty, uop_ld_busy, acc_ld_busy;
-  logic kind_gemm_d, kind_gemm_q;  // the kind of the last GEMM/ALU started
+  logic start, exec_done, can_start, uop_ld_busy, acc_ld_busy;
+  logic seq_busy, seq_stall, seq_quiet, seq_idle;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic seq_push_prev, seq_push_next;  // always 0: the sequencer is given no pushes
+  /* verilator lint_on UNUSEDSIGNAL */
   logic finish_d, finish_q;
-  logic loop_valid;
+  logic [1:0] gemm_banks_q, alu_banks_q;  // the banks of the instruction in each unit
 
+  logic pend_full, pend_empty;
   always_comb begin
-    if (head_gemm) can_start = pipe_empty || kind_gemm_q;
-    else if (head_alu) can_start = pipe_empty || !kind_gemm_q;
-    else can_start = pipe_empty;
-    if (head_gemm || head_alu) exec_done = !loop_valid && (pipe_empty || !pushes);
-    else if (head_load) exec_done = !uop_ld_busy && !acc_ld_busy;
+    // A GEMM/ALU leaves the queue once handed to its unit; its tokens wait in the pending-push
+    // queue below, so an instruction that pushes never holds back the next one.
+    if (head_gemm) begin
+      can_start = !gemm_loop_valid && (!one_bank || peek_valid_q) &&
+                  ((alu_work & head_banks) == '0) && (!(push_prev || push_next) || !pend_full);
+    end else if (head_alu) begin
+      can_start = !alu_loop_valid && (!one_bank || peek_valid_q) &&
+                  ((gemm_work & head_banks) == '0) && (!(push_prev || push_next) || !pend_full);
+    end else begin
+      can_start = gemm_drained && alu_drained;
+    end
+    if (head_load) exec_done = !uop_ld_busy && !acc_ld_busy && !pend_full;
+    else if (head_finish) exec_done = !pend_full;
     else exec_done = 1'b1;
   end
 
@@ -101,24 +174,135 @@ module vacc_compute (
     .valid_i(insn_valid_i),
     .pop_prev_i(insn_i[vacc_pkg::LoadPopPrevOff]),
     .pop_next_i(insn_i[vacc_pkg::LoadPopNextOff]),
-    .push_prev_i(insn_i[vacc_pkg::LoadPushPrevOff]),
-    .push_next_i(insn_i[vacc_pkg::LoadPushNextOff]),
+    .push_prev_i(1'b0),  // compute pushes go through the pending-push queue
+    .push_next_i(1'b0),
     .can_start_i(can_start),
     .prev_avail_i, .next_avail_i, .prev_full_i, .next_full_i,
-    .tok_pop_prev_o, .tok_pop_next_o, .tok_push_prev_o, .tok_push_next_o,
+    .tok_pop_prev_o, .tok_pop_next_o, .tok_push_prev_o(seq_push_prev), .tok_push_next_o(seq_push_next),
     .start_o(start), .exec_done_i(exec_done), .retire_o(insn_pop_o),
-    .busy_o, .stall_o, .quiet_o, .idle_o
+    .busy_o(seq_busy), .stall_o(seq_stall), .quiet_o(seq_quiet), .idle_o(seq_idle)
   );
   assign insn_start_o = start;
 
+  // A handed-off GEMM/ALU is no longer the sequencer's: the units keep the engine busy, and a
+  // head waiting for a token meanwhile counts as busy, not stalled (the two stay exclusive).
+  assign busy_o = seq_busy || !gemm_drained || !alu_drained || !pend_empty;
+  assign stall_o = seq_stall && gemm_drained && alu_drained && pend_empty;
+  assign quiet_o = seq_quiet && gemm_drained && alu_drained && pend_empty;
+  assign idle_o = seq_idle && gemm_drained && alu_drained && pend_empty;
+
+  // ------------------------------------------------------------- pending pushes
+  // Tokens of handed-off GEMMs/ALUs (and of LOAD/FINISH, queued at retire behind them) wait
+  // here until the work they vouch for has ended (isa/README.md, "Overlap"), one queue per
+  // token queue so each keeps program order and neither holds back the other: a token to the
+  // load engine (q = 0) once every compute instruction up to the pusher has ended; a token to
+  // the store engine (q = 1) once its own unit's have, and the other unit's before it have or
+  // that unit has no work left on the pusher's banks. Ends are counted per unit; an entry
+  // holds the counts it needs.
+  localparam int unsigned PendDepth = 8;
+  localparam int unsigned PendW = 3;
+  localparam int unsigned CntW = 16;
+  logic [CntW-1:0] gemm_issued_q, gemm_ended_q, alu_issued_q, alu_ended_q;
+  // Entry e of queue q at index q*PendDepth + e.
+  logic p_alu_q [2*PendDepth];       // the pusher's unit (LOAD/FINISH: needs already met)
+  logic [1:0] p_banks_q [2*PendDepth];
+  logic [CntW-1:0] p_gemm_need_q [2*PendDepth];
+  logic [CntW-1:0] p_alu_need_q [2*PendDepth];
+  logic [PendW:0] p_at [2];          // the head entry of each queue, and where each enqueues
+  logic [PendW:0] p_in [2];
+  logic [PendW-1:0] p_head_q [2];
+  logic [PendW-1:0] p_tail_q [2];
+  logic [PendW:0] p_count_q [2];
+  logic [1:0] want, enq, deq, full, gemm_reached, alu_reached;
+  logic handoff, queued_at_retire;
+
+  // ended >= need, on counters that wrap (far fewer than 2^15 instructions are in flight).
+  function automatic logic reached(input logic [CntW-1:0] ended, input logic [CntW-1:0] need);
+    logic [CntW-1:0] d;
+    d = ended - need;
+    reached = ~d[CntW-1];
+  endfunction
+
+  assign want = {push_next, push_prev};
+  assign handoff = start && (head_gemm || head_alu);
+  assign queued_at_retire = insn_pop_o && !head_gemm && !head_alu;
+  always_comb begin
+    for (int q = 0; q < 2; q++) begin
+      p_at[q] = {q[0], p_head_q[q]};
+      p_in[q] = {q[0], p_tail_q[q]};
+      full[q] = p_count_q[q] == (PendW + 1)'(PendDepth);
+      enq[q] = want[q] && (handoff || queued_at_retire);
+      gemm_reached[q] = reached(gemm_ended_q, p_gemm_need_q[p_at[q]]);
+      alu_reached[q] = reached(alu_ended_q, p_alu_need_q[p_at[q]]);
+    end
+    deq[0] = p_count_q[0] != '0 && gemm_reached[0] && alu_reached[0] && !prev_full_i;
+    deq[1] = p_count_q[1] != '0 && !next_full_i &&
+             (p_alu_q[p_at[1]] ?
+                  alu_reached[1] && (gemm_reached[1] ||
+                                     (gemm_work & p_banks_q[p_at[1]]) == '0) :
+                  gemm_reached[1] && (alu_reached[1] ||
+                                      (alu_work & p_banks_q[p_at[1]]) == '0));
+  end
+  assign pend_full = |(want & full);
+  assign pend_empty = p_count_q[0] == '0 && p_count_q[1] == '0;
+  assign tok_push_prev_o = deq[0];
+  assign tok_push_next_o = deq[1];
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      gemm_issued_q <= '0;
+      gemm_ended_q <= '0;
+      alu_issued_q <= '0;
+      alu_ended_q <= '0;
+      for (int q = 0; q < 2; q++) begin
+        p_head_q[q] <= '0;
+        p_tail_q[q] <= '0;
+        p_count_q[q] <= '0;
+      end
+    end else if (clr_i) begin
+      gemm_issued_q <= '0;
+      gemm_ended_q <= '0;
+      alu_issued_q <= '0;
+      alu_ended_q <= '0;
+      for (int q = 0; q < 2; q++) begin
+        p_head_q[q] <= '0;
+        p_tail_q[q] <= '0;
+        p_count_q[q] <= '0;
+      end
+    end else begin
+      if (start && head_gemm) gemm_issued_q <= gemm_issued_q + 1'b1;
+      if (start && head_alu) alu_issued_q <= alu_issued_q + 1'b1;
+      if (g4_done_q) gemm_ended_q <= gemm_ended_q + 1'b1;
+      if (a3_done_q) alu_ended_q <= alu_ended_q + 1'b1;
+      for (int q = 0; q < 2; q++) begin
+        if (enq[q]) p_tail_q[q] <= p_tail_q[q] + 1'b1;
+        if (deq[q]) p_head_q[q] <= p_head_q[q] + 1'b1;
+        p_count_q[q] <= p_count_q[q] + (PendW + 1)'(enq[q]) - (PendW + 1)'(deq[q]);
+      end
+    end
+  end
+
+  // Entry payload: qualified by the counts above, so no reset.
+  always_ff @(posedge clk_i) begin
+    for (int q = 0; q < 2; q++) begin
+      if (enq[q]) begin
+        p_alu_q[p_in[q]] <= head_alu;
+        p_banks_q[p_in[q]] <= (head_gemm || head_alu) ? head_banks : 2'b11;
+        // The counts after this instruction's own hand-off.
+        p_gemm_need_q[p_in[q]] <= gemm_issued_q + CntW'(start && head_gemm);
+        p_alu_need_q[p_in[q]] <= alu_issued_q + CntW'(start && head_alu);
+      end
+    end
+  end
+
   // ------------------------------------------------------------- LOAD UOP / LOAD ACC
   logic uop_we, acc_ld_we;
-  logic [vacc_pkg::UopIdxW-1:0] uop_waddr;
+  logic [UopIdxW-1:0] uop_waddr;
   logic [vacc_pkg::UopElemBits-1:0] uop_wdata;
   logic [AccIdxW-1:0] acc_ld_waddr;
   logic [AccElemBits-1:0] acc_ld_wdata;
 
-  vacc_mem_load #(.ElemBytesLog2(vacc_pkg::UopElemBytesLog2), .IdxW(vacc_pkg::UopIdxW)) u_uop_ld (
+  vacc_mem_load #(.ElemBytesLog2(vacc_pkg::UopElemBytesLog2), .IdxW(UopIdxW)) u_uop_ld (
     .clk_i, .rst_ni, .clr_i, .start_i(start && head_uop), .insn_i, .base_i,
     .busy_o(uop_ld_busy),
     .ar_valid_o(ar_valid_o[0]), .ar_ready_i(ar_ready_i[0]), .ar_addr_o(ar_addr_o[63:0]),
@@ -134,120 +318,64 @@ module vacc_compute (
     .we_o(acc_ld_we), .waddr_o(acc_ld_waddr), .wdata_o(acc_ld_wdata)
   );
 
-  // ------------------------------------------------------------- loop nest (P0)
-  logic step, alu_gap_d, alu_gap_q;
-  logic [vacc_pkg::UopIdxW-1:0] loop_uop;
-  logic [AccIdxW-1:0] loop_a;
-  logic [SrcW-1:0] loop_b;
-  logic [vacc_pkg::WgtIdxW-1:0] loop_c;
+  // ------------------------------------------------------------- GEMM unit: P0
+  logic gemm_start, gemm_step, gemm_loop_done;
+  // The GEMM in the unit: its reset operand and the banks it may touch.
+  logic gemm_reset_d, gemm_reset_q;
+  logic [1:0] gemm_banks_d;
+  logic [UopIdxW-1:0] gemm_loop_uop;
+  logic [AccIdxW-1:0] gemm_loop_acc;
+  logic [InpIdxW-1:0] gemm_loop_inp;
+  logic [WgtIdxW-1:0] gemm_loop_wgt;
+  assign gemm_start = start && head_gemm;
+  assign gemm_reset_d = gemm_start ? insn_i[vacc_pkg::GemmResetOff] : gemm_reset_q;
+  assign gemm_banks_d = gemm_start ? head_banks : gemm_banks_q;
 
-  // The loop operands of the head instruction: GEMM (acc, inp, wgt) or ALU (dst, src).
-  logic [vacc_pkg::UopIdxW-1:0] l_begin;
-  logic [vacc_pkg::UopIdxW:0] l_end;
-  logic [13:0] l_out, l_in;
-  logic [AccIdxW-1:0] l_a_out, l_a_in;
-  logic [SrcW-1:0] l_b_out, l_b_in;
-  logic [vacc_pkg::WgtIdxW-1:0] l_c_out, l_c_in;
-  always_comb begin
-    if (head_gemm) begin
-      l_begin = vacc_pkg::UopIdxW'(insn_i[vacc_pkg::GemmUopBeginOff +: vacc_pkg::GemmUopBeginW]);
-      l_end = (vacc_pkg::UopIdxW + 1)'(insn_i[vacc_pkg::GemmUopEndOff +: vacc_pkg::GemmUopEndW]);
-      l_out = 14'(insn_i[vacc_pkg::GemmLoopOutOff +: vacc_pkg::GemmLoopOutW]);
-      l_in = 14'(insn_i[vacc_pkg::GemmLoopInOff +: vacc_pkg::GemmLoopInW]);
-      l_a_out = AccIdxW'(insn_i[vacc_pkg::GemmAccFactorOutOff +: vacc_pkg::GemmAccFactorOutW]);
-      l_a_in = AccIdxW'(insn_i[vacc_pkg::GemmAccFactorInOff +: vacc_pkg::GemmAccFactorInW]);
-      l_b_out = SrcW'(insn_i[vacc_pkg::GemmInpFactorOutOff +: vacc_pkg::GemmInpFactorOutW]);
-      l_b_in = SrcW'(insn_i[vacc_pkg::GemmInpFactorInOff +: vacc_pkg::GemmInpFactorInW]);
-      l_c_out = vacc_pkg::WgtIdxW'(
-          insn_i[vacc_pkg::GemmWgtFactorOutOff +: vacc_pkg::GemmWgtFactorOutW]);
-      l_c_in = vacc_pkg::WgtIdxW'(
-          insn_i[vacc_pkg::GemmWgtFactorInOff +: vacc_pkg::GemmWgtFactorInW]);
-    end else begin
-      l_begin = vacc_pkg::UopIdxW'(insn_i[vacc_pkg::AluUopBeginOff +: vacc_pkg::AluUopBeginW]);
-      l_end = (vacc_pkg::UopIdxW + 1)'(insn_i[vacc_pkg::AluUopEndOff +: vacc_pkg::AluUopEndW]);
-      l_out = 14'(insn_i[vacc_pkg::AluLoopOutOff +: vacc_pkg::AluLoopOutW]);
-      l_in = 14'(insn_i[vacc_pkg::AluLoopInOff +: vacc_pkg::AluLoopInW]);
-      l_a_out = AccIdxW'(insn_i[vacc_pkg::AluDstFactorOutOff +: vacc_pkg::AluDstFactorOutW]);
-      l_a_in = AccIdxW'(insn_i[vacc_pkg::AluDstFactorInOff +: vacc_pkg::AluDstFactorInW]);
-      l_b_out = SrcW'(insn_i[vacc_pkg::AluSrcFactorOutOff +: vacc_pkg::AluSrcFactorOutW]);
-      l_b_in = SrcW'(insn_i[vacc_pkg::AluSrcFactorInOff +: vacc_pkg::AluSrcFactorInW]);
-      l_c_out = '0;
-      l_c_in = '0;
-    end
-  end
-
-  vacc_uop_loop #(.AW(AccIdxW), .BW(SrcW), .CW(vacc_pkg::WgtIdxW)) u_loop (
+  vacc_uop_loop #(.AW(AccIdxW), .BW(InpIdxW), .CW(WgtIdxW)) u_gemm_loop (
     .clk_i, .rst_ni, .clr_i,
-    .start_i(start && (head_gemm || head_alu)),
-    .begin_i(l_begin), .end_i(l_end), .loop_out_i(l_out), .loop_in_i(l_in),
-    .a_out_i(l_a_out), .a_in_i(l_a_in), .b_out_i(l_b_out), .b_in_i(l_b_in),
-    .c_out_i(l_c_out), .c_in_i(l_c_in),
-    .step_i(step), .valid_o(loop_valid), .uop_o(loop_uop), .a_o(loop_a), .b_o(loop_b),
-    .c_o(loop_c)
+    .start_i(gemm_start),
+    .begin_i(UopIdxW'(insn_i[vacc_pkg::GemmUopBeginOff +: vacc_pkg::GemmUopBeginW])),
+    .end_i((UopIdxW + 1)'(insn_i[vacc_pkg::GemmUopEndOff +: vacc_pkg::GemmUopEndW])),
+    .loop_out_i(14'(insn_i[vacc_pkg::GemmLoopOutOff +: vacc_pkg::GemmLoopOutW])),
+    .loop_in_i(14'(insn_i[vacc_pkg::GemmLoopInOff +: vacc_pkg::GemmLoopInW])),
+    .a_out_i(AccIdxW'(insn_i[vacc_pkg::GemmAccFactorOutOff +: vacc_pkg::GemmAccFactorOutW])),
+    .a_in_i(AccIdxW'(insn_i[vacc_pkg::GemmAccFactorInOff +: vacc_pkg::GemmAccFactorInW])),
+    .b_out_i(InpIdxW'(insn_i[vacc_pkg::GemmInpFactorOutOff +: vacc_pkg::GemmInpFactorOutW])),
+    .b_in_i(InpIdxW'(insn_i[vacc_pkg::GemmInpFactorInOff +: vacc_pkg::GemmInpFactorInW])),
+    .c_out_i(WgtIdxW'(insn_i[vacc_pkg::GemmWgtFactorOutOff +: vacc_pkg::GemmWgtFactorOutW])),
+    .c_in_i(WgtIdxW'(insn_i[vacc_pkg::GemmWgtFactorInOff +: vacc_pkg::GemmWgtFactorInW])),
+    .step_i(gemm_step), .valid_o(gemm_loop_valid), .done_o(gemm_loop_done),
+    .uop_o(gemm_loop_uop), .a_o(gemm_loop_acc), .b_o(gemm_loop_inp), .c_o(gemm_loop_wgt)
   );
+  assign gemm_step = gemm_loop_valid;
 
-  // Per-instruction operands carried down the pipeline with each micro-op.
-  logic reset_d, reset_q, use_imm_d, use_imm_q;
-  logic [vacc_pkg::AluOpW-1:0] alu_op_d, alu_op_q;
-  logic [15:0] imm_d, imm_q;
+  // ------------------------------------------------------------- GEMM unit: P1
+  logic g1_valid_q, g1_reset_q;
+  logic [1:0] g1_banks_q;
+  logic [AccIdxW-1:0] g1_acc_q;
+  logic [InpIdxW-1:0] g1_inp_q;
+  logic [WgtIdxW-1:0] g1_wgt_q;
 
-  always_comb begin
-    kind_gemm_d = kind_gemm_q;
-    reset_d = reset_q;
-    use_imm_d = use_imm_q;
-    alu_op_d = alu_op_q;
-    imm_d = imm_q;
-    finish_d = finish_q;
-    if (start && head_gemm) begin
-      kind_gemm_d = 1'b1;
-      reset_d = insn_i[vacc_pkg::GemmResetOff];
-    end
-    if (start && head_alu) begin
-      kind_gemm_d = 1'b0;
-      use_imm_d = insn_i[vacc_pkg::AluUseImmOff];
-      alu_op_d = insn_i[vacc_pkg::AluAluOpOff +: vacc_pkg::AluAluOpW];
-      imm_d = 16'(insn_i[vacc_pkg::AluImmOff +: vacc_pkg::AluImmW]);
-    end
-    if (start && head_finish) finish_d = 1'b1;
-    if (clr_i) finish_d = 1'b0;
-  end
-
-  assign step = loop_valid && (kind_gemm_q || !alu_gap_q);
-  assign alu_gap_d = step && !kind_gemm_q && !clr_i;
-
-  // ------------------------------------------------------------- P1
-  logic s1_valid_d, s1_valid_q, s1_gemm_d, s1_gemm_q;
-  logic [AccIdxW-1:0] s1_a_q;
-  logic [SrcW-1:0] s1_b_q;
-  logic [vacc_pkg::WgtIdxW-1:0] s1_c_q;
-  // A micro-op element is 32 or 64 bits wide; the bits above dst+src+wgt are padding.
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [vacc_pkg::UopElemBits-1:0] uop_rdata;
-  /* verilator lint_on UNUSEDSIGNAL */
-
-  vacc_ram #(.Width(vacc_pkg::UopElemBits), .Depth(vacc_pkg::UopDepth)) u_uop_ram (
+  // Each unit reads its own copy of UOP; LOAD UOP writes both (it runs with both drained).
+  vacc_ram #(.Width(vacc_pkg::UopElemBits), .Depth(vacc_pkg::UopDepth)) u_gemm_uop_ram (
     .clk_i, .we_i(uop_we), .waddr_i(uop_waddr), .wdata_i(uop_wdata),
-    .re_i(step), .raddr_i(loop_uop), .rdata_o(uop_rdata)
+    .re_i(gemm_step || peek_gemm), .raddr_i(gemm_step ? gemm_loop_uop : head_uop_begin),
+    .rdata_o(gemm_uop)
   );
 
-  logic [AccIdxW-1:0] p1_a;
-  logic [SrcW-1:0] p1_b;
-  logic [vacc_pkg::WgtIdxW-1:0] p1_c;
-  assign p1_a = AccIdxW'(uop_rdata[vacc_pkg::UopDstOff +: vacc_pkg::UopDstW]) + s1_a_q;
-  assign p1_b = SrcW'(uop_rdata[vacc_pkg::UopSrcOff +: vacc_pkg::UopSrcW]) + s1_b_q;
-  assign p1_c = vacc_pkg::WgtIdxW'(uop_rdata[vacc_pkg::UopWgtOff +: vacc_pkg::UopWgtW]) + s1_c_q;
+  logic [AccIdxW-1:0] gemm_p1_acc;
+  assign gemm_p1_acc = AccIdxW'(gemm_uop[vacc_pkg::UopDstOff +: vacc_pkg::UopDstW]) + g1_acc_q;
+  assign inp_re_o = g1_valid_q;
+  assign inp_raddr_o = InpIdxW'(gemm_uop[vacc_pkg::UopSrcOff +: vacc_pkg::UopSrcW]) + g1_inp_q;
+  assign wgt_re_o = g1_valid_q;
+  assign wgt_raddr_o = WgtIdxW'(gemm_uop[vacc_pkg::UopWgtOff +: vacc_pkg::UopWgtW]) + g1_wgt_q;
 
-  assign s1_valid_d = step && !clr_i;
-  assign s1_gemm_d = kind_gemm_q;
-  assign inp_re_o = s1_valid_q && s1_gemm_q;
-  assign inp_raddr_o = vacc_pkg::InpIdxW'(p1_b);
-  assign wgt_re_o = s1_valid_q && s1_gemm_q;
-  assign wgt_raddr_o = p1_c;
-
-  // ------------------------------------------------------------- GEMM P2..P4
+  // ------------------------------------------------------------- GEMM unit: P2..P4
   logic g2_valid_q, g3_valid_q, g4_valid_q;
   logic g2_reset_q, g3_reset_q, g4_reset_q;
-  logic [AccIdxW-1:0] g2_a_q, g3_a_q, g4_a_q;
+  logic [1:0] g2_banks_q, g3_banks_q, g4_banks_q;
+  logic g2_done_q, g3_done_q, g4_done_q;  // the last micro-op of an instruction (trace)
+  logic [AccIdxW-1:0] g2_acc_q, g3_acc_q, g4_acc_q;
   logic [AccElemBits-1:0] dot;
 
   vacc_gemm_core u_core (
@@ -255,161 +383,314 @@ module vacc_compute (
     .dot_o(dot)
   );
 
-  // ------------------------------------------------------------- ALU P2..P3
-  logic a2_valid_q, a3_valid_q;
-  logic [AccIdxW-1:0] a2_a_q, a3_a_q;
+  assign gemm_drained = !gemm_loop_valid && !g1_valid_q && !g2_valid_q && !g3_valid_q &&
+                        !g4_valid_q;
+  assign gemm_work = (gemm_loop_valid ? gemm_banks_q : 2'b00) | (g1_valid_q ? g1_banks_q : 2'b00) |
+                     (g2_valid_q ? g2_banks_q : 2'b00) | (g3_valid_q ? g3_banks_q : 2'b00) |
+                     (g4_valid_q ? g4_banks_q : 2'b00);
+
+  // ------------------------------------------------------------- ALU unit: P0
+  logic alu_start, alu_step, alu_gap_d, alu_gap_q, alu_loop_done;
+  // The ALU instruction in the unit: its operands and the banks it may touch.
+  logic alu_use_imm_d, alu_use_imm_q;
+  logic [1:0] alu_banks_d;
+  logic [vacc_pkg::AluOpW-1:0] alu_op_d, alu_op_q;
+  logic [15:0] alu_imm_d, alu_imm_q;
+  logic [UopIdxW-1:0] alu_loop_uop;
+  logic [AccIdxW-1:0] alu_loop_dst, alu_loop_src;
+  assign alu_start = start && head_alu;
+
+  always_comb begin
+    alu_use_imm_d = alu_use_imm_q;
+    alu_op_d = alu_op_q;
+    alu_imm_d = alu_imm_q;
+    alu_banks_d = alu_banks_q;
+    if (alu_start) begin
+      alu_banks_d = head_banks;
+      alu_use_imm_d = insn_i[vacc_pkg::AluUseImmOff];
+      alu_op_d = insn_i[vacc_pkg::AluAluOpOff +: vacc_pkg::AluAluOpW];
+      alu_imm_d = 16'(insn_i[vacc_pkg::AluImmOff +: vacc_pkg::AluImmW]);
+    end
+  end
+
+  vacc_uop_loop #(.AW(AccIdxW), .BW(AccIdxW), .CW(1)) u_alu_loop (
+    .clk_i, .rst_ni, .clr_i,
+    .start_i(alu_start),
+    .begin_i(UopIdxW'(insn_i[vacc_pkg::AluUopBeginOff +: vacc_pkg::AluUopBeginW])),
+    .end_i((UopIdxW + 1)'(insn_i[vacc_pkg::AluUopEndOff +: vacc_pkg::AluUopEndW])),
+    .loop_out_i(14'(insn_i[vacc_pkg::AluLoopOutOff +: vacc_pkg::AluLoopOutW])),
+    .loop_in_i(14'(insn_i[vacc_pkg::AluLoopInOff +: vacc_pkg::AluLoopInW])),
+    .a_out_i(AccIdxW'(insn_i[vacc_pkg::AluDstFactorOutOff +: vacc_pkg::AluDstFactorOutW])),
+    .a_in_i(AccIdxW'(insn_i[vacc_pkg::AluDstFactorInOff +: vacc_pkg::AluDstFactorInW])),
+    .b_out_i(AccIdxW'(insn_i[vacc_pkg::AluSrcFactorOutOff +: vacc_pkg::AluSrcFactorOutW])),
+    .b_in_i(AccIdxW'(insn_i[vacc_pkg::AluSrcFactorInOff +: vacc_pkg::AluSrcFactorInW])),
+    .c_out_i(1'b0), .c_in_i(1'b0),
+    .step_i(alu_step), .valid_o(alu_loop_valid), .done_o(alu_loop_done),
+    .uop_o(alu_loop_uop), .a_o(alu_loop_dst), .b_o(alu_loop_src), .c_o()
+  );
+  // Every second cycle: a micro-op's src and dst reads then never meet on one bank port.
+  assign alu_step = alu_loop_valid && !alu_gap_q;
+  assign alu_gap_d = alu_step && !clr_i;
+
+  // ------------------------------------------------------------- ALU unit: P1
+  logic a1_valid_q, a1_use_imm_q;
+  logic [1:0] a1_banks_q;
+  logic [AccIdxW-1:0] a1_dst_q, a1_src_q;
+  logic [vacc_pkg::AluOpW-1:0] a1_op_q;
+  logic [15:0] a1_imm_q;
+
+  vacc_ram #(.Width(vacc_pkg::UopElemBits), .Depth(vacc_pkg::UopDepth)) u_alu_uop_ram (
+    .clk_i, .we_i(uop_we), .waddr_i(uop_waddr), .wdata_i(uop_wdata),
+    .re_i(alu_step || peek_alu), .raddr_i(alu_loop_valid ? alu_loop_uop : head_uop_begin),
+    .rdata_o(alu_uop)
+  );
+
+  logic [AccIdxW-1:0] alu_p1_dst, alu_p1_src;
+  assign alu_p1_dst = AccIdxW'(alu_uop[vacc_pkg::UopDstOff +: vacc_pkg::UopDstW]) + a1_dst_q;
+  assign alu_p1_src = AccIdxW'(alu_uop[vacc_pkg::UopSrcOff +: vacc_pkg::UopSrcW]) + a1_src_q;
+
+  // ------------------------------------------------------------- ALU unit: P2..P3
+  logic a2_valid_q, a3_valid_q, a2_done_q, a3_done_q;
+  logic [1:0] a2_banks_q, a3_banks_q;
+  logic a2_src_bank_q;  // the bank its P1 read src from
+  logic [AccIdxW-1:0] a2_dst_q, a3_dst_q;
   logic [AccElemBits-1:0] a3_src_q;
   logic [vacc_pkg::AluOpW-1:0] a2_op_q, a3_op_q;
   logic a2_use_imm_q, a3_use_imm_q;
   logic [15:0] a2_imm_q, a3_imm_q;
 
-  // ------------------------------------------------------------- ACC (compute copy)
-  logic acc_re, acc_we;
-  logic [AccIdxW-1:0] acc_raddr, acc_raddr_q, acc_waddr;
-  logic [AccElemBits-1:0] acc_wdata, acc_rdata_ram, acc_rdata;
-  logic fwd_valid_q;
-  logic [AccIdxW-1:0] fwd_addr_q;
-  logic [AccElemBits-1:0] fwd_data_q;
+  assign alu_drained = !alu_loop_valid && !a1_valid_q && !a2_valid_q && !a3_valid_q;
+  assign alu_work = (alu_loop_valid ? alu_banks_q : 2'b00) | (a1_valid_q ? a1_banks_q : 2'b00) |
+                    (a2_valid_q ? a2_banks_q : 2'b00) | (a3_valid_q ? a3_banks_q : 2'b00);
 
-  always_comb begin
-    acc_re = 1'b1;
-    if (g3_valid_q) acc_raddr = g3_a_q;
-    else if (a2_valid_q) acc_raddr = a2_a_q;
-    else if (s1_valid_q && !s1_gemm_q) acc_raddr = AccIdxW'(p1_b);
-    else begin
-      acc_raddr = acc_raddr_q;
-      acc_re = 1'b0;
+  // The ALU's one ACC read this cycle: dst in P2 or src in P1 (never both: see alu_step).
+  logic alu_rd;
+  logic [AccIdxW-1:0] alu_raddr;
+  assign alu_rd = a2_valid_q || (a1_valid_q && !a1_use_imm_q);
+  assign alu_raddr = a2_valid_q ? a2_dst_q : alu_p1_src;
+
+  // ------------------------------------------------------------- ACC: two banks
+  logic [2*AccElemBits-1:0] bank_rdata;     // per bank: the read of the last cycle, forwarded
+  logic [2*AccElemBits-1:0] st_bank_rdata;  // per bank: the store engine's read
+  logic [AccElemBits-1:0] gemm_result, alu_y;
+
+  for (genvar b = 0; b < 2; b++) begin : g_bank
+    logic gemm_rd_here, alu_rd_here, ld_wr_here, gemm_wr_here, alu_wr_here;
+    logic re, we, fwd_valid_q;
+    logic [BankIdxW-1:0] raddr, raddr_q, waddr, fwd_addr_q;
+    logic [AccElemBits-1:0] wdata, rdata_ram, fwd_data_q;
+
+    assign gemm_rd_here = g3_valid_q && (g3_acc_q[Top] == 1'(b));
+    assign alu_rd_here = alu_rd && (alu_raddr[Top] == 1'(b));
+    assign ld_wr_here = acc_ld_we && (acc_ld_waddr[Top] == 1'(b));
+    assign gemm_wr_here = g4_valid_q && (g4_acc_q[Top] == 1'(b));
+    assign alu_wr_here = a3_valid_q && (a3_dst_q[Top] == 1'(b));
+
+    // GEMM first on both ports: a fixed winner should a flagged instruction leave its bank.
+    always_comb begin
+      re = 1'b1;
+      if (gemm_rd_here) raddr = BankIdxW'(g3_acc_q);
+      else if (alu_rd_here) raddr = BankIdxW'(alu_raddr);
+      else begin
+        raddr = raddr_q;
+        re = 1'b0;
+      end
+      // LOAD ACC runs only while both units are drained, so it never meets them.
+      we = ld_wr_here || gemm_wr_here || alu_wr_here;
+      if (ld_wr_here) begin
+        waddr = BankIdxW'(acc_ld_waddr);
+        wdata = acc_ld_wdata;
+      end else if (gemm_wr_here) begin
+        waddr = BankIdxW'(g4_acc_q);
+        wdata = gemm_result;
+      end else begin
+        waddr = BankIdxW'(a3_dst_q);
+        wdata = alu_y;
+      end
     end
+
+    vacc_ram #(.Width(AccElemBits), .Depth(vacc_pkg::AccDepth / 2)) u_acc_ram (
+      .clk_i, .we_i(we), .waddr_i(waddr), .wdata_i(wdata),
+      .re_i(re), .raddr_i(raddr), .rdata_o(rdata_ram)
+    );
+
+    vacc_ram #(.Width(AccElemBits), .Depth(vacc_pkg::AccDepth / 2)) u_acc_store_ram (
+      .clk_i, .we_i(we), .waddr_i(waddr), .wdata_i(wdata),
+      .re_i(st_re_i && (st_raddr_i[Top] == 1'(b))), .raddr_i(BankIdxW'(st_raddr_i)),
+      .rdata_o(st_bank_rdata[b*AccElemBits +: AccElemBits])
+    );
+
+    assign bank_rdata[b*AccElemBits +: AccElemBits] =
+        (fwd_valid_q && fwd_addr_q == raddr_q) ? fwd_data_q : rdata_ram;
+
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) fwd_valid_q <= 1'b0;
+      else fwd_valid_q <= we && !clr_i;
+    end
+
+    // Qualified by fwd_valid_q, so no reset.
+    always_ff @(posedge clk_i) begin
+      raddr_q <= raddr;
+      fwd_addr_q <= waddr;
+      fwd_data_q <= wdata;
+    end
+
+`ifndef SYNTHESIS
+    always_ff @(posedge clk_i) begin
+      if (rst_ni && !clr_i) begin
+        ComputeBankOneReader: assert (!(gemm_rd_here && alu_rd_here))
+          else $error("%m: two units read ACC bank %0d in one cycle: %s", b,
+                      "a flagged instruction left its bank, or the bank order broke");
+        ComputeBankOneWriter: assert ($countones({ld_wr_here, gemm_wr_here, alu_wr_here}) <= 1)
+          else $error("%m: two units write ACC bank %0d in one cycle: %s", b,
+                      "a flagged instruction left its bank, or the bank order broke");
+      end
+    end
+`endif
   end
 
-  vacc_ram #(.Width(AccElemBits), .Depth(vacc_pkg::AccDepth)) u_acc_ram (
-    .clk_i, .we_i(acc_we), .waddr_i(acc_waddr), .wdata_i(acc_wdata),
-    .re_i(acc_re), .raddr_i(acc_raddr), .rdata_o(acc_rdata_ram)
-  );
+  // The store read is registered: pick the bank its address had when it was issued.
+  logic st_bank_d, st_bank_q;
+  assign st_bank_d = st_re_i ? st_raddr_i[Top] : st_bank_q;
+  assign st_rdata_o = st_bank_q ? st_bank_rdata[AccElemBits +: AccElemBits]
+                                : st_bank_rdata[0 +: AccElemBits];
 
-  vacc_ram #(.Width(AccElemBits), .Depth(vacc_pkg::AccDepth)) u_acc_store_ram (
-    .clk_i, .we_i(acc_we), .waddr_i(acc_waddr), .wdata_i(acc_wdata),
-    .re_i(st_re_i), .raddr_i(st_raddr_i), .rdata_o(st_rdata_o)
-  );
+  // The ACC tiles read one cycle ago, each from the bank of its own address.
+  logic [AccElemBits-1:0] gemm_acc, alu_dst, alu_src, alu_b, imm_vec, gemm_sum;
+  assign gemm_acc = g4_acc_q[Top] ? bank_rdata[AccElemBits +: AccElemBits]
+                                  : bank_rdata[0 +: AccElemBits];
+  assign alu_dst = a3_dst_q[Top] ? bank_rdata[AccElemBits +: AccElemBits]
+                                 : bank_rdata[0 +: AccElemBits];
+  assign alu_src = a2_src_bank_q ? bank_rdata[AccElemBits +: AccElemBits]
+                                 : bank_rdata[0 +: AccElemBits];
 
-  assign acc_rdata = (fwd_valid_q && fwd_addr_q == acc_raddr_q) ? fwd_data_q : acc_rdata_ram;
-
-  // Write port: LOAD ACC, GEMM P4 or ALU P3 (never two at once: see can_start).
-  logic [AccElemBits-1:0] gemm_sum, alu_b, alu_y, imm_vec;
   always_comb begin
     for (int unsigned l = 0; l < Lanes; l++) begin
-      gemm_sum[l*AccBits +: AccBits] = acc_rdata[l*AccBits +: AccBits] + dot[l*AccBits +: AccBits];
+      gemm_sum[l*AccBits +: AccBits] = gemm_acc[l*AccBits +: AccBits] + dot[l*AccBits +: AccBits];
       imm_vec[l*AccBits +: AccBits] = AccBits'($signed(a3_imm_q));
     end
   end
+  assign gemm_result = g4_reset_q ? '0 : gemm_sum;
   assign alu_b = a3_use_imm_q ? imm_vec : a3_src_q;
 
-  vacc_alu u_alu (.op_i(a3_op_q), .a_i(acc_rdata), .b_i(alu_b), .y_o(alu_y));
-
-  always_comb begin
-    acc_we = 1'b0;
-    acc_waddr = acc_ld_waddr;
-    acc_wdata = acc_ld_wdata;
-    if (acc_ld_we) begin
-      acc_we = 1'b1;
-    end else if (g4_valid_q) begin
-      acc_we = 1'b1;
-      acc_waddr = g4_a_q;
-      acc_wdata = g4_reset_q ? '0 : gemm_sum;
-    end else if (a3_valid_q) begin
-      acc_we = 1'b1;
-      acc_waddr = a3_a_q;
-      acc_wdata = alu_y;
-    end
-  end
-
-  assign pipe_empty = !loop_valid && !s1_valid_q && !g2_valid_q && !g3_valid_q && !g4_valid_q &&
-                      !a2_valid_q && !a3_valid_q;
+  vacc_alu u_alu (.op_i(a3_op_q), .a_i(alu_dst), .b_i(alu_b), .y_o(alu_y));
 
   // ------------------------------------------------------------- registers
+  always_comb begin
+    finish_d = finish_q;
+    if (start && head_finish) finish_d = 1'b1;
+    if (clr_i) finish_d = 1'b0;
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      kind_gemm_q <= 1'b1;
-      reset_q <= 1'b0;
-      use_imm_q <= 1'b0;
-      alu_op_q <= '0;
-      imm_q <= '0;
       finish_q <= 1'b0;
+      gemm_reset_q <= 1'b0;
+      gemm_banks_q <= 2'b11;
+      alu_banks_q <= 2'b11;
+      peek_valid_q <= 1'b0;
+      alu_use_imm_q <= 1'b0;
+      alu_op_q <= '0;
+      alu_imm_q <= '0;
       alu_gap_q <= 1'b0;
-      s1_valid_q <= 1'b0;
-      s1_gemm_q <= 1'b0;
+      g1_valid_q <= 1'b0;
       g2_valid_q <= 1'b0;
       g3_valid_q <= 1'b0;
       g4_valid_q <= 1'b0;
+      g2_done_q <= 1'b0;
+      g3_done_q <= 1'b0;
+      g4_done_q <= 1'b0;
+      a1_valid_q <= 1'b0;
       a2_valid_q <= 1'b0;
       a3_valid_q <= 1'b0;
-      fwd_valid_q <= 1'b0;
+      a2_done_q <= 1'b0;
+      a3_done_q <= 1'b0;
+      st_bank_q <= 1'b0;
     end else begin
-      kind_gemm_q <= kind_gemm_d;
-      reset_q <= reset_d;
-      use_imm_q <= use_imm_d;
-      alu_op_q <= alu_op_d;
-      imm_q <= imm_d;
       finish_q <= finish_d;
+      gemm_reset_q <= gemm_reset_d;
+      gemm_banks_q <= gemm_banks_d;
+      alu_banks_q <= alu_banks_d;
+      peek_valid_q <= peek_valid_d;
+      alu_use_imm_q <= alu_use_imm_d;
+      alu_op_q <= alu_op_d;
+      alu_imm_q <= alu_imm_d;
       alu_gap_q <= alu_gap_d;
-      s1_valid_q <= s1_valid_d;
-      s1_gemm_q <= s1_gemm_d;
-      g2_valid_q <= s1_valid_q && s1_gemm_q && !clr_i;
+      g1_valid_q <= gemm_step && !clr_i;
+      g2_valid_q <= g1_valid_q && !clr_i;
       g3_valid_q <= g2_valid_q && !clr_i;
       g4_valid_q <= g3_valid_q && !clr_i;
-      a2_valid_q <= s1_valid_q && !s1_gemm_q && !clr_i;
+      g2_done_q <= gemm_loop_done && !clr_i;
+      g3_done_q <= g2_done_q && !clr_i;
+      g4_done_q <= g3_done_q && !clr_i;
+      a1_valid_q <= alu_step && !clr_i;
+      a2_valid_q <= a1_valid_q && !clr_i;
       a3_valid_q <= a2_valid_q && !clr_i;
-      fwd_valid_q <= acc_we && !clr_i;
+      a2_done_q <= alu_loop_done && !clr_i;
+      a3_done_q <= a2_done_q && !clr_i;
+      st_bank_q <= st_bank_d;
     end
   end
 
   // Pipeline payload: qualified by the valid bits above, so no reset.
-  logic s1_reset_q, s1_use_imm_q;
-  logic [vacc_pkg::AluOpW-1:0] s1_op_q;
-  logic [15:0] s1_imm_q;
   always_ff @(posedge clk_i) begin
-    s1_a_q <= loop_a;
-    s1_b_q <= loop_b;
-    s1_c_q <= loop_c;
-    s1_reset_q <= reset_q;
-    s1_use_imm_q <= use_imm_q;
-    s1_op_q <= alu_op_q;
-    s1_imm_q <= imm_q;
-    g2_a_q <= p1_a;
-    g2_reset_q <= s1_reset_q;
-    g3_a_q <= g2_a_q;
+    g1_acc_q <= gemm_loop_acc;
+    g1_inp_q <= gemm_loop_inp;
+    g1_wgt_q <= gemm_loop_wgt;
+    g1_reset_q <= gemm_reset_q;
+    g1_banks_q <= gemm_banks_q;
+    g2_acc_q <= gemm_p1_acc;
+    g2_reset_q <= g1_reset_q;
+    g2_banks_q <= g1_banks_q;
+    g3_acc_q <= g2_acc_q;
     g3_reset_q <= g2_reset_q;
-    g4_a_q <= g3_a_q;
+    g3_banks_q <= g2_banks_q;
+    g4_acc_q <= g3_acc_q;
     g4_reset_q <= g3_reset_q;
-    a2_a_q <= p1_a;
-    a2_op_q <= s1_op_q;
-    a2_use_imm_q <= s1_use_imm_q;
-    a2_imm_q <= s1_imm_q;
-    a3_a_q <= a2_a_q;
+    g4_banks_q <= g3_banks_q;
+    a1_dst_q <= alu_loop_dst;
+    a1_src_q <= alu_loop_src;
+    a1_op_q <= alu_op_q;
+    a1_use_imm_q <= alu_use_imm_q;
+    a1_imm_q <= alu_imm_q;
+    a1_banks_q <= alu_banks_q;
+    a2_dst_q <= alu_p1_dst;
+    a2_src_bank_q <= alu_p1_src[Top];
+    a2_op_q <= a1_op_q;
+    a2_use_imm_q <= a1_use_imm_q;
+    a2_imm_q <= a1_imm_q;
+    a2_banks_q <= a1_banks_q;
+    a3_dst_q <= a2_dst_q;
+    a3_src_q <= alu_src;
     a3_op_q <= a2_op_q;
     a3_use_imm_q <= a2_use_imm_q;
     a3_imm_q <= a2_imm_q;
-    a3_src_q <= acc_rdata;
-    acc_raddr_q <= acc_raddr;
-    fwd_addr_q <= acc_waddr;
-    fwd_data_q <= acc_wdata;
+    a3_banks_q <= a2_banks_q;
   end
 
   assign finish_o = finish_q;
-  assign gemm_busy_o = step && kind_gemm_q;
-  assign gemm_mac_o = step && kind_gemm_q && !reset_q;
+  assign gemm_busy_o = gemm_step;
+  assign gemm_mac_o = gemm_step && !gemm_reset_q;
+  assign gemm_insn_start_o = gemm_start;
+  assign gemm_insn_end_o = g4_done_q;
+  assign alu_insn_start_o = alu_start;
+  assign alu_insn_end_o = a3_done_q;
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
     if (rst_ni && !clr_i) begin
-      ComputeOneAccWriter: assert ($countones({acc_ld_we, g4_valid_q, a3_valid_q}) <= 1)
-        else $error("%m: two writers on the ACC write port");
-      ComputeOneAccReader: assert ($countones({g3_valid_q, a2_valid_q,
-                                               s1_valid_q && !s1_gemm_q}) <= 1)
-        else $error("%m: two readers on the ACC read port");
-      ComputeNoGemmAluMix: assert (!((g2_valid_q || g3_valid_q || g4_valid_q) &&
-                                     (a2_valid_q || a3_valid_q)))
-        else $error("%m: GEMM and ALU micro-ops in the pipeline together");
+      ComputeAluOneRead: assert (!(a1_valid_q && a2_valid_q))
+        else $error("%m: ALU micro-ops in P1 and P2 together: the issue gap is broken");
+      ComputeAccLoadAlone: assert (!(acc_ld_we && !(gemm_drained && alu_drained)))
+        else $error("%m: LOAD ACC writes while a compute unit works");
+      ComputeUopLoadAlone: assert (!(uop_we && !(gemm_drained && alu_drained)))
+        else $error("%m: LOAD UOP writes while a compute unit works");
+      // Every ACC access inside the banks its instruction may touch (all, without the flag).
+      ComputeGemmInItsBank: assert (!(g3_valid_q && !g3_banks_q[g3_acc_q[Top]]))
+        else $error("%m: a GEMM with the overlap flag left the ACC bank of its first micro-op");
+      ComputeAluInItsBank: assert (!(a2_valid_q && !a2_banks_q[a2_dst_q[Top]]) &&
+                                   !(a1_valid_q && !a1_use_imm_q && !a1_banks_q[alu_p1_src[Top]]))
+        else $error("%m: an ALU with the overlap flag left the ACC bank of its first micro-op");
     end
   end
 `endif

@@ -4,7 +4,7 @@
 // returned in request order). Port names follow Vitis; inside, lowRISC _i/_o conventions.
 //
 //   fetch ──► load queue ──► vacc_load    (INP, WGT scratchpads)
-//         ├─► compute queue ─► vacc_compute (UOP, ACC; GEMM core, ALU)
+//         ├─► compute queue ─► vacc_compute (UOP, ACC; GEMM and ALU units side by side)
 //         └─► store queue ──► vacc_store   (ACC -> DRAM)
 //   token queues: load->compute, compute->load, compute->store, store->compute
 module vacc_top (
@@ -251,6 +251,7 @@ module vacc_top (
   logic st_re;
   logic [vacc_pkg::AccIdxW-1:0] st_raddr;
   logic [vacc_pkg::AccElemBits-1:0] st_rdata;
+  logic gemm_insn_start, gemm_insn_end, alu_insn_start, alu_insn_end;
 
   vacc_compute u_compute (
     .clk_i(clk), .rst_ni(rst_n), .clr_i(clr), .halt_i(halt), .base_i(base),
@@ -268,7 +269,9 @@ module vacc_top (
     .st_re_i(st_re), .st_raddr_i(st_raddr), .st_rdata_o(st_rdata),
     .finish_o(finish), .gemm_busy_o(gemm_busy), .gemm_mac_o(gemm_mac),
     .busy_o(compute_busy), .stall_o(compute_stall), .quiet_o(compute_quiet),
-    .idle_o(compute_idle)
+    .idle_o(compute_idle),
+    .gemm_insn_start_o(gemm_insn_start), .gemm_insn_end_o(gemm_insn_end),
+    .alu_insn_start_o(alu_insn_start), .alu_insn_end_o(alu_insn_end)
   );
 
   vacc_store u_store (
@@ -290,15 +293,23 @@ module vacc_top (
   // bit e pulses for one cycle when engine e (0 load, 1 compute, 2 store) starts an
   // instruction, and when it ends it (leaves the engine's queue). Read through Verilator's
   // public_flat_rd; no logic uses them, so synthesis removes them.
+  // A GEMM or ALU leaves the compute queue as soon as its unit takes it, so the compute
+  // engine's units have their own pulses: bit u (0 GEMM, 1 ALU) of trace_unit_start pulses
+  // when unit u takes an instruction, of trace_unit_end when its last micro-op is written back
+  // (each once per GEMM / ALU, in program order per unit).
   // trace_run_start pulses in the cycle a run starts (cycle 0 of the counters), and
   // trace_gemm_mac is high in each cycle an accumulating (non-reset) micro-op enters the GEMM
   // core, for the simulator's MAC count.
   logic [2:0] trace_insn_start /*verilator public_flat_rd*/;
   logic [2:0] trace_insn_end /*verilator public_flat_rd*/;
+  logic [1:0] trace_unit_start /*verilator public_flat_rd*/;
+  logic [1:0] trace_unit_end /*verilator public_flat_rd*/;
   logic trace_run_start /*verilator public_flat_rd*/;
   logic trace_gemm_mac /*verilator public_flat_rd*/;
   assign trace_insn_start = insn_start;
   assign trace_insn_end = q_pop;
+  assign trace_unit_start = {alu_insn_start, gemm_insn_start};
+  assign trace_unit_end = {alu_insn_end, gemm_insn_end};
   assign trace_run_start = clr;
   assign trace_gemm_mac = gemm_mac;
 

@@ -19,13 +19,15 @@ module vacc_uop_loop #(
   input  logic [CW-1:0] c_out_i, c_in_i,
   input  logic step_i,
   output logic valid_o,  // an iteration is available (consumed by step_i)
+  output logic done_o,   // pulses the cycle after the last iteration was consumed (after
+                         // start_i for an empty nest): for the simulator's trace
   output logic [vacc_pkg::UopIdxW-1:0] uop_o,
   output logic [AW-1:0] a_o,
   output logic [BW-1:0] b_o,
   output logic [CW-1:0] c_o
 );
   localparam int unsigned UW = vacc_pkg::UopIdxW;
-  logic active_d, active_q;
+  logic active_d, active_q, done_d, done_q;
   logic [UW:0] u_d, u_q, begin_d, begin_q, end_d, end_q;
   logic [13:0] i_d, i_q, j_d, j_q, lo_d, lo_q, li_d, li_q;
   logic [AW-1:0] a_d, a_q, ar_d, ar_q, afo_d, afo_q, afi_d, afi_q;
@@ -70,11 +72,13 @@ module vacc_uop_loop #(
       end
     end
     if (clr_i) active_d = 1'b0;
+    done_d = (start_i || active_q) && !active_d && !clr_i;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       active_q <= 1'b0;
+      done_q <= 1'b0;
       u_q <= '0; begin_q <= '0; end_q <= '0;
       i_q <= '0; j_q <= '0; lo_q <= '0; li_q <= '0;
       a_q <= '0; ar_q <= '0; afo_q <= '0; afi_q <= '0;
@@ -82,6 +86,7 @@ module vacc_uop_loop #(
       c_q <= '0; cr_q <= '0; cfo_q <= '0; cfi_q <= '0;
     end else begin
       active_q <= active_d;
+      done_q <= done_d;
       u_q <= u_d; begin_q <= begin_d; end_q <= end_d;
       i_q <= i_d; j_q <= j_d; lo_q <= lo_d; li_q <= li_d;
       a_q <= a_d; ar_q <= ar_d; afo_q <= afo_d; afi_q <= afi_d;
@@ -91,6 +96,7 @@ module vacc_uop_loop #(
   end
 
   assign valid_o = active_q;
+  assign done_o = done_q;
   assign uop_o = u_q[UW-1:0];
   assign a_o = a_q;
   assign b_o = b_q;

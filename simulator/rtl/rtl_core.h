@@ -69,6 +69,14 @@ concept HasInsnEvents = requires(V &m) {
   m.rootp->vacc_top__DOT__trace_insn_end;
 };
 
+// trace_unit_start / trace_unit_end: bit u pulses when the compute engine's unit u (0 GEMM,
+// 1 ALU) takes an instruction / writes back its last micro-op.
+template <typename V>
+concept HasUnitEvents = requires(V &m) {
+  m.rootp->vacc_top__DOT__trace_unit_start;
+  m.rootp->vacc_top__DOT__trace_unit_end;
+};
+
 // trace_gemm_mac: high in each cycle an accumulating micro-op enters the GEMM core;
 // trace_run_start: pulses in the cycle a run starts.
 template <typename V>
@@ -179,7 +187,7 @@ class RtlCore final : public RtlModel {
       }
       s.bready = m.m_axi_gmem_bready;
       const bool lite_finished = sample_lite(m);
-      if constexpr (HasInsnEvents<V>) sample_events(m);
+      sample_events(m);
       if constexpr (HasMacTrace<V>)
         progress_.gemm_mac_uops += m.rootp->vacc_top__DOT__trace_gemm_mac;
       if constexpr (HasRunStartTrace<V>) {
@@ -219,6 +227,7 @@ class RtlCore final : public RtlModel {
   }
 
   bool has_insn_events() const override { return HasInsnEvents<V>; }
+  bool has_unit_events() const override { return HasUnitEvents<V>; }
   bool has_mac_trace() const override { return HasMacTrace<V>; }
   void record_events(std::vector<InsnEvent> *events) override { events_ = events; }
   const EngineProgress &progress() const override { return progress_; }
@@ -268,16 +277,29 @@ class RtlCore final : public RtlModel {
     if constexpr (HasInsnEvents<V>) {
       const uint32_t start = m.rootp->vacc_top__DOT__trace_insn_start;
       const uint32_t end = m.rootp->vacc_top__DOT__trace_insn_end;
+      if ((start | end) != 0) {
+        for (int e = 0; e < 3; ++e) {
+          if ((start >> e) & 1) {
+            ++progress_.started[e];
+            if (events_) events_->push_back({cycle_, static_cast<uint8_t>(e), true});
+          }
+          if ((end >> e) & 1) {
+            ++progress_.ended[e];
+            if (events_) events_->push_back({cycle_, static_cast<uint8_t>(e), false});
+          }
+        }
+      }
+    }
+    // Only the timeline needs the units' events.
+    if constexpr (HasUnitEvents<V>) {
+      if (events_ == nullptr) return;
+      const uint32_t start = m.rootp->vacc_top__DOT__trace_unit_start;
+      const uint32_t end = m.rootp->vacc_top__DOT__trace_unit_end;
       if ((start | end) == 0) return;
-      for (int e = 0; e < 3; ++e) {
-        if ((start >> e) & 1) {
-          ++progress_.started[e];
-          if (events_) events_->push_back({cycle_, static_cast<uint8_t>(e), true});
-        }
-        if ((end >> e) & 1) {
-          ++progress_.ended[e];
-          if (events_) events_->push_back({cycle_, static_cast<uint8_t>(e), false});
-        }
+      for (int u = 0; u < 2; ++u) {
+        const auto track = static_cast<uint8_t>(kGemmUnitTrack + u);
+        if ((start >> u) & 1) events_->push_back({cycle_, track, true});
+        if ((end >> u) & 1) events_->push_back({cycle_, track, false});
       }
     }
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "vacc/simulator/axi_memory.h"
+#include "vacc/simulator/rtl_tracks.h"
 
 namespace vacc::sim {
 
@@ -27,7 +28,7 @@ struct LiteTransaction {
 // Per-instruction events read from the model's trace signals (see hw/README.md).
 struct InsnEvent {
   uint64_t cycle = 0;
-  uint8_t engine = 0;  // 0 load, 1 compute, 2 store
+  uint8_t track = 0;   // 0 load, 1 compute, 2 store, kGemmUnitTrack, kAluUnitTrack
   bool start = false;  // start or end
 };
 
@@ -57,8 +58,10 @@ class RtlModel {
   virtual void open_wave(const std::string &path, double period_ns) = 0;
   virtual void close_wave() = 0;
 
-  // Whether the RTL exposes per-instruction trace signals, and the MAC trace bit.
+  // Whether the RTL exposes per-instruction trace signals (per engine; per compute unit),
+  // and the MAC trace bit.
   virtual bool has_insn_events() const = 0;
+  virtual bool has_unit_events() const = 0;
   virtual bool has_mac_trace() const = 0;
   // Records every event into `events` when non-null (for a timeline).
   virtual void record_events(std::vector<InsnEvent> *events) = 0;

@@ -273,28 +273,34 @@ std::string RtlSim::Impl::deadlock_message(uint64_t cycles) const {
 
 std::vector<InsnSlice> RtlSim::Impl::build_slices() const {
   const std::vector<isa::Insn> insns = program();
-  std::vector<std::vector<uint32_t>> order(isa::kNumEngines);
-  for (uint32_t i = 0; i < insns.size(); ++i)
+  // The instructions of each track in program order: an engine's, or a compute unit's
+  // (GEMMs / ALUs). The n-th start on a track is its n-th instruction; ends come in the same
+  // order.
+  std::vector<std::vector<uint32_t>> order(kNumTracks);
+  for (uint32_t i = 0; i < insns.size(); ++i) {
     order[static_cast<int>(isa::engine_of(insns[i]))].push_back(i);
+    if (std::holds_alternative<isa::GemmInsn>(insns[i])) order[kGemmUnitTrack].push_back(i);
+    if (std::holds_alternative<isa::AluInsn>(insns[i])) order[kAluUnitTrack].push_back(i);
+  }
   std::vector<InsnSlice> slices;
-  std::vector<size_t> started(isa::kNumEngines, 0), ended(isa::kNumEngines, 0);
-  std::vector<std::vector<size_t>> open(isa::kNumEngines);  // slice ids, in start order
+  std::vector<size_t> started(kNumTracks, 0);
+  std::vector<std::vector<size_t>> open(kNumTracks);  // slice ids, in start order
   const uint64_t origin = run_origin();
   for (const InsnEvent &ev : events) {
-    const int e = ev.engine;
+    const int t = ev.track;
+    if (t >= kNumTracks) continue;
     if (ev.start) {
       InsnSlice s;
-      s.engine = e;
-      s.index = started[e] < order[e].size() ? order[e][started[e]] : 0xFFFFFFFFu;
+      s.track = t;
+      s.index = started[t] < order[t].size() ? order[t][started[t]] : 0xFFFFFFFFu;
       s.start = ev.cycle - origin;
       s.end = s.start;
-      ++started[e];
-      open[e].push_back(slices.size());
+      ++started[t];
+      open[t].push_back(slices.size());
       slices.push_back(s);
-    } else if (!open[e].empty()) {
-      slices[open[e].front()].end = ev.cycle - origin;
-      open[e].erase(open[e].begin());
-      ++ended[e];
+    } else if (!open[t].empty()) {
+      slices[open[t].front()].end = ev.cycle - origin;
+      open[t].erase(open[t].begin());
     }
   }
   return slices;
@@ -423,7 +429,7 @@ void RtlSim::wait(double timeout_seconds) {
   if (!s.options.timeline_path.empty()) {
     slices_ = s.build_slices();
     write_timeline(s.options.timeline_path, slices_, s.program(), s.period_ns,
-                   s.model->has_insn_events());
+                   s.model->has_insn_events(), s.model->has_unit_events());
   }
   if (timed_out)
     fail("rtl: the accelerator did not finish within {} s of wall time ({} cycles simulated)",

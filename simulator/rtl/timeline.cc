@@ -24,10 +24,23 @@ std::string slice_name(const isa::Insn &insn) {
   return s;
 }
 
+std::string track_name(int track) {
+  if (track == kGemmUnitTrack) return "compute: GEMM";
+  if (track == kAluUnitTrack) return "compute: ALU";
+  return isa::engine_name(static_cast<isa::Engine>(track));
+}
+
+// Top to bottom: load, compute (its queue), its GEMM and ALU units, store.
+int track_order(int track) {
+  static constexpr int kOrder[kNumTracks] = {0, 1, 4, 2, 3};
+  return kOrder[track];
+}
+
 }  // namespace
 
 void write_timeline(const std::string &path, const std::vector<InsnSlice> &slices,
-                    const std::vector<isa::Insn> &program, double period_ns, bool have_events) {
+                    const std::vector<isa::Insn> &program, double period_ns, bool have_events,
+                    bool have_unit_events) {
   if (!have_events)
     fail(
         "--timeline {}: this RTL exposes no per-instruction trace signals (trace_insn_start / "
@@ -38,27 +51,28 @@ void write_timeline(const std::string &path, const std::vector<InsnSlice> &slice
                     {"ph", "M"},
                     {"pid", 0},
                     {"args", {{"name", "vacc accelerator (rtl)"}}}});
-  for (int e = 0; e < isa::kNumEngines; ++e) {
+  const int tracks = have_unit_events ? kNumTracks : isa::kNumEngines;
+  for (int t = 0; t < tracks; ++t) {
     events.push_back({{"name", "thread_name"},
                       {"ph", "M"},
                       {"pid", 0},
-                      {"tid", e},
-                      {"args", {{"name", isa::engine_name(static_cast<isa::Engine>(e))}}}});
+                      {"tid", t},
+                      {"args", {{"name", track_name(t)}}}});
     events.push_back({{"name", "thread_sort_index"},
                       {"ph", "M"},
                       {"pid", 0},
-                      {"tid", e},
-                      {"args", {{"sort_index", e}}}});
+                      {"tid", t},
+                      {"args", {{"sort_index", track_order(t)}}}});
   }
   const double us_per_cycle = period_ns / 1000.0;
   for (const InsnSlice &s : slices) {
     const bool known = s.index < program.size();
     nlohmann::json ev = {
         {"name", known ? slice_name(program[s.index]) : std::string("?")},
-        {"cat", isa::engine_name(static_cast<isa::Engine>(s.engine))},
+        {"cat", track_name(s.track)},
         {"ph", "X"},
         {"pid", 0},
-        {"tid", s.engine},
+        {"tid", s.track},
         {"ts", static_cast<double>(s.start) * us_per_cycle},
         {"dur", static_cast<double>(s.end - s.start) * us_per_cycle},
         {"args", {{"index", s.index}, {"start_cycle", s.start}, {"end_cycle", s.end}}}};

@@ -220,6 +220,12 @@ TEST(CodegenAccel, TwoThreadsOverlapRequantizationWithGemms) {
   auto want = test::conv2d_reference(c, p, args[0], args[1], args[2]);
   check_layer(c, flagged, args, want);
   check_layer(c, plain, args, want);
+  for (const std::string &engine : test::test_engines()) {
+    if (engine != "rtl") continue;
+    const uint64_t with = test::run_layer(engine, c, flagged, args).counters.at("cycles");
+    const uint64_t without = test::run_layer(engine, c, plain, args).counters.at("cycles");
+    EXPECT_LT(with * 100, without * 90) << with << " cycles with overlap, " << without << " without";
+  }
 }
 
 TEST(CommandList, SerializationRoundTrips) {

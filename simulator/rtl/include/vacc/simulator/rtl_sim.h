@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "vacc/isa/config.h"
+#include "vacc/simulator/rtl_tracks.h"
 
 namespace vacc::sim {
 
@@ -32,9 +33,12 @@ struct RtlOptions {
   std::string model;                          // force a model by name ("" = by config)
 };
 
-// One instruction as executed by an engine, from the RTL's trace signals.
+// One instruction on one track, from the RTL's trace signals. A track is an engine
+// (isa::Engine: the instruction from its start until it leaves the engine's queue) or a unit
+// of the compute engine (rtl_tracks.h: a GEMM / ALU from being handed to its unit until its
+// last micro-op is written back; it leaves the queue earlier).
 struct InsnSlice {
-  int engine = 0;       // isa::Engine
+  int track = 0;        // isa::Engine, kGemmUnitTrack or kAluUnitTrack
   uint32_t index = 0;   // position in the program
   uint64_t start = 0;   // cycle, counted from the start of the run
   uint64_t end = 0;
