@@ -234,11 +234,10 @@ class Fsim::Machine {
       for (int b = 0; b < 2; ++b)
         if (t.banks >> b & 1) store_guard_[b] = std::max<int64_t>(store_guard_[b], t.pusher);
     }
-    const uint32_t half = static_cast<uint32_t>(c_.acc_depth()) / 2;
     for (uint64_t e = 0; e < uint64_t{m.y_size} * m.x_size; ++e) {
       const uint32_t tile = static_cast<uint32_t>(m.sram_base + e);
       const uint32_t writer = acc_writer_[tile];
-      const int bank = tile >= half ? 1 : 0;
+      const int bank = c_.acc_bank(tile);
       if (writer != 0 && static_cast<int64_t>(writer - 1) > store_guard_[bank])
         fail("{}: reads ACC index {} (bank {}), last written by instruction {}, which no token "
              "this store waited for covers ({}); a token from a GEMM/ALU with the overlap flag "
@@ -291,15 +290,14 @@ class Fsim::Machine {
     const int inp_n = c_.batch * c_.block_in;
     const int wgt_n = c_.block_out * c_.block_in;
     const uint64_t uops = uint64_t{g.loop_out} * g.loop_in * (g.uop_end - g.uop_begin);
-    const int bank = overlap_bank(g.overlap, g.uop_begin, g.uop_end);
+    check_bank(index, g, overlap_bank(g.overlap, g.uop_begin, g.uop_end),
+               {{&isa::Uop::dst, &g.acc, "acc index (micro-op dst + acc_factor_*)"}});
     for (uint32_t i = 0; i < g.loop_out; ++i)
       for (uint32_t j = 0; j < g.loop_in; ++j)
         for (uint32_t u = g.uop_begin; u < g.uop_end; ++u) {
           const isa::Uop &op = uop_[u];
           const uint32_t a = op.dst + i * g.acc.out + j * g.acc.in;
           acc_writer_[a] = static_cast<uint32_t>(index) + 1;
-          if (outside_bank(bank, a))
-            bank_error(index, g, bank, a, "acc index (micro-op dst + acc_factor_*)");
           int32_t *acc = &acc_[size_t{a} * acc_n];
           if (g.reset) {
             std::fill_n(acc, acc_n, 0);
@@ -321,17 +319,17 @@ class Fsim::Machine {
     const int n = c_.batch * c_.block_out;
     const int bits = c_.acc_bits;
     const int32_t imm = a.imm;  // already sign-extended from 16 bits
+    const BankOperand dst{&isa::Uop::dst, &a.dst, "dst index (micro-op dst + dst_factor_*)"};
+    const BankOperand src{&isa::Uop::src, &a.src, "src index (micro-op src + src_factor_*)"};
     const int bank = overlap_bank(a.overlap, a.uop_begin, a.uop_end);
+    if (a.use_imm) check_bank(index, a, bank, {dst});
+    else check_bank(index, a, bank, {dst, src});
     for (uint32_t i = 0; i < a.loop_out; ++i)
       for (uint32_t j = 0; j < a.loop_in; ++j)
         for (uint32_t u = a.uop_begin; u < a.uop_end; ++u) {
           const isa::Uop &op = uop_[u];
           const uint32_t d = op.dst + i * a.dst.out + j * a.dst.in;
           const uint32_t s = op.src + i * a.src.out + j * a.src.in;
-          if (outside_bank(bank, d))
-            bank_error(index, a, bank, d, "dst index (micro-op dst + dst_factor_*)");
-          if (!a.use_imm && outside_bank(bank, s))
-            bank_error(index, a, bank, s, "src index (micro-op src + src_factor_*)");
           acc_writer_[d] = static_cast<uint32_t>(index) + 1;
           int32_t *dst = &acc_[size_t{d} * n];
           const int32_t *src = &acc_[size_t{s} * n];
@@ -345,27 +343,48 @@ class Fsim::Machine {
   // micro-op's dst (isa/README.md, "Overlap"); `bank` is that bank, or -1 without the flag.
   int overlap_bank(bool overlap, uint32_t uop_begin, uint32_t uop_end) const {
     if (!overlap || uop_begin >= uop_end) return -1;
-    return uop_[uop_begin].dst >= static_cast<uint32_t>(c_.acc_depth()) / 2 ? 1 : 0;
+    return c_.acc_bank(uop_[uop_begin].dst);
   }
   // The ACC banks a compute instruction's push_next vouches for: a GEMM/ALU with the overlap
   // flag only for its own bank (the hardware pushes once that bank's work is done).
   uint8_t banks_covered(const isa::Insn &insn) const {
     int bank = -1;
-    if (const auto *g = std::get_if<GemmInsn>(&insn)) bank = overlap_bank(g->overlap, g->uop_begin, g->uop_end);
-    if (const auto *a = std::get_if<AluInsn>(&insn)) bank = overlap_bank(a->overlap, a->uop_begin, a->uop_end);
+    if (const auto *g = std::get_if<GemmInsn>(&insn))
+      bank = overlap_bank(g->overlap, g->uop_begin, g->uop_end);
+    if (const auto *a = std::get_if<AluInsn>(&insn))
+      bank = overlap_bank(a->overlap, a->uop_begin, a->uop_end);
     return bank < 0 ? 3 : static_cast<uint8_t>(1 << bank);
   }
 
-  bool outside_bank(int bank, uint32_t acc_index) const {
-    return bank >= 0 && (acc_index >= static_cast<uint32_t>(c_.acc_depth()) / 2 ? 1 : 0) != bank;
-  }
-  [[noreturn]] void bank_error(size_t index, const isa::Insn &insn, int bank, uint32_t acc_index,
-                               const char *field) const {
-    const uint32_t half = static_cast<uint32_t>(c_.acc_depth()) / 2;
-    fail("{}: has the overlap flag, so it may touch only ACC bank {} (indices {}..{}, the bank "
-         "of its first micro-op's dst), but its {} reaches ACC index {}; clear the flag or keep "
-         "the instruction inside one half of ACC (isa/README.md, \"Overlap\")",
-         describe(index, insn), bank, bank * half, bank * half + half - 1, field, acc_index);
+  // An ACC operand of a GEMM/ALU: its micro-op field, loop factors and name for diagnostics.
+  struct BankOperand {
+    uint32_t isa::Uop::*field;
+    const isa::LoopFactors *factors;
+    const char *name;
+  };
+  // Checks, once per instruction, that a flagged one stays in `bank`. Indices grow with the
+  // loop counters and the banks are contiguous halves, so each micro-op's first and last
+  // index decide.
+  template <typename Insn>
+  void check_bank(size_t index, const Insn &insn, int bank,
+                  std::initializer_list<BankOperand> operands) const {
+    if (bank < 0 || insn.loop_out == 0 || insn.loop_in == 0) return;
+    for (uint32_t u = insn.uop_begin; u < insn.uop_end; ++u)
+      for (const BankOperand &o : operands) {
+        const uint64_t first = uop_[u].*o.field;
+        const uint64_t last = first + uint64_t{insn.loop_out - 1} * o.factors->out +
+                              uint64_t{insn.loop_in - 1} * o.factors->in;
+        for (uint64_t acc_index : {first, last}) {
+          if (c_.acc_bank(acc_index) == bank) continue;
+          const int half = c_.acc_bank_depth();
+          fail("{}: has the overlap flag, so it may touch only ACC bank {} (indices {}..{}, the "
+               "bank of its first micro-op's dst), but its {} reaches ACC index {}; clear the "
+               "flag or keep the instruction inside one half of ACC (isa/README.md, "
+               "\"Overlap\")",
+               describe(index, insn), bank, bank * half, bank * half + half - 1, o.name,
+               acc_index);
+        }
+      }
   }
 
   const isa::HwConfig &c_;

@@ -33,7 +33,7 @@ class Generator {
     // Overlap mode: every slot's ACC window has a part in each ACC bank, a stage's micro-ops
     // come in one LOAD UOP, and GEMM/ALU get the overlap flag wherever the rule allows it.
     overlap_ = coin(0.5);
-    if (overlap_) aw_ = std::min<uint32_t>(aw_, static_cast<uint32_t>(c_.acc_depth()) / 2 / slots_);
+    if (overlap_) aw_ = std::min<uint32_t>(aw_, static_cast<uint32_t>(c_.acc_bank_depth()) / slots_);
   }
 
   bool overlap_mode() const { return overlap_; }
@@ -201,7 +201,7 @@ class Generator {
 
     // Initialise each ACC window part the stage uses: a padded ACC load or a reset GEMM.
     for (int p = 0; p < parts; ++p) {
-      abase_[p] = static_cast<uint32_t>(p) * static_cast<uint32_t>(c_.acc_depth() / 2) + slot * aw_;
+      abase_[p] = static_cast<uint32_t>(p * c_.acc_bank_depth()) + slot * aw_;
       if (coin(0.4)) {
         n_acc_[p] = load_2d(out, MemId::kAcc, abase_[p], aw_, acc_first_, kAccRegion, true);
       } else {

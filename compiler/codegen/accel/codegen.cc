@@ -53,7 +53,7 @@ isa::CommandList generate_commands(const tir::Func &f, const isa::HwConfig &conf
   } else if (options.relax_tokens) {
     ops = relax_tokens(ops);
   }
-  if (options.overlap) ops = mark_overlap(ops, config.acc_depth());
+  if (options.overlap) ops = mark_overlap(ops, config);
   finalize(std::move(ops), &list);
 
   const uint64_t insns = list.count_dma() + list.count_gemm() + list.count_alu();

@@ -9,19 +9,17 @@
 
 namespace vacc::codegen::accel {
 
-OpList mark_overlap(const OpList &ops, int64_t acc_depth) {
-  const uint64_t half = static_cast<uint64_t>(acc_depth) / 2;
+OpList mark_overlap(const OpList &ops, const isa::HwConfig &config) {
   OpList out = ops;
   for (Op &op : out) {
     auto *g = std::get_if<isa::GemmCommand>(&op.cmd);
     auto *a = std::get_if<isa::AluCommand>(&op.cmd);
     if ((!g && !a) || op.uops.empty()) continue;
-    const bool upper = op.uops.front().dst >= half;
+    const int bank = config.acc_bank(op.uops.front().dst);
     bool one_bank = true;
-    for (const Range &r : footprint(op).ranges) {
-      if (r.mem != static_cast<int>(isa::MemId::kAcc) || r.lo >= r.hi) continue;
-      one_bank &= upper ? r.lo >= half : r.hi <= half;
-    }
+    for (const Range &r : footprint(op).ranges)
+      if (r.mem == static_cast<int>(isa::MemId::kAcc) && r.lo < r.hi)
+        one_bank &= config.acc_bank(r.lo) == bank && config.acc_bank(r.hi - 1) == bank;
     if (g) g->overlap = one_bank;
     else a->overlap = one_bank;
   }

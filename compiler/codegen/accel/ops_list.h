@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "vacc/isa/command.h"
+#include "vacc/isa/config.h"
 
 namespace vacc::codegen::accel {
 
@@ -41,7 +42,7 @@ OpList insert_tokens(const OpList &ops);
 
 // Pass: sets the overlap flag on every GEMM/ALU that stays inside one ACC bank, so it waits
 // only for the other compute unit's work on that bank (mark_overlap.cc, isa/README.md).
-OpList mark_overlap(const OpList &ops, int64_t acc_depth);
+OpList mark_overlap(const OpList &ops, const isa::HwConfig &config);
 
 // Whether a token relayed through the compute engine orders a load after a store (a buffer
 // both loaded and stored); insert_tokens cannot express that, relax_tokens keeps it.

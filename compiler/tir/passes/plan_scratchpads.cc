@@ -17,9 +17,6 @@ bool threads_share_acc(const Stmt &body) {
   return found;
 }
 
-// Thrown (and caught below) when a virtual thread's ACC buffers do not fit its bank.
-struct BankFull {};
-
 class Planner : public Mutator {
  public:
   // banked: ACC buffers of virtual thread t stack up from the start of ACC bank t mod 2 (its
@@ -27,9 +24,13 @@ class Planner : public Mutator {
   // requantization run on the ALU beside another thread's GEMMs (isa/README.md, "Overlap").
   Planner(const Func &f, const isa::HwConfig &c, bool banked)
       : func_(f), config_(c), banked_(banked) {
-    acc_top_[1] = c.depth(isa::MemId::kAcc) / 2;
+    acc_top_[1] = c.acc_bank_depth();
   }
   using Mutator::mutate;
+
+  // Banked planning only: whether some thread's ACC buffers did not fit its bank (the plan is
+  // then unusable and plan_scratchpads plans again without banks).
+  bool bank_full() const { return bank_full_; }
 
  protected:
   Stmt mutate_Allocate(const Allocate *op, const Stmt &self) override {
@@ -51,8 +52,8 @@ class Planner : public Mutator {
     if (banked_ && mem == isa::MemId::kAcc) {
       const int bank = b->vthread >= 0 ? b->vthread % 2 : 0;
       const int64_t base = acc_top_[bank];
-      const int64_t end = config_.depth(mem) / 2 * (bank + 1);
-      if (base + b->tiles() > end) throw BankFull{};
+      const int64_t end = int64_t{config_.acc_bank_depth()} * (bank + 1);
+      bank_full_ |= base + b->tiles() > end;
       acc_top_[bank] += b->tiles();
       Stmt body = mutate(op->body);
       acc_top_[bank] -= b->tiles();
@@ -81,17 +82,17 @@ class Planner : public Mutator {
   bool banked_;
   int64_t top_[isa::kNumMemIds] = {};
   int64_t acc_top_[2] = {0, 0};
+  bool bank_full_ = false;
 };
 
 }  // namespace
 
 Func plan_scratchpads(const Func &f, const isa::HwConfig &config) {
   if (threads_share_acc(f.body)) {
-    try {
-      return {f.name, f.params, Planner(f, config, /*banked=*/true).mutate(f.body)};
-    } catch (const BankFull &) {
-      // Some thread's ACC buffers exceed half of ACC: plan without banks (no GEMM/ALU overlap).
-    }
+    Planner banked(f, config, /*banked=*/true);
+    Stmt body = banked.mutate(f.body);
+    if (!banked.bank_full()) return {f.name, f.params, body};
+    // Some thread's ACC buffers exceed half of ACC: plan without banks (no GEMM/ALU overlap).
   }
   return {f.name, f.params, Planner(f, config, /*banked=*/false).mutate(f.body)};
 }

@@ -58,6 +58,11 @@ struct HwConfig {
   int wgt_depth() const { return wgt_kib * 1024 / wgt_tile_bytes(); }
   int acc_depth() const { return acc_kib * 1024 / acc_tile_bytes(); }
   int depth(MemId id) const;  // OUT addresses the ACC scratchpad
+  // ACC is built as two banks, its lower and upper half (isa/README.md, "Overlap").
+  int acc_bank_depth() const { return acc_depth() / 2; }
+  int acc_bank(uint64_t acc_index) const {
+    return acc_index >= static_cast<uint64_t>(acc_bank_depth()) ? 1 : 0;
+  }
 
   // Index widths (bits) of each scratchpad.
   int uop_index_bits() const;
