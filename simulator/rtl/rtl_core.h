@@ -274,32 +274,30 @@ class RtlCore final : public RtlModel {
   }
 
   void sample_events(V &m) {
-    if constexpr (HasInsnEvents<V>) {
-      const uint32_t start = m.rootp->vacc_top__DOT__trace_insn_start;
-      const uint32_t end = m.rootp->vacc_top__DOT__trace_insn_end;
-      if ((start | end) != 0) {
-        for (int e = 0; e < 3; ++e) {
-          if ((start >> e) & 1) {
-            ++progress_.started[e];
-            if (events_) events_->push_back({cycle_, static_cast<uint8_t>(e), true});
-          }
-          if ((end >> e) & 1) {
-            ++progress_.ended[e];
-            if (events_) events_->push_back({cycle_, static_cast<uint8_t>(e), false});
-          }
-        }
-      }
-    }
+    if constexpr (HasInsnEvents<V>)
+      record_pulses(m.rootp->vacc_top__DOT__trace_insn_start,
+                    m.rootp->vacc_top__DOT__trace_insn_end, 0, 3, /*engines=*/true);
     // Only the timeline needs the units' events.
-    if constexpr (HasUnitEvents<V>) {
-      if (events_ == nullptr) return;
-      const uint32_t start = m.rootp->vacc_top__DOT__trace_unit_start;
-      const uint32_t end = m.rootp->vacc_top__DOT__trace_unit_end;
-      if ((start | end) == 0) return;
-      for (int u = 0; u < 2; ++u) {
-        const auto track = static_cast<uint8_t>(kGemmUnitTrack + u);
-        if ((start >> u) & 1) events_->push_back({cycle_, track, true});
-        if ((end >> u) & 1) events_->push_back({cycle_, track, false});
+    if constexpr (HasUnitEvents<V>)
+      if (events_ != nullptr)
+        record_pulses(m.rootp->vacc_top__DOT__trace_unit_start,
+                      m.rootp->vacc_top__DOT__trace_unit_end, kGemmUnitTrack, 2,
+                      /*engines=*/false);
+  }
+
+  // Bit i of start / end: track first + i started / ended an instruction this cycle. Engine
+  // tracks also count into progress_ (for deadlock reports).
+  void record_pulses(uint32_t start, uint32_t end, int first, int n, bool engines) {
+    if ((start | end) == 0) return;
+    for (int i = 0; i < n; ++i) {
+      const auto track = static_cast<uint8_t>(first + i);
+      if ((start >> i) & 1) {
+        if (engines) ++progress_.started[i];
+        if (events_) events_->push_back({cycle_, track, true});
+      }
+      if ((end >> i) & 1) {
+        if (engines) ++progress_.ended[i];
+        if (events_) events_->push_back({cycle_, track, false});
       }
     }
   }

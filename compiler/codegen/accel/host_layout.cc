@@ -1,5 +1,6 @@
 #include "vacc/codegen/accel/host_layout.h"
 
+#include "vacc/support/blocked_layout.h"
 #include "vacc/support/error.h"
 
 namespace vacc::codegen::accel {
@@ -36,7 +37,7 @@ std::vector<int64_t> pack_data(const isa::HwConfig &c, int64_t n, int64_t ch, in
     for (int64_t k = 0; k < ch; ++k)
       for (int64_t y = 0; y < h; ++y)
         for (int64_t x = 0; x < w; ++x)
-          out[((((i / B) * CB + k / BI) * h + y) * w + x) * B * BI + (i % B) * BI + k % BI] =
+          out[blocked_offset(i, k, y * w + x, h * w, B, BI, CB)] =
               data[((i * ch + k) * h + y) * w + x];
   return out;
 }
@@ -51,7 +52,7 @@ std::vector<int64_t> unpack_output(const isa::HwConfig &c, int64_t n, int64_t o,
       for (int64_t y = 0; y < h; ++y)
         for (int64_t x = 0; x < w; ++x)
           plain[((i * o + k) * h + y) * w + x] =
-              out[((((i / B) * OB + k / BO) * h + y) * w + x) * B * BO + (i % B) * BO + k % BO];
+              out[blocked_offset(i, k, y * w + x, h * w, B, BO, OB)];
   return plain;
 }
 
@@ -65,7 +66,7 @@ std::vector<int64_t> pack_weight(const isa::HwConfig &c, int64_t o, int64_t ch, 
     for (int64_t k = 0; k < ch; ++k)
       for (int64_t y = 0; y < kh; ++y)
         for (int64_t x = 0; x < kw; ++x)
-          out[((((a / BO) * CB + k / BI) * kh + y) * kw + x) * BO * BI + (a % BO) * BI + k % BI] =
+          out[blocked_offset(a, k, y * kw + x, kh * kw, BO, BI, CB)] =
               weight[((a * ch + k) * kh + y) * kw + x];
   return out;
 }
@@ -77,7 +78,7 @@ std::vector<int64_t> pack_bias(const isa::HwConfig &c, int64_t n, int64_t o,
   std::vector<int64_t> out(NB * OB * B * BO, 0);
   for (int64_t i = 0; i < NB * B; ++i)
     for (int64_t k = 0; k < o; ++k)
-      out[((i / B) * OB + k / BO) * B * BO + (i % B) * BO + k % BO] = bias[k];
+      out[blocked_offset(i, k, 0, 1, B, BO, OB)] = bias[k];
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "kernels.h"
+#include "vacc/support/blocked_layout.h"
 
 namespace vacc::graph::kernels {
 
@@ -36,7 +37,7 @@ void move_blocks(const Shape &plain, const Shape &blocked, int es, const uint8_t
     for (int64_t c = 0; c < plain[1]; ++c)
       for (int64_t s = 0; s < inner; ++s) {
         int64_t p = (n * plain[1] + c) * inner + s;
-        int64_t b = (((n / bn) * cb + c / bc) * inner + s) * bn * bc + (n % bn) * bc + c % bc;
+        int64_t b = blocked_offset(n, c, s, inner, bn, bc, cb);
         if (to_blocked)
           std::memcpy(dst + b * es, src + p * es, es);
         else
