@@ -114,7 +114,7 @@ Operator conv2d_accel(const isa::HwConfig &c, const Conv2dParams &p, const Accel
   for (size_t i = 0; i + 1 < stages.size(); ++i) s[stages[i]].set_scope(Scope::kAcc);
 
     auto &so = s[out];
-  const auto [oc_o, ow_o] = tile_blocked_output(s, out, sc);
+  const auto [thread, oc_o, ow_o] = tile_blocked_output(s, out, sc);
 
   // The convolution: input-channel blocks outermost, the GEMM tile innermost.
   auto &sconv = s[conv];
@@ -128,13 +128,14 @@ Operator conv2d_accel(const isa::HwConfig &c, const Conv2dParams &p, const Accel
   s[kernel_l].compute_at(sconv, ic_o);
   s[data_l].pragma(s[data_l].axis()[0], "dma_copy");
   s[kernel_l].pragma(s[kernel_l].axis()[0], "dma_copy");
-  // Bias and shifts depend on the output channels only: loaded once per channel block, not
-  // per tile, so no LOAD ACC (which waits for both compute units) interrupts the GEMM/ALU
-  // overlap inside a channel block.
-  s[bias_l].compute_at(so, oc_o);
+  // Bias and shifts depend on the output channels only: loaded once per thread or per channel
+  // block, not per tile, so no LOAD ACC (which waits for both compute units) interrupts the
+  // GEMM/ALU overlap inside a channel block.
+  const te::IterVar per_channel_at = sc.bias_once ? thread : oc_o;
+  s[bias_l].compute_at(so, per_channel_at);
   s[bias_l].pragma(s[bias_l].axis()[0], "dma_copy");
   if (shifts_l) {
-    s[*shifts_l].compute_at(so, oc_o);
+    s[*shifts_l].compute_at(so, per_channel_at);
     s[*shifts_l].pragma(s[*shifts_l].axis()[0], "dma_copy");
   }
   for (size_t i = 0; i + 1 < stages.size(); ++i) {

@@ -141,9 +141,19 @@ TEST(CodegenAccel, KernelsAreDeduplicatedAndMerged) {
   CompiledLayer merged = codegen::accel::compile_conv2d(c, p, o);
   o.codegen.merge_kernels = false;
   CompiledLayer plain = codegen::accel::compile_conv2d(c, p, o);
-  // Unmerged: one GEMM per (tile, kernel position, ic block) plus the resets.
-  EXPECT_EQ(plain.commands.count_gemm(), 16u * 4 * (9 * 2 + 1));
-  EXPECT_EQ(merged.commands.count_gemm(), 16u * 4 * 2);
+  // Unmerged: one GEMM per (tile, kernel position, ic block); the resets run on the ALU
+  // (reset_on_alu), one per tile.
+  auto resets = [](const isa::CommandList &l) {
+    size_t n = 0;
+    for (const auto &cmd : l.commands)
+      if (const auto *a = std::get_if<isa::AluCommand>(&cmd))
+        n += a->op == isa::AluOp::kMul && a->use_imm && a->imm == 0;
+    return n;
+  };
+  EXPECT_EQ(plain.commands.count_gemm(), 16u * 4 * 9 * 2);
+  EXPECT_EQ(merged.commands.count_gemm(), 16u * 4);
+  EXPECT_EQ(resets(plain.commands), 16u * 4);
+  EXPECT_EQ(resets(merged.commands), 16u * 4);
   size_t largest = 0;
   for (const auto &k : merged.commands.kernels) largest = std::max(largest, k.size());
   EXPECT_EQ(largest, 18u);

@@ -129,9 +129,8 @@ TEST_P(RuntimeOn, DoubleBufferedMatmulMatchesReference) {
     std::vector<int8_t> out;
     const auto counters = run_matmul(s, mm, slots, out);
     EXPECT_EQ(out, mm.reference(config)) << slots << " slot(s)";
-    // Each distinct kernel loads once and stays resident. Slot 0's reset kernel (0,0,0)
-    // equals its ALU kernel, so content deduplication leaves 2 kernels there and 3 in slot 1.
-    EXPECT_EQ(counters.at("runtime_uop_loads"), slots == 1 ? 2u : 5u) << slots << " slot(s)";
+    // All kernels fit the scratchpad, so one micro-op load at the start brings them all.
+    EXPECT_EQ(counters.at("runtime_uop_loads"), 1u) << slots << " slot(s)";
   }
 }
 
@@ -187,15 +186,49 @@ TEST(CommandQueue, TokensMergeIntoNeighbouringInstructions) {
   q.dep_pop(Engine::kCompute, Engine::kStore);
   q.store(0, 0, 1, 1, 1);
   const RecordedStream s = q.finish();
-  // load, uop load, gemm, store, finish: no extra instruction carries a token.
+  // uop load, load, gemm, store, finish: no extra instruction carries a token.
   ASSERT_EQ(s.insns.size(), 5u);
-  EXPECT_TRUE(isa::deps_of(s.insns[0]).push_next);
-  EXPECT_TRUE(isa::deps_of(s.insns[1]).pop_prev);  // the micro-op load is the first compute work
+  EXPECT_TRUE(isa::deps_of(s.insns[1]).push_next);
+  // The pop waits for data, so it goes to the GEMM, not to the micro-op load before it.
+  EXPECT_FALSE(isa::deps_of(s.insns[0]).pop_prev);
+  EXPECT_TRUE(isa::deps_of(s.insns[2]).pop_prev);
   EXPECT_TRUE(isa::deps_of(s.insns[2]).push_next);
   EXPECT_TRUE(isa::deps_of(s.insns[3]).pop_prev);
   EXPECT_TRUE(isa::deps_of(s.insns[3]).push_prev);  // the store tells FINISH it is done
   EXPECT_TRUE(isa::deps_of(s.insns[4]).pop_next);
   EXPECT_EQ(isa::opcode_of(s.insns[4]), isa::Opcode::kFinish);
+}
+
+TEST(CommandQueue, KernelsThatFitLoadOnceAtTheStart) {
+  const isa::HwConfig c = test::config_named("small");
+  CommandQueue q(c, 100, 1024);
+  const UopKernel k1{{0, 0, 0}, {1, 1, 0}}, k2{{2, 0, 0}}, k3{{3, 0, 1}, {4, 0, 1}, {5, 0, 1}};
+  q.gemm(k1, {1, 1}, {}, {}, {}, true);
+  q.alu(k2, AluOp::kAdd, {1, 1}, {}, {}, 1);
+  q.gemm(k1, {1, 1}, {}, {}, {}, false);  // resident: no reload
+  q.load(MemId::kInp, 0, 0, 1, 1, 1);
+  q.dep_push(Engine::kLoad, Engine::kCompute);
+  q.dep_pop(Engine::kLoad, Engine::kCompute);  // a token the next kernel's GEMM waits for
+  q.gemm(k3, {1, 1}, {}, {}, {}, false);
+  const RecordedStream s = q.finish();
+  EXPECT_EQ(s.uop_loads, 1u);
+  const auto *first = std::get_if<isa::MemInsn>(&s.insns[0]);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->mem, MemId::kUop);
+  EXPECT_EQ(first->sram_base, 0u);
+  EXPECT_EQ(first->dram_base, 100u);
+  EXPECT_EQ(first->x_size, 6u);
+  ASSERT_EQ(s.uop_pool.size(), 6u);
+  EXPECT_EQ(s.uop_pool[3], (isa::Uop{3, 0, 1}));
+  size_t uop_loads = 0;
+  for (const auto &insn : s.insns)
+    if (const auto *m = std::get_if<isa::MemInsn>(&insn)) uop_loads += m->mem == MemId::kUop;
+  EXPECT_EQ(uop_loads, 1u);
+  // The kernels keep their scratchpad places: the third kernel starts at index 3.
+  const auto *last = std::get_if<isa::GemmInsn>(&s.insns[5]);
+  ASSERT_NE(last, nullptr);
+  EXPECT_EQ(last->uop_begin, 3u);
+  EXPECT_TRUE(last->deps.pop_prev);
 }
 
 TEST(CommandQueue, DiagnosesWhatTheIsaCannotHold) {

@@ -116,7 +116,11 @@ compiler::AccelSchedule default_conv2d_schedule(const isa::HwConfig &c,
       const int64_t ih = (th - 1) * p.stride_h + KH, iw = (tw - 1) * p.stride_w + KW;
       for (int64_t toc : divisors(OB)) {
         if ((OB / toc) % V != 0) continue;
-        if (toc * th * tw + toc > acc_cap) continue;
+        // Per thread: the accumulator tile, and bias and shifts for all its channel blocks
+        // where they fit beside it, else for one block of toc.
+        const int64_t per_channel = p.requant.per_channel() ? 2 : 1;
+        const bool bias_once = toc * th * tw + per_channel * (OB / V) <= acc_cap;
+        if (!bias_once && toc * th * tw + per_channel * toc > acc_cap) continue;
         for (int64_t tic : divisors(CB)) {
           if (tic * ih * iw > inp_cap || toc * tic * KH * KW > wgt_cap) continue;
           const double S = double(OH / th) * double(OW / tw) * NB;
@@ -137,6 +141,7 @@ compiler::AccelSchedule default_conv2d_schedule(const isa::HwConfig &c,
             best.tile_oc = toc;
             best.tile_ic = tic;
             best.vthreads = vthreads;
+            best.bias_once = bias_once;
           }
         }
       }
@@ -144,7 +149,8 @@ compiler::AccelSchedule default_conv2d_schedule(const isa::HwConfig &c,
   }
   if (best_cost == std::numeric_limits<double>::infinity()) {
     // Report the first scratchpad the smallest tile (1x1 output, one block each) overflows.
-    const int64_t need_inp = KH * KW, need_wgt = KH * KW, need_acc = 2;
+    const int64_t need_inp = KH * KW, need_wgt = KH * KW,
+                  need_acc = 1 + (p.requant.per_channel() ? 2 : 1);
     auto report = [&](const char *pad, int64_t need, int64_t cap, int kib, const char *key) {
       fail(
           "{}: no tile fits: even one output pixel of one channel block needs {} {} tiles per "

@@ -44,6 +44,10 @@ OpList insert_tokens(const OpList &ops);
 // only for the other compute unit's work on that bank (mark_overlap.cc, isa/README.md).
 OpList mark_overlap(const OpList &ops, const isa::HwConfig &config);
 
+// Pass: turns each GEMM reset into the ALU multiply by 0 that writes the same zeros, so
+// zeroing runs on the ALU beside the other thread's GEMMs (reset_on_alu.cc).
+OpList reset_on_alu(const OpList &ops);
+
 // Whether a token relayed through the compute engine orders a load after a store (a buffer
 // both loaded and stored); insert_tokens cannot express that, relax_tokens keeps it.
 bool needs_relays(const OpList &ops);

@@ -1,7 +1,8 @@
 // The command queue: collects accelerator work as DMA, GEMM and ALU commands plus explicit
 // dependency pushes and pops between engines, and turns it into an instruction stream:
 // - micro-op kernels are deduplicated by content into a micro-op pool in device memory and
-//   kept resident in the UOP scratchpad while they fit (reloaded after an eviction);
+//   kept resident in the UOP scratchpad while they fit (reloaded after an eviction); when a
+//   stream's kernels all fit, they are loaded once at its start;
 // - a push is merged into the pushing engine's last instruction and a pop into the popping
 //   engine's next one; a no-op instruction carries the flag only where that is impossible;
 // - finish() balances every token queue and ends the stream with FINISH.
@@ -33,7 +34,7 @@ using UopKernel = std::vector<isa::Uop>;
 struct RecordedStream {
   std::vector<isa::Insn> insns;
   std::vector<isa::Uop> uop_pool;  // to be written at the pool's device address
-  uint64_t uop_loads = 0;          // LOAD UOP instructions emitted (residency misses)
+  uint64_t uop_loads = 0;          // LOAD UOP instructions in the stream
 };
 
 class CommandQueue {
@@ -70,6 +71,8 @@ class CommandQueue {
   // Makes `kernel` resident in the UOP scratchpad; returns its first index there.
   uint32_t resident(const UopKernel &kernel);
   void check_encodable(const isa::Insn &insn, const char *command) const;
+  // Replaces the stream's micro-op loads by one at its start where that loads the same.
+  void hoist_uop_loads();
 
   const isa::HwConfig config_;
   uint64_t pool_element_;

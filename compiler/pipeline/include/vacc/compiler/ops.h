@@ -55,6 +55,10 @@ struct Conv2dParams {
 struct AccelSchedule {
   int64_t tile_h = 4, tile_w = 4, tile_oc = 1, tile_ic = 1;
   int vthreads = 1;
+  // conv2d: bias (and per-channel shifts) of all a virtual thread's channel blocks loaded once
+  // at its start, instead of once per block of tile_oc channels. Costs ACC entries; saves the
+  // LOAD ACC between channel blocks, which waits for both compute units to drain.
+  bool bias_once = false;
 };
 
 struct DenseParams {

@@ -11,6 +11,7 @@
 namespace vacc::compiler {
 
 struct OutputTiling {
+  te::IterVar thread;    // the virtual thread (n without them): inside it, one thread's channels
   te::IterVar channels;  // oc.o: inside it, per-channel operands (bias) stay the same
   te::IterVar tile;      // ow.o: inside it, a tile's inputs and accumulator stages are computed
 };

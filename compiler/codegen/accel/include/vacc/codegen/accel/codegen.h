@@ -36,6 +36,7 @@ struct CodegenOptions {
   bool coalesce_dma = true;
   bool relax_tokens = true;  // false: the IR's tokens exactly as inserted
   bool overlap = true;       // GEMM/ALU overlap flags where the ACC banks allow (mark_overlap)
+  bool reset_on_alu = true;  // with overlap: accumulators zeroed by the ALU (reset_on_alu)
 };
 
 // Generates the command list of `f`. Its buffers are f.params in order (their memory kind
