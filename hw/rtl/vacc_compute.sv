@@ -22,7 +22,8 @@
 //   P2 products (vacc_gemm_core stage 1)
 //   P3 adder tree (stage 2); read ACC[dst]
 //   P4 ACC[dst] = reset ? 0 : ACC[dst] + dot; write
-// ALU unit, one micro-op every second cycle (its two ACC reads may hit the same bank):
+// ALU unit, one micro-op per cycle with an immediate, every second cycle with a vector
+// operand (its two ACC reads may hit the same bank port):
 //   P0 read UOP; P1 read ACC[src] (not with an immediate); P2 read ACC[dst];
 //   P3 write op(dst, src or imm).
 // Per bank, a read whose address was written in the previous cycle takes the written value
@@ -428,8 +429,11 @@ module vacc_compute (
     .step_i(alu_step), .valid_o(alu_loop_valid), .done_o(alu_loop_done),
     .uop_o(alu_loop_uop), .a_o(alu_loop_dst), .b_o(alu_loop_src), .c_o()
   );
-  // Every second cycle: a micro-op's src and dst reads then never meet on one bank port.
-  assign alu_step = alu_loop_valid && !alu_gap_q;
+  // A micro-op with a vector operand issues only after a cycle without issue: its P1 src read
+  // then never meets the P2 dst read of the micro-op before it on one bank port. With an
+  // immediate there is no P1 read, so micro-ops issue every cycle (each P2 read follows the
+  // P3 write before it by forwarding).
+  assign alu_step = alu_loop_valid && (!alu_gap_q || alu_use_imm_q);
   assign alu_gap_d = alu_step && !clr_i;
 
   // ------------------------------------------------------------- ALU unit: P1
@@ -679,7 +683,7 @@ module vacc_compute (
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
     if (rst_ni && !clr_i) begin
-      ComputeAluOneRead: assert (!(a1_valid_q && a2_valid_q))
+      ComputeAluOneRead: assert (!(a1_valid_q && !a1_use_imm_q && a2_valid_q))
         else $error("%m: ALU micro-ops in P1 and P2 together: the issue gap is broken");
       ComputeAccLoadAlone: assert (!(acc_ld_we && !(gemm_drained && alu_drained)))
         else $error("%m: LOAD ACC writes while a compute unit works");

@@ -63,7 +63,8 @@ gemm uops=1:2 loop=1,64 acc=0,1 inp=0,1 wgt=3,0
 }
 
 // N = 1024 GEMM micro-ops on bank 0 (one per cycle), then M = 4 x 64 ALU micro-ops on bank 1
-// (one per two cycles: 512 cycles). The last ALU's token covers bank 1, a short GEMM's bank 0.
+// (three with an immediate, one per cycle; the add, one per two cycles: 320 cycles). The last
+// ALU's token covers bank 1, a short GEMM's bank 0.
 constexpr char kGemmThenAlus[] = R"(gemm uops=0:1 loop=16,64 acc=0,1 inp=0,1 wgt=1,0{ov}
 alu.shr uops=2:3 loop=1,64 dst=0,1 src=0,1 imm=2{ov}
 alu.max uops=2:3 loop=1,64 dst=0,1 src=0,1 imm=-3000{ov}
@@ -72,8 +73,9 @@ alu.min uops=2:3 loop=1,64 dst=0,1 src=0,1 imm=3000{ov} push_next
 gemm uops=0:1 loop=1,1 acc=0,0 inp=0,0 wgt=2,0{ov} push_next
 )";
 
-// An ALU of 256 micro-ops on bank 1 (512 cycles), then a GEMM of 512 micro-ops on bank 0.
-constexpr char kAluThenGemm[] = R"(alu.shr uops=2:3 loop=4,64 dst=0,1 src=0,1 imm=2{ov}
+// An ALU of 256 micro-ops with a vector operand on bank 1 (512 cycles), then a GEMM of 512
+// micro-ops on bank 0.
+constexpr char kAluThenGemm[] = R"(alu.add uops=2:3 loop=4,64 dst=0,1 src=0,1{ov}
 gemm uops=0:1 loop=8,64 acc=0,1 inp=0,1 wgt=1,0{ov} push_next
 alu.max uops=2:3 loop=1,1 dst=0,0 src=0,0 imm=-3000{ov} push_next
 )";
@@ -176,7 +178,7 @@ TEST(RtlPerf, GemmStreamKeepsTheGemmCoreBusy) {
 TEST(RtlPerf, FlaggedAlusRunBesideALongGemmOnTheOtherBank) {
   const isa::HwConfig config = config_named("default");
   if (!rtl_model_available(config)) GTEST_SKIP() << "no RTL model built for default";
-  constexpr uint64_t kGemmCycles = 16 * 64, kAluCycles = 4 * 64 * 2;
+  constexpr uint64_t kGemmCycles = 16 * 64, kAluCycles = 3 * 64 + 64 * 2;
   const OverlapRun side = run_overlap(config, overlap_program(config, kGemmThenAlus, true, true),
                                       "flagged GEMM then ALUs");
   const OverlapRun serial = run_overlap(
@@ -188,7 +190,7 @@ TEST(RtlPerf, FlaggedAlusRunBesideALongGemmOnTheOtherBank) {
   for (const InsnSlice &a : side.alus) EXPECT_TRUE(inside(a, side.gemm)) << a.index;
   EXPECT_LT(side.stores[0].start, side.gemm.end);
   for (const InsnSlice &a : serial.alus) EXPECT_GE(a.start, serial.gemm.end) << a.index;
-  // About max(N, M) against N + M (measured: 1031 and 1550 cycles); the busy counter agrees.
+  // About max(N, M) against N + M (measured: 1031 and 1360 cycles); the busy counter agrees.
   EXPECT_LE(side.window, std::max(kGemmCycles, kAluCycles) + 32);
   EXPECT_GE(serial.window, kGemmCycles + kAluCycles);
   EXPECT_GE(serial.compute_busy, side.compute_busy + kAluCycles - 16)
@@ -210,6 +212,29 @@ TEST(RtlPerf, FlaggedGemmStartsBesideARunningAlu) {
   // About max(N, M) = 512 against N + M = 1024 (measured: 526 and 1037 cycles).
   EXPECT_LE(side.window, 512u + 32);
   EXPECT_GE(serial.window, 1024u);
+}
+
+// An ALU micro-op with an immediate reads ACC once (dst), so the unit issues one per cycle;
+// with a vector operand it reads twice (src, dst) and issues one per two cycles.
+TEST(RtlPerf, AluIssuesEveryCycleWithAnImmediate) {
+  const isa::HwConfig config = config_named("default");
+  if (!rtl_model_available(config)) GTEST_SKIP() << "no RTL model built for default";
+  const OverlapRun r = run_overlap(config,
+                                   overlap_program(config,
+                                                   "alu.shr uops=2:3 loop=4,64 dst=0,1 src=0,1 "
+                                                   "imm=1\n"
+                                                   "alu.add uops=2:3 loop=4,64 dst=0,1 src=0,1 "
+                                                   "push_next\n"
+                                                   "gemm uops=0:1 loop=1,1 acc=0,0 inp=0,0 "
+                                                   "wgt=2,0 push_next\n",
+                                                   false, true),
+                                   "immediate and vector ALUs");
+  ASSERT_EQ(r.alus.size(), 2u);
+  const uint64_t imm = r.alus[0].end - r.alus[0].start, vec = r.alus[1].end - r.alus[1].start;
+  EXPECT_GE(imm, 256u);
+  EXPECT_LE(imm, 256u + 8) << "an immediate ALU of 256 micro-ops";
+  EXPECT_GE(vec, 512u);
+  EXPECT_LE(vec, 512u + 8) << "a vector ALU of 256 micro-ops";
 }
 
 // Flagged ALUs on the GEMM's own bank: the hardware keeps them behind the GEMM (each waits

@@ -24,8 +24,11 @@ std::vector<int64_t> divisors(int64_t n) {
 }
 
 constexpr double kInsnOverheadCycles = 8;
-constexpr double kAluCyclesPerUop = 2;  // one ALU micro-op every second cycle (hw/README.md)
-constexpr int kAluPasses = 4;           // bias add, shift, clip low, clip high
+// ALU cycles per output tile (hw/README.md: a micro-op with a vector operand every second
+// cycle, with an immediate every cycle): reset, bias add, shift, clip low, clip high.
+double alu_cycles_per_tile(const compiler::Requant &q) {
+  return 1 + 2 + (q.per_channel() ? 2 : 1) + 1 + 1;
+}
 
 double estimate(double compute, double memory, int vthreads) {
   return vthreads > 1 ? std::max(compute, memory) + 0.05 * std::min(compute, memory)
@@ -126,7 +129,7 @@ compiler::AccelSchedule default_conv2d_schedule(const isa::HwConfig &c,
           const double S = double(OH / th) * double(OW / tw) * NB;
           const double OT = double(OB / toc), IT = double(CB / tic);
           const double gemm = double(NB) * OB * CB * KH * KW * OH * OW;
-          const double alu = double(NB) * OB * OH * OW * (1 + kAluPasses * kAluCyclesPerUop);
+          const double alu = double(NB) * OB * OH * OW * alu_cycles_per_tile(p.requant);
           const double insns = S * OT * (IT * 3 + 9);
           const double bytes = S * OT * CB * ih * iw * c.inp_tile_bytes() +
                                S * OB * CB * KH * KW * c.wgt_tile_bytes() +

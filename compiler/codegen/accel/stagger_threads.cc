@@ -73,6 +73,19 @@ class Stream {
     }
     return ops_.size();
   }
+  bool conflicts(size_t i, size_t j) const { return conflict(fps_[i], fps_[j]); }
+  // Reorders [begin, begin + order.size()) so that position begin + k holds what was at
+  // begin + order[k].
+  void permute(size_t begin, const std::vector<size_t> &order) {
+    std::vector<Op> ops;
+    std::vector<Footprint> fps;
+    for (size_t k : order) {
+      ops.push_back(std::move(ops_[begin + k]));
+      fps.push_back(std::move(fps_[begin + k]));
+    }
+    std::move(ops.begin(), ops.end(), ops_.begin() + static_cast<std::ptrdiff_t>(begin));
+    std::move(fps.begin(), fps.end(), fps_.begin() + static_cast<std::ptrdiff_t>(begin));
+  }
   void move(size_t from, size_t to) {
     if (from > to) {
       std::rotate(ops_.begin() + to, ops_.begin() + from, ops_.begin() + from + 1);
@@ -88,6 +101,41 @@ class Stream {
   std::vector<Footprint> fps_;
 };
 
+// Reorders each run of consecutive ALUs so that the chains the stores after it read come in
+// the stores' order: the first store can start after its own channel block's requantization
+// instead of after the whole tile's. An ALU keeps every ALU of the run it conflicts with
+// before it, so the run computes the same.
+void order_alu_runs_by_stores(Stream &s) {
+  auto is_alu = [&](size_t i) { return std::holds_alternative<isa::AluCommand>(s.op(i).cmd); };
+  for (size_t begin = 0; begin < s.size();) {
+    size_t end = begin;
+    while (end < s.size() && is_alu(end)) ++end;
+    if (end - begin < 2) {
+      begin = end + 1;
+      continue;
+    }
+    const size_t n = end - begin;
+    std::vector<size_t> order;
+    std::vector<bool> placed(n, false);
+    // Places run member k after the members before it that it conflicts with.
+    auto place = [&](auto &&self, size_t k) -> void {
+      if (placed[k]) return;
+      for (size_t j = 0; j < k; ++j)
+        if (!placed[j] && s.conflicts(begin + j, begin + k)) self(self, j);
+      placed[k] = true;
+      order.push_back(k);
+    };
+    for (size_t i = end; i < s.size() && i - end <= kMaxDistance; ++i) {
+      if (!is_store(s.op(i))) continue;
+      for (size_t k = 0; k < n; ++k)
+        if (s.conflicts(begin + k, i)) place(place, k);
+    }
+    for (size_t k = 0; k < n; ++k) place(place, k);
+    s.permute(begin, order);
+    begin = end + 1;
+  }
+}
+
 }  // namespace
 
 OpList stagger_threads(const OpList &input) {
@@ -95,6 +143,7 @@ OpList stagger_threads(const OpList &input) {
   // Up: ALUs and LOAD ACC, earliest first (so a chain of ALUs keeps its order).
   for (size_t i = 0; i < s.size(); ++i)
     if (hoistable(s.op(i))) s.move(i, static_cast<size_t>(s.barrier_above(i) + 1));
+  order_alu_runs_by_stores(s);
   // Down: GEMM resets, latest first.
   for (size_t i = s.size(); i-- > 0;)
     if (is_reset(s.op(i))) s.move(i, s.barrier_below(i) - 1);
