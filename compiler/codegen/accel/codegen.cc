@@ -48,6 +48,7 @@ isa::CommandList generate_commands(const tir::Func &f, const isa::HwConfig &conf
   }
   if (options.merge_kernels) ops = merge_kernels(ops, cap);
   if (options.coalesce_dma) ops = coalesce_dma(ops);
+  if (exact_tokens && options.split_first_gemms) ops = split_first_gemms(ops);
   if (options.overlap && options.reset_on_alu) ops = reset_on_alu(ops);
   if (exact_tokens) {
     ops = insert_tokens(ops);

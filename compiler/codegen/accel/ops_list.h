@@ -48,6 +48,11 @@ OpList mark_overlap(const OpList &ops, const isa::HwConfig &config);
 // zeroing runs on the ALU beside the other thread's GEMMs (reset_on_alu.cc).
 OpList reset_on_alu(const OpList &ops);
 
+// Pass: splits the first GEMM on each accumulator (a virtual thread's first reduction step)
+// into one GEMM per load it reads from, so the GEMM core starts while the pipeline fills
+// (split_first_gemms.cc).
+OpList split_first_gemms(const OpList &ops);
+
 // Whether a token relayed through the compute engine orders a load after a store (a buffer
 // both loaded and stored); insert_tokens cannot express that, relax_tokens keeps it.
 bool needs_relays(const OpList &ops);
