@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+#include <tuple>
 #include <set>
 
 #include "layer_kit.h"
@@ -236,6 +238,93 @@ TEST(CodegenAccel, TwoThreadsOverlapRequantizationWithGemms) {
     const uint64_t without = test::run_layer(engine, c, plain, args).counters.at("cycles");
     EXPECT_LT(with * 100, without * 90) << with << " cycles with overlap, " << without << " without";
   }
+}
+
+// While the pipeline fills, each thread's first GEMMs are split by the weight loads they read
+// (one per output-channel block here), so the GEMM core starts after the first load.
+TEST(CodegenAccel, FirstGemmsOfEachThreadFollowTheirLoads) {
+  isa::HwConfig c = test::config_named("default");
+  compiler::Conv2dParams p;
+  p.height = p.width = 7;
+  p.in_channels = 64;
+  p.out_channels = 128;
+  LayerOptions o;
+  o.vthreads = 2;
+  o.schedule = compiler::AccelSchedule{7, 7, 4, 2, 2};
+  CompiledLayer split = codegen::accel::compile_conv2d(c, p, o);
+  o.codegen.split_first_gemms = false;
+  CompiledLayer whole = codegen::accel::compile_conv2d(c, p, o);
+
+  auto first_gemm = [](const CompiledLayer &l) -> std::pair<size_t, size_t> {
+    const auto &cmds = l.commands.commands;
+    for (size_t i = 0; i < cmds.size(); ++i)
+      if (const auto *g = std::get_if<isa::GemmCommand>(&cmds[i]); g && !g->reset)
+        return {i, l.commands.kernels.at(g->kernel).size()};
+    return {cmds.size(), 0};
+  };
+  const auto [split_at, split_uops] = first_gemm(split);
+  const auto [whole_at, whole_uops] = first_gemm(whole);
+  // 4 blocks x 2 input blocks x 9 kernel positions, in one GEMM or in one per block's load.
+  EXPECT_EQ(whole_uops, 4u * 2 * 9);
+  EXPECT_EQ(split_uops, 2u * 9);
+  // The parts, in order, hold exactly the whole GEMM's micro-ops; each waits for the token of
+  // its own block's load (checked by the cycles below and by fsim's token checks).
+  std::vector<isa::Uop> parts, all = whole.commands.kernels.at(
+                                   std::get<isa::GemmCommand>(whole.commands.commands[whole_at]).kernel);
+  for (size_t i = split_at; i < split.commands.commands.size() && parts.size() < all.size(); ++i)
+    if (const auto *g = std::get_if<isa::GemmCommand>(&split.commands.commands[i])) {
+      const auto &k = split.commands.kernels.at(g->kernel);
+      parts.insert(parts.end(), k.begin(), k.end());
+    }
+  auto order = [](const isa::Uop &a, const isa::Uop &b) {
+    return std::tie(a.dst, a.src, a.wgt) < std::tie(b.dst, b.src, b.wgt);
+  };
+  std::sort(parts.begin(), parts.end(), order);
+  std::sort(all.begin(), all.end(), order);
+  EXPECT_EQ(parts, all);
+  EXPECT_GT(split.commands.count_gemm(), whole.commands.count_gemm());
+
+  auto args = random_args(split.op, 31);
+  auto want = test::conv2d_reference(c, p, args[0], args[1], args[2]);
+  check_layer(c, split, args, want);
+  check_layer(c, whole, args, want);
+  for (const std::string &engine : test::test_engines()) {
+    if (engine != "rtl") continue;
+    const uint64_t with = test::run_layer(engine, c, split, args).counters.at("cycles");
+    const uint64_t without = test::run_layer(engine, c, whole, args).counters.at("cycles");
+    EXPECT_LT(with, without) << with << " cycles split, " << without << " whole";
+  }
+}
+
+// A tile's requantization runs channel block by channel block, each block's store right after
+// its four ALU passes (bias add, shift, clip low, clip high), so storing starts early.
+TEST(CodegenAccel, EachChannelBlockIsStoredAfterItsOwnRequantization) {
+  isa::HwConfig c = test::config_named("default");
+  compiler::Conv2dParams p;
+  p.height = p.width = 14;
+  p.in_channels = 32;
+  p.out_channels = 128;
+  p.stride_h = p.stride_w = 2;
+  LayerOptions o;
+  o.vthreads = 2;
+  o.schedule = compiler::AccelSchedule{7, 7, 4, 1, 2};
+  CompiledLayer layer = codegen::accel::compile_conv2d(c, p, o);
+  size_t alus = 0, stores = 0;
+  for (const auto &cmd : layer.commands.commands) {
+    if (std::holds_alternative<isa::GemmCommand>(cmd)) alus = 0;
+    if (const auto *a = std::get_if<isa::AluCommand>(&cmd); a && !(a->use_imm && a->imm == 0 &&
+                                                               a->op == isa::AluOp::kMul))
+      ++alus;
+    const auto *d = std::get_if<isa::DmaCommand>(&cmd);
+    if (!d || !d->store) continue;
+    ++stores;
+    // Each store follows the passes of its own block, not of the tile's four.
+    EXPECT_LE(alus, 4u) << "store " << stores;
+    alus = 0;
+  }
+  EXPECT_GT(stores, 0u);
+  auto args = random_args(layer.op, 41);
+  check_layer(c, layer, args, test::conv2d_reference(c, p, args[0], args[1], args[2]));
 }
 
 TEST(CommandList, SerializationRoundTrips) {
