@@ -5,6 +5,9 @@
 //   - consecutive GEMMs (ALUs) that differ only in their micro-op become one command with a
 //     multi-micro-op kernel (merge_kernels.cc), when that cannot change the result;
 //   - adjacent DMA rows of one buffer become one 2D transfer (coalesce_dma.cc);
+//   - each virtual thread's first GEMMs are split by the loads they read, so the GEMM core
+//     starts while the pipeline fills (split_first_gemms.cc); with overlap, GEMM resets
+//     become ALU multiplies by 0 that run beside the other thread's GEMMs (reset_on_alu.cc);
 //   - dependency tokens are rebuilt from the scratchpad conflicts of the final order: each
 //     command waits for exactly the last conflicting command of the neighbouring engine
 //     (insert_tokens.cc), which is what lets two virtual threads overlap; a program whose
