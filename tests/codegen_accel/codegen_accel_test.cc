@@ -232,8 +232,12 @@ TEST(CodegenAccel, TwoThreadsOverlapRequantizationWithGemms) {
   EXPECT_GT(alus, 0u);
   EXPECT_EQ(banks_used.size(), 2u) << "the two threads' accumulators share a bank";
   for (const auto &cmd : plain.commands.commands) {
-    if (const auto *g = std::get_if<isa::GemmCommand>(&cmd)) EXPECT_FALSE(g->overlap);
-    if (const auto *a = std::get_if<isa::AluCommand>(&cmd)) EXPECT_FALSE(a->overlap);
+    if (const auto *g = std::get_if<isa::GemmCommand>(&cmd)) {
+      EXPECT_FALSE(g->overlap);
+    }
+    if (const auto *a = std::get_if<isa::AluCommand>(&cmd)) {
+      EXPECT_FALSE(a->overlap);
+    }
   }
 
   // fsim checks every flag's promise while it runs; both lists compute the reference.
