@@ -135,8 +135,15 @@ compiler::AccelSchedule default_conv2d_schedule(const isa::HwConfig &c,
                                S * OB * CB * KH * KW * c.wgt_tile_bytes() +
                                S * OB * c.acc_tile_bytes() +
                                double(NB) * OB * OH * OW * c.out_tile_bytes();
+          // With two threads the ALU runs beside the other thread's GEMMs; what stays exposed
+          // is the pipeline's fill (a step's first input tile and one block's weights) and
+          // drain (the last tile's requantization).
+          const double fill = double(tic * ih * iw * c.inp_tile_bytes() +
+                                     tic * KH * KW * c.wgt_tile_bytes()) / bw;
+          const double drain = double(toc * th * tw) * alu_cycles_per_tile(p.requant);
+          const double compute = vthreads > 1 ? std::max(gemm, alu) + fill + drain : gemm + alu;
           const double cost =
-              estimate(gemm + alu + insns * kInsnOverheadCycles, bytes / bw, vthreads);
+              estimate(compute + insns * kInsnOverheadCycles, bytes / bw, vthreads);
           if (cost < best_cost) {
             best_cost = cost;
             best.tile_h = th;
