@@ -9,6 +9,8 @@
 #include <fstream>
 #include <iterator>
 
+#include <unistd.h>
+
 #include "vacc/package/compile_model.h"
 #include "vacc/cli/reference_kernels.h"
 #include "vacc/runtime/graph_executor.h"
@@ -39,18 +41,25 @@ class PackageErrors : public ::testing::Test {
   static void SetUpTestSuite() {
     package_ =
         new isa::Package(package::compile_model(kModel, config_named("default")).package);
-    path_ = testing::TempDir() + "/package_errors.vpkg";
+    path_ = temp_path("package_errors.vpkg");
     isa::save_package(*package_, path_);
     std::ifstream in(path_, std::ios::binary);
     bytes_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
   static void TearDownTestSuite() {
     delete package_;
-    std::filesystem::remove(path_);
+    for (const std::string &f : temp_files_) std::filesystem::remove(f);
+  }
+  // A file in the temporary folder that no other test process uses: ctest runs each test of
+  // this suite in its own process, in parallel.
+  // Removed when the suite ends.
+  static std::string temp_path(const std::string &name) {
+    temp_files_.push_back(testing::TempDir() + "/" + std::to_string(getpid()) + "_" + name);
+    return temp_files_.back();
   }
   // Writes `bytes` to a new file and returns its path.
   static std::string write(const std::string &name, const std::vector<uint8_t> &bytes) {
-    const std::string p = testing::TempDir() + "/" + name;
+    const std::string p = temp_path(name);
     std::ofstream(p, std::ios::binary)
         .write(reinterpret_cast<const char *>(bytes.data()), std::streamsize(bytes.size()));
     return p;
@@ -59,10 +68,12 @@ class PackageErrors : public ::testing::Test {
   static isa::Package *package_;
   static std::string path_;
   static std::vector<uint8_t> bytes_;
+  static std::vector<std::string> temp_files_;
 };
 isa::Package *PackageErrors::package_ = nullptr;
 std::string PackageErrors::path_;
 std::vector<uint8_t> PackageErrors::bytes_;
+std::vector<std::string> PackageErrors::temp_files_;
 
 TEST_F(PackageErrors, MissingFile) {
   EXPECT_EQ(error_of([] { isa::load_package("/nonexistent/m.vpkg"); }),
@@ -105,7 +116,7 @@ TEST_F(PackageErrors, Truncated) {
 TEST_F(PackageErrors, InconsistentHeader) {
   isa::Package bad = *package_;
   bad.steps[3].inputs[0] = 9999;
-  const std::string p = testing::TempDir() + "/inconsistent.vpkg";
+  const std::string p = temp_path("inconsistent.vpkg");
   isa::save_package(bad, p);
   const std::string e = error_of([&] { isa::load_package(p); });
   EXPECT_NE(e.find(p + ": step 3 ('" + bad.steps[3].name +
@@ -155,7 +166,7 @@ TEST_F(PackageErrors, InputFileOfWrongShape) {
   a.dtype = "f4";
   a.shape = {3, 3};
   a.data.resize(9 * 4);
-  const std::string p = testing::TempDir() + "/wrong_shape.npy";
+  const std::string p = temp_path("wrong_shape.npy");
   write_npy(p, a);
   EXPECT_EQ(error_of([&] {
               package::read_input_npy(p, {1, 1, 28, 28}, "input 'input' of m.onnx");
@@ -169,7 +180,7 @@ TEST_F(PackageErrors, InputFileOfWrongDtype) {
   a.dtype = "i4";
   a.shape = {1, 28, 28};
   a.data.resize(28 * 28 * 4);
-  const std::string p = testing::TempDir() + "/wrong_dtype.npy";
+  const std::string p = temp_path("wrong_dtype.npy");
   write_npy(p, a);
   EXPECT_EQ(error_of([&] {
               package::read_input_npy(p, {1, 1, 28, 28}, "input 'input' of m.onnx");
@@ -182,7 +193,7 @@ TEST_F(PackageErrors, CalibrationFileOfWrongShape) {
   a.dtype = "f4";
   a.shape = {4, 1, 14, 14};
   a.data.resize(4 * 14 * 14 * 4);
-  const std::string p = testing::TempDir() + "/wrong_calibration.npy";
+  const std::string p = temp_path("wrong_calibration.npy");
   write_npy(p, a);
   package::CompileOptions o;
   o.calibration = p;

@@ -101,15 +101,17 @@ class Stream {
   std::vector<Footprint> fps_;
 };
 
-// Reorders each run of consecutive ALUs so that the chains the stores after it read come in
-// the stores' order: the first store can start after its own channel block's requantization
-// instead of after the whole tile's. An ALU keeps every ALU of the run it conflicts with
-// before it, so the run computes the same.
-void order_alu_runs_by_stores(Stream &s) {
-  auto is_alu = [&](size_t i) { return std::holds_alternative<isa::AluCommand>(s.op(i).cmd); };
+// Reorders each run of consecutive `member` commands so that the members the `consumer`
+// commands after the run conflict with come in the consumers' order. A member keeps every
+// member of the run it conflicts with before it, so the run computes the same.
+//   - ALUs by the stores that read them: a tile's first channel block is stored right after
+//     its own requantization instead of after the whole tile's;
+//   - loads by the GEMMs that read them: while the pipeline fills, the first GEMM's operands
+//     arrive first instead of behind the other thread's inputs.
+void order_runs_by_consumers(Stream &s, bool (*member)(const Op &), bool (*consumer)(const Op &)) {
   for (size_t begin = 0; begin < s.size();) {
     size_t end = begin;
-    while (end < s.size() && is_alu(end)) ++end;
+    while (end < s.size() && member(s.op(end))) ++end;
     if (end - begin < 2) {
       begin = end + 1;
       continue;
@@ -125,8 +127,8 @@ void order_alu_runs_by_stores(Stream &s) {
       placed[k] = true;
       order.push_back(k);
     };
-    for (size_t i = end; i < s.size() && i - end <= kMaxDistance; ++i) {
-      if (!is_store(s.op(i))) continue;
+    for (size_t i = end; i < s.size() && i - end <= kMaxDistance && order.size() < n; ++i) {
+      if (!consumer(s.op(i))) continue;
       for (size_t k = 0; k < n; ++k)
         if (s.conflicts(begin + k, i)) place(place, k);
     }
@@ -136,6 +138,8 @@ void order_alu_runs_by_stores(Stream &s) {
   }
 }
 
+bool is_alu(const Op &op) { return std::holds_alternative<isa::AluCommand>(op.cmd); }
+
 }  // namespace
 
 OpList stagger_threads(const OpList &input) {
@@ -143,7 +147,7 @@ OpList stagger_threads(const OpList &input) {
   // Up: ALUs and LOAD ACC, earliest first (so a chain of ALUs keeps its order).
   for (size_t i = 0; i < s.size(); ++i)
     if (hoistable(s.op(i))) s.move(i, static_cast<size_t>(s.barrier_above(i) + 1));
-  order_alu_runs_by_stores(s);
+  order_runs_by_consumers(s, &is_alu, &is_store);
   // Down: GEMM resets, latest first.
   for (size_t i = s.size(); i-- > 0;)
     if (is_reset(s.op(i))) s.move(i, s.barrier_below(i) - 1);
@@ -180,6 +184,7 @@ OpList stagger_threads(const OpList &input) {
   };
   hoist(&is_store);
   hoist(&is_gemm);
+  order_runs_by_consumers(s, &is_load, &is_gemm);
   return s.take();
 }
 
