@@ -114,6 +114,7 @@ uint32_t CommandQueue::resident(const UopKernel &kernel) {
     pool_.insert(pool_.end(), kernel.begin(), kernel.end());
   }
   if (uop_next_ + kernel.size() > depth) {  // evict everything: compute runs in order
+    evicted_ = true;
     resident_.clear();
     uop_next_ = 0;
   }
@@ -126,8 +127,9 @@ uint32_t CommandQueue::resident(const UopKernel &kernel) {
   load.y_size = 1;
   load.x_size = load.x_stride = static_cast<uint32_t>(kernel.size());
   check_encodable(load, "micro-op load");
-  // Pops wait for data, not for micro-ops: they stay for the GEMM/ALU that needs it, so the
-  // kernel load carries no flag and hoist_uop_loads() may move it.
+  // Pops wait for data, not for micro-ops: they stay for the GEMM/ALU that needs it. Pushes
+  // go to the GEMM/ALU emitted right after. So the kernel load carries no flag and
+  // hoist_uop_loads() may move it.
   auto &pops = pending_pops_[static_cast<int>(Engine::kCompute)];
   const auto waiting = pops;
   pops = {0, 0};
@@ -246,48 +248,38 @@ RecordedStream CommandQueue::finish() {
   resident_.clear();
   uop_next_ = 0;
   uop_loads_ = 0;
+  evicted_ = false;
   return out;
 }
 
 void CommandQueue::hoist_uop_loads() {
   // Every micro-op load waits for all earlier GEMM/ALU work, since it may overwrite kernels in
-  // use. When the stream never evicted, its loads fill the scratchpad from index 0 with
-  // consecutive pool kernels: one load at the start does the same without those waits.
-  std::vector<size_t> at;
-  uint32_t sram = 0, dram = 0;
-  for (size_t i = 0; i < insns_.size(); ++i) {
-    const auto *m = std::get_if<isa::MemInsn>(&insns_[i]);
-    if (!m || m->opcode != isa::Opcode::kLoad || m->mem != isa::MemId::kUop) continue;
-    const isa::DepFlags &d = m->deps;
-    if (d.pop_prev || d.pop_next || d.push_prev || d.push_next) return;
-    if (at.empty()) {
-      if (m->sram_base != 0) return;
-      dram = m->dram_base;
-    } else if (m->sram_base != sram || m->dram_base != dram + sram) {
-      return;  // an eviction reloaded the scratchpad, or the pool order differs
-    }
-    sram = m->sram_base + m->x_size;
-    at.push_back(i);
-  }
-  if (at.empty()) return;
-  isa::MemInsn all = std::get<isa::MemInsn>(insns_[at[0]]);
-  all.x_size = all.x_stride = sram;
-  try {
-    isa::encode(config_, all);
-  } catch (const Error &) {
-    return;  // too many micro-ops for one load: keep them where they are
-  }
-  std::vector<isa::Insn> hoisted{all};
-  hoisted.reserve(insns_.size() - at.size() + 1);
-  for (size_t i = 0, next = 0; i < insns_.size(); ++i) {
-    if (next < at.size() && at[next] == i) {
-      ++next;
+  // use. Without an eviction no load overwrites anything, so all of them go to the start,
+  // where they wait for nothing; loads that continue each other merge into one.
+  if (evicted_) return;
+  std::vector<isa::Insn> hoisted, rest;
+  rest.reserve(insns_.size());
+  for (isa::Insn &insn : insns_) {
+    const auto *m = std::get_if<isa::MemInsn>(&insn);
+    if (!m || m->opcode != isa::Opcode::kLoad || m->mem != isa::MemId::kUop) {
+      rest.push_back(insn);
       continue;
     }
-    hoisted.push_back(insns_[i]);
+    const isa::DepFlags &d = m->deps;
+    VACC_CHECK(!(d.pop_prev || d.pop_next || d.push_prev || d.push_next))
+        << "a micro-op load carries a token";
+    auto *prev = hoisted.empty() ? nullptr : std::get_if<isa::MemInsn>(&hoisted.back());
+    if (prev && prev->sram_base + prev->x_size == m->sram_base &&
+        prev->dram_base + prev->x_size == m->dram_base &&
+        prev->x_size + m->x_size < (1u << isa::kDmaSizeBits)) {
+      prev->x_size = prev->x_stride = prev->x_size + m->x_size;
+      continue;
+    }
+    hoisted.push_back(insn);
   }
+  uop_loads_ = hoisted.size();
+  hoisted.insert(hoisted.end(), rest.begin(), rest.end());
   insns_ = std::move(hoisted);
-  uop_loads_ = 1;
 }
 
 }  // namespace vacc::runtime

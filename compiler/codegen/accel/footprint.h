@@ -26,6 +26,12 @@ struct Footprint {
   std::vector<Range> ranges;
 };
 
+// A LOAD of GEMM operands (INP or WGT): the load engine's work.
+inline bool is_operand_load(const Op &op) {
+  const auto *d = std::get_if<isa::DmaCommand>(&op.cmd);
+  return d && !d->store && (d->mem == isa::MemId::kInp || d->mem == isa::MemId::kWgt);
+}
+
 inline uint64_t reach(const isa::UopKernel &k, uint32_t isa::Uop::*field, const isa::LoopFactors &f,
                       uint32_t lo, uint32_t li, uint64_t *first) {
   uint64_t mn = UINT64_MAX, mx = 0;
@@ -47,8 +53,7 @@ inline Footprint footprint(const Op &op) {
       fp.ranges.push_back(
           {static_cast<int>(isa::MemId::kAcc), false, d->sram, d->sram + uint64_t{d->y} * d->x});
     } else {
-      fp.engine = (d->mem == isa::MemId::kInp || d->mem == isa::MemId::kWgt) ? Engine::kLoad
-                                                                             : Engine::kCompute;
+      fp.engine = is_operand_load(op) ? Engine::kLoad : Engine::kCompute;
       const uint64_t n =
           uint64_t{d->pad_top + d->y + d->pad_bottom} * (d->pad_left + d->x + d->pad_right);
       fp.ranges.push_back({static_cast<int>(d->mem), true, d->sram, d->sram + n});
@@ -75,10 +80,14 @@ inline Footprint footprint(const Op &op) {
   return fp;
 }
 
+inline bool overlaps(const Range &x, const Range &y) {
+  return x.mem == y.mem && x.lo < y.hi && y.lo < x.hi;
+}
+
 inline bool conflict(const Footprint &a, const Footprint &b) {
   for (const Range &x : a.ranges)
     for (const Range &y : b.ranges)
-      if (x.mem == y.mem && (x.write || y.write) && x.lo < y.hi && y.lo < x.hi) return true;
+      if ((x.write || y.write) && overlaps(x, y)) return true;
   return false;
 }
 

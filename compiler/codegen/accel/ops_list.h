@@ -48,8 +48,8 @@ OpList mark_overlap(const OpList &ops, const isa::HwConfig &config);
 // zeroing runs on the ALU beside the other thread's GEMMs (reset_on_alu.cc).
 OpList reset_on_alu(const OpList &ops);
 
-// Pass: splits the first GEMM on each accumulator (a virtual thread's first reduction step)
-// into one GEMM per load it reads from, so the GEMM core starts while the pipeline fills
+// Pass: splits the first GEMMs on each accumulator (a virtual thread's first reduction steps)
+// into one GEMM per load they read from, so the GEMM core starts while the pipeline fills
 // (split_first_gemms.cc).
 OpList split_first_gemms(const OpList &ops);
 

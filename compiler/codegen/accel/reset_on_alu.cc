@@ -20,7 +20,6 @@ OpList reset_on_alu(const OpList &ops) {
     a.dst = g->acc;
     a.use_imm = true;
     a.imm = 0;
-    a.overlap = g->overlap;
     op.cmd = a;
     for (isa::Uop &u : op.uops) u = isa::Uop{u.dst, 0, 0};
   }

@@ -1,9 +1,10 @@
-// While the pipeline fills, the GEMM core waits for the loads of the first reduction step, and
-// a merged GEMM waits for all of them: for the layer's widest steps that is most of a step
-// (e.g. 288 weight tiles). This pass splits the first GEMM on each accumulator (the first
-// step of each virtual thread) into one GEMM per load it reads from, in load order, so the
-// core starts after the first load and follows the rest. A GEMM's micro-ops accumulate into
-// ACC in any order with the same result, so the parts compute what the whole did.
+// While the pipeline fills, the GEMM core waits for the loads of the first reduction steps, and
+// a merged GEMM waits for all the loads of its step: for the layer's widest steps that is most
+// of a step (e.g. 288 weight tiles). This pass splits the first kFillSteps GEMMs on each
+// accumulator (the first steps of each virtual thread) into one GEMM per load they read from,
+// in load order, so the core starts after the first load and follows the rest. A GEMM's
+// micro-ops accumulate into ACC in any order with the same result, so the parts compute what
+// the whole did.
 #include <map>
 
 #include "footprint.h"
@@ -15,36 +16,44 @@ namespace {
 constexpr size_t kWindow = 512;  // loads looked back at per micro-op
 constexpr int kFillSteps = 2;    // GEMMs split per accumulator
 
-bool is_operand_load(const Op &op) {
-  const auto *d = std::get_if<isa::DmaCommand>(&op.cmd);
-  return d && !d->store && (d->mem == isa::MemId::kInp || d->mem == isa::MemId::kWgt);
-}
+// The ACC ranges GEMMs have written so far, each with how many GEMMs wrote it.
+class AccumulatorUse {
+ public:
+  // Counts a GEMM writing `acc`; returns how many earlier GEMMs wrote an overlapping range.
+  int count(const Range &acc) {
+    int before = 0;
+    for (auto &[r, n] : uses_)
+      if (overlaps(r, acc)) before += n;
+    for (auto &[r, n] : uses_)
+      if (r.lo == acc.lo && r.hi == acc.hi) {
+        ++n;
+        return before;
+      }
+    uses_.emplace_back(acc, 1);
+    return before;
+  }
 
-bool overlaps(const Range &a, const Range &b) {
-  return a.mem == b.mem && a.lo < b.hi && b.lo < a.hi;
-}
+ private:
+  std::vector<std::pair<Range, int>> uses_;
+};
 
 }  // namespace
 
 OpList split_first_gemms(const OpList &ops) {
   OpList out;
   out.reserve(ops.size());
-  std::vector<Range> accumulated;  // ACC ranges some earlier GEMM wrote
-  std::vector<size_t> loads;       // indices in `out` of the operand loads so far
+  AccumulatorUse accumulators;
+  std::vector<Footprint> loads;  // the operand loads so far, in stream order
   for (const Op &op : ops) {
     const auto *g = std::get_if<isa::GemmCommand>(&op.cmd);
-    if (is_operand_load(op)) loads.push_back(out.size());
+    if (is_operand_load(op)) loads.push_back(footprint(op));
     if (!g || g->reset) {
       out.push_back(op);
       continue;
     }
-    const Footprint f = footprint(op);
     int before = 0;  // earlier GEMMs on this accumulator
-    for (const Range &r : f.ranges)
-      if (r.mem == static_cast<int>(isa::MemId::kAcc))
-        for (const Range &a : accumulated) before += overlaps(a, r);
-    for (const Range &r : f.ranges)
-      if (r.mem == static_cast<int>(isa::MemId::kAcc)) accumulated.push_back(r);
+    for (const Range &r : footprint(op).ranges)
+      if (r.mem == static_cast<int>(isa::MemId::kAcc)) before += accumulators.count(r);
     if (before >= kFillSteps || op.uops.size() < 2) {
       out.push_back(op);
       continue;
@@ -55,7 +64,7 @@ OpList split_first_gemms(const OpList &ops) {
       const Footprint uf = footprint(Op{op.cmd, {u}});
       int64_t last = -1;
       for (size_t k = loads.size(), n = 0; k-- > 0 && n < kWindow; ++n)
-        if (conflict(footprint(out[loads[k]]), uf)) {
+        if (conflict(loads[k], uf)) {
           last = static_cast<int64_t>(k);
           break;
         }

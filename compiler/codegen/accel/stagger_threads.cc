@@ -25,11 +25,6 @@ namespace {
 
 constexpr size_t kMaxDistance = 512;  // bounded search keeps the pass linear
 
-bool is_load(const Op &op) {
-  const auto *d = std::get_if<isa::DmaCommand>(&op.cmd);
-  return d && !d->store && (d->mem == isa::MemId::kInp || d->mem == isa::MemId::kWgt);
-}
-
 bool hoistable(const Op &op) {
   if (std::holds_alternative<isa::AluCommand>(op.cmd)) return true;
   const auto *d = std::get_if<isa::DmaCommand>(&op.cmd);
@@ -153,11 +148,11 @@ OpList stagger_threads(const OpList &input) {
     if (is_reset(s.op(i))) s.move(i, s.barrier_below(i) - 1);
   // Up: loads, earliest first, never above a load that is ready no later.
   for (size_t i = 0; i < s.size(); ++i) {
-    if (!is_load(s.op(i))) continue;
+    if (!is_operand_load(s.op(i))) continue;
     const int64_t b = s.barrier_above(i);
     int64_t to = b + 1;
     for (int64_t j = static_cast<int64_t>(i) - 1; j > b; --j) {
-      if (is_load(s.op(j)) && s.barrier_above(static_cast<size_t>(j)) <= b) {
+      if (is_operand_load(s.op(j)) && s.barrier_above(static_cast<size_t>(j)) <= b) {
         to = j + 1;
         break;
       }
@@ -184,7 +179,7 @@ OpList stagger_threads(const OpList &input) {
   };
   hoist(&is_store);
   hoist(&is_gemm);
-  order_runs_by_consumers(s, &is_load, &is_gemm);
+  order_runs_by_consumers(s, &is_operand_load, &is_gemm);
   return s.take();
 }
 

@@ -71,7 +71,8 @@ class CommandQueue {
   // Makes `kernel` resident in the UOP scratchpad; returns its first index there.
   uint32_t resident(const UopKernel &kernel);
   void check_encodable(const isa::Insn &insn, const char *command) const;
-  // Replaces the stream's micro-op loads by one at its start where that loads the same.
+  // Moves the stream's micro-op loads to its start (merged where they continue each other)
+  // when no eviction reuses a scratchpad index.
   void hoist_uop_loads();
 
   const isa::HwConfig config_;
@@ -86,6 +87,7 @@ class CommandQueue {
   std::map<std::vector<uint64_t>, uint64_t> pool_index_;     // kernel -> offset in the pool
   std::map<std::vector<uint64_t>, uint32_t> resident_;        // kernel -> UOP scratchpad index
   uint32_t uop_next_ = 0;                                     // next free UOP index
+  bool evicted_ = false;  // this stream reloaded the UOP scratchpad from index 0
   uint64_t uop_loads_ = 0;
 };
 

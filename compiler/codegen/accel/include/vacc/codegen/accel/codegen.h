@@ -39,7 +39,7 @@ struct CodegenOptions {
   bool coalesce_dma = true;
   bool relax_tokens = true;  // false: the IR's tokens exactly as inserted
   bool overlap = true;       // GEMM/ALU overlap flags where the ACC banks allow (mark_overlap)
-  bool split_first_gemms = true;  // each thread's first GEMM split by its loads
+  bool split_first_gemms = true;  // each thread's first GEMMs split by their loads
   bool reset_on_alu = true;  // with overlap: accumulators zeroed by the ALU (reset_on_alu)
 };
 
