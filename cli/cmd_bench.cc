@@ -4,7 +4,6 @@
 // roofline-attainable utilization (bench/layer_bench.h). A wrong output is an error.
 #include <fmt/format.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -13,6 +12,7 @@
 #include "layer_bench.h"
 #include "output.h"
 #include "vacc/support/error.h"
+#include "vacc/support/file.h"
 
 namespace vacc::cli {
 namespace {
@@ -45,11 +45,8 @@ int run_bench(const BenchArgs &a) {
   if (a.layers_file.empty()) {
     layers = bench::resnet18_convs();
   } else {
-    std::ifstream f(a.layers_file);
-    if (!f) fail("--layers-file: cannot read '{}'", a.layers_file);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    layers = bench::parse_conv_layers(ss.str(), a.layers_file);
+    layers = bench::parse_conv_layers(read_file(a.layers_file, "the --layers-file"),
+                                      a.layers_file);
   }
   if (!a.layers.empty()) {
     std::vector<bench::ConvLayerSpec> picked;

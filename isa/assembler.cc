@@ -4,7 +4,6 @@
 
 #include <cctype>
 #include <charconv>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <random>
@@ -13,6 +12,7 @@
 #include "vacc/isa/assembly.h"
 #include "vacc/isa/encoding.h"
 #include "vacc/support/error.h"
+#include "vacc/support/file.h"
 
 namespace vacc::isa {
 
@@ -508,11 +508,7 @@ Program assemble(const HwConfig &config, const std::string &text, const std::str
 }
 
 Program assemble_file(const HwConfig &config, const std::string &path) {
-  std::ifstream in(path);
-  if (!in) fail("{}: cannot open assembly file", path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return assemble(config, text.str(), path);
+  return assemble(config, read_file(path, "assembly file"), path);
 }
 
 }  // namespace vacc::isa

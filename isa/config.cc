@@ -4,13 +4,12 @@
 
 #include <bit>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
-#include <sstream>
 
 #include "vacc/isa/encoding.h"
 #include "vacc/support/error.h"
+#include "vacc/support/file.h"
 
 namespace vacc::isa {
 
@@ -277,11 +276,7 @@ HwConfig parse_config(const std::string &yaml_text, const std::string &source_na
 }
 
 HwConfig load_config(const std::string &path) {
-  std::ifstream in(path);
-  if (!in) fail("{}: cannot open config file", path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_config(text.str(), path);
+  return parse_config(read_file(path, "config file"), path);
 }
 
 std::string resolve_config_path(const std::string &name_or_path) {

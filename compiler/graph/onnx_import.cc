@@ -3,23 +3,14 @@
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
-#include <fstream>
-#include <sstream>
 #include <unordered_map>
 
 #include "vacc/graph/shape_inference.h"
+#include "vacc/support/file.h"
 
 namespace vacc::graph {
 
 namespace {
-
-std::string read_file(const std::string &path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) fail("{}: cannot open the file", path);
-  std::ostringstream ss;
-  ss << file.rdbuf();
-  return ss.str();
-}
 
 DType dtype_from_onnx(int32_t elem_type, const std::string &what) {
   switch (elem_type) {
@@ -395,12 +386,12 @@ Graph import_onnx_bytes(const std::string &bytes, const std::string &source,
 }
 
 Graph import_onnx(const std::string &path, const ImportOptions &options) {
-  return import_onnx_bytes(read_file(path), path, options);
+  return import_onnx_bytes(read_file(path, "the file"), path, options);
 }
 
 Tensor read_onnx_tensor(const std::string &path) {
   onnx::TensorProto proto;
-  if (!proto.ParseFromString(read_file(path))) {
+  if (!proto.ParseFromString(read_file(path, "the file"))) {
     fail("{}: not a serialized ONNX TensorProto", path);
   }
   return tensor_from_proto(proto, path);

@@ -17,6 +17,7 @@
 
 #include "vacc/hw/package.h"
 #include "vacc/support/error.h"
+#include "vacc/support/file.h"
 
 namespace vacc::hw {
 namespace {
@@ -31,14 +32,6 @@ std::vector<std::string> rtl_sources() {
     if (!item.empty()) out.push_back(item);
   }
   return out;
-}
-
-std::string read_file(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("cannot read '{}'", path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 uint64_t fnv1a(uint64_t h, const std::string &text) {
@@ -156,7 +149,7 @@ SynthReport synthesize(const isa::HwConfig &config, const SynthOptions &options)
 
   uint64_t h = 14695981039346656037ull;
   h = fnv1a(h, package);
-  for (const std::string &src : sources) h = fnv1a(fnv1a(h, src), read_file(src));
+  for (const std::string &src : sources) h = fnv1a(fnv1a(h, src), read_file(src, "RTL source"));
   h = fnv1a(h, options.family);
   h = fnv1a(h, version);
   h = fnv1a(h, "flow-v1");
@@ -168,7 +161,8 @@ SynthReport synthesize(const isa::HwConfig &config, const SynthOptions &options)
   const fs::path result_path = fs::path(cache_dir) / (key + ".json");
   if (options.use_cache && fs::exists(result_path)) {
     try {
-      SynthReport r = from_json(nlohmann::json::parse(read_file(result_path.string())));
+      SynthReport r =
+          from_json(nlohmann::json::parse(read_file(result_path.string(), "synthesis result")));
       r.cached = true;
       r.log_path = (fs::path(cache_dir) / key / "yosys.log").string();
       return r;
@@ -201,7 +195,7 @@ SynthReport synthesize(const isa::HwConfig &config, const SynthOptions &options)
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (status != 0 || !fs::exists(stat_path)) {
     std::string log;
-    if (fs::exists(log_path)) log = tail_lines(read_file(log_path.string()), 8);
+    if (fs::exists(log_path)) log = tail_lines(read_file(log_path.string(), "synthesis log"), 8);
     fail("yosys failed synthesizing config '{}' (log: {}):\n{}", config.name, log_path.string(),
          log);
   }
@@ -215,7 +209,7 @@ SynthReport synthesize(const isa::HwConfig &config, const SynthOptions &options)
   r.scratchpad_bits = scratchpad_bits(config);
   try {
     // `tee -o` keeps the command echo before the JSON; parse from the first brace.
-    std::string text = read_file(stat_path.string());
+    std::string text = read_file(stat_path.string(), "Yosys statistics");
     const size_t brace = text.find('{');
     if (brace == std::string::npos) throw nlohmann::json::parse_error::create(101, 0, "", nullptr);
     const nlohmann::json stat = nlohmann::json::parse(text.substr(brace));

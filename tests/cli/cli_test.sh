@@ -34,5 +34,9 @@ expect asm-error 1 "^error: .*unknown_region.s:2:15: unknown region 'weights'" -
   "$vacc" asm "$src/tests/error/asm/unknown_region.s" -o "$tmp/x.vprog"
 expect sim-deadlock 1 "deadlock" -- "$vacc" sim "$src/tests/error/sim/deadlock.s"
 expect not-a-program 1 "not a whole number of 16-byte instructions" -- "$vacc" disasm "$src/README.md"
+expect asm-missing 1 "^error: /nonexistent/x.s: cannot open assembly file" -- \
+  "$vacc" asm /nonexistent/x.s -o "$tmp/x.vprog"
+expect bench-layers-missing 1 "^error: /nonexistent/l.yaml: cannot open the --layers-file" -- \
+  "$vacc" bench resnet18-convs --config small --engine fsim --layers-file /nonexistent/l.yaml
 
 expect_summary

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "divisors.h"
 #include "vacc/codegen/accel/operators.h"
 #include "vacc/isa/encoding.h"
 #include "vacc/compiler/tile_output.h"
@@ -116,13 +117,6 @@ compiler::Operator add_accel(const isa::HwConfig &c, const AddParams &p,
   op.args = {a, b, weight, out};
   op.func = schedule::lower(s, name, op.args);
   return op;
-}
-
-std::vector<int64_t> divisors(int64_t n) {
-  std::vector<int64_t> d;
-  for (int64_t i = 1; i <= n; ++i)
-    if (n % i == 0) d.push_back(i);
-  return d;
 }
 
 }  // namespace

@@ -9,19 +9,13 @@
 #include <limits>
 #include <vector>
 
+#include "divisors.h"
 #include "vacc/codegen/accel/operators.h"
 #include "vacc/isa/encoding.h"
 #include "vacc/support/error.h"
 
 namespace vacc::codegen::accel {
 namespace {
-
-std::vector<int64_t> divisors(int64_t n) {
-  std::vector<int64_t> d;
-  for (int64_t i = 1; i <= n; ++i)
-    if (n % i == 0) d.push_back(i);
-  return d;
-}
 
 constexpr double kInsnOverheadCycles = 8;
 // ALU cycles per output tile (hw/README.md: a micro-op with a vector operand every second
