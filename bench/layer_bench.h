@@ -6,7 +6,7 @@
 // roofline-attainable utilization at the config's DRAM bandwidth, both for the bytes the
 // schedule moves and for the compulsory bytes (each tensor once).
 // For looking into a layer: VACC_BENCH_DUMP=DIR writes DIR/<layer>.txt (the command list as
-// text), VACC_BENCH_TIMELINE=DIR writes DIR/<layer>.json (rtl: a Chrome-trace timeline).
+// text), VACC_BENCH_TIMELINE=DIR writes DIR/<layer>.json (rtl, perf: a Chrome-trace timeline).
 #pragma once
 
 #include <cstdint>
@@ -16,6 +16,10 @@
 #include <vector>
 
 #include "vacc/isa/config.h"
+
+namespace vacc::driver {
+class Device;
+}
 
 namespace vacc::bench {
 
@@ -30,8 +34,13 @@ std::vector<ConvLayerSpec> resnet18_convs();
 std::vector<ConvLayerSpec> parse_conv_layers(const std::string &yaml_text,
                                              const std::string &source);
 
+
 struct LayerBenchOptions {
   std::string engine = "fsim";
+  // perf: count cycles without computing data; outputs are then not checked.
+  bool timing_only = false;
+  // Run on this device instead of opening `engine` (e.g. one that records its timeline).
+  driver::Device *device = nullptr;
   int vthreads = 2;
   uint32_t seed = 1;
   bool fold = true;  // fold the kernel window of few-channel layers into the reduction
@@ -52,7 +61,7 @@ struct LayerResult {
   uint64_t insns = 0;
   double compile_s = 0, run_s = 0;
   uint64_t mismatches = 0;  // outputs that differ from the reference (must be 0)
-  uint64_t outputs = 0;
+  uint64_t outputs = 0;     // compared outputs (0: not checked, a timing-only run)
   std::map<std::string, uint64_t> counters;  // the engine's counters of the run
 };
 

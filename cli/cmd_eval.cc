@@ -161,7 +161,7 @@ void add_eval_command(CLI::App &app) {
   cmd->add_option("model", a->model, "ONNX model (default: the bundled Fashion-MNIST CNN)");
   cmd->add_option("--config", a->config, "Hardware config (YAML path or bundled name)")
       ->capture_default_str();
-  cmd->add_option("--engine", a->engine, "Simulator for accelerator steps: fsim or rtl")
+  cmd->add_option("--engine", a->engine, "Simulator for accelerator steps: fsim, perf or rtl")
       ->capture_default_str();
   cmd->add_option("--limit", a->limit, "Evaluate the first N test images")->capture_default_str();
   cmd->add_option("--batch", a->batch, "Images per run")->capture_default_str();

@@ -1,7 +1,9 @@
 // `vacc run --sim|--fpga [MODEL.onnx|MODEL.vpkg]`: runs a model through the runtime's graph
-// executor — accelerator steps on a simulator (rtl by default, fsim with --engine fsim) or
+// executor — accelerator steps on a simulator (rtl by default; fsim or perf with --engine) or
 // on a board through XRT, the rest on the CPU — and prints the per-layer table. With no
 // model it classifies one bundled Fashion-MNIST image with the bundled model.
+// `--engine perf --timing-only` counts cycles without computing any data: the table's cycles
+// are exact, the outputs are not computed (and not printed).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -23,6 +25,7 @@ namespace {
 struct RunArgs {
   std::string model;
   bool sim = false, fpga = false, json = false, float_too = false, check = false;
+  bool timing_only = false;
   std::string engine = "rtl", config = "default", input, output, cpu = "reference";
   std::string calibration, xclbin, device;
   int64_t sample = 0, batch = 0;
@@ -60,8 +63,8 @@ std::vector<int64_t> argmax_rows(const runtime::HostTensor &t) {
 void run(const RunArgs &a, bool config_given) {
   if (a.sim == a.fpga)
     fail(
-        "vacc run: choose where accelerator steps run: --sim [--engine rtl|fsim] or --fpga "
-        "--xclbin FILE");
+        "vacc run: choose where accelerator steps run: --sim [--engine rtl|perf|fsim] or "
+        "--fpga --xclbin FILE");
   const bool bundled = a.model.empty();
   const std::string model = bundled ? bundled_model() : a.model;
   if (a.fpga) {
@@ -71,6 +74,10 @@ void run(const RunArgs &a, bool config_given) {
     fail("--xclbin and --device need --fpga");
   }
   const std::string engine = a.fpga ? "xrt" : a.engine;
+  if (a.timing_only && engine != "perf")
+    fail("--timing-only needs --sim --engine perf (engine is '{}')", engine);
+  if (a.timing_only && (a.check || a.float_too || !a.output.empty()))
+    fail("--timing-only computes no outputs: drop --check, --float and --output");
   if (a.float_too && isa::is_package_file(model))
     fail("--float runs the float model: give the .onnx model rather than the package {}", model);
 
@@ -119,6 +126,7 @@ void run(const RunArgs &a, bool config_given) {
   driver::DeviceOptions device_options;
   device_options.xclbin = a.xclbin;
   device_options.xrt_device = a.device;
+  device_options.timing_only = a.timing_only;
   if (has_accel) device = open_engine(engine, config, device_options);
   auto host = make_host_kernels(a.cpu, pkg);
   runtime::GraphExecutor exec(pkg, *host, device.get(), config);
@@ -131,6 +139,23 @@ void run(const RunArgs &a, bool config_given) {
   const std::vector<runtime::HostTensor> outs =
       exec.run({host_tensor(x)}, &profile,
                check ? check->observer() : runtime::GraphExecutor::StepObserver());
+  if (a.timing_only) {
+    // No data was computed: only the profile (cycles per layer) means anything.
+    if (a.json) {
+      nlohmann::ordered_json j;
+      j["model"] = model;
+      j["config"] = config.name;
+      j["engine"] = "perf (timing only)";
+      j["profile"] = profile_json(profile, config);
+      fmt::print("{}\n", j.dump(2));
+      return;
+    }
+    fmt::print("model   {} ({} steps)\nengine  perf, timing only, on config '{}'\n\n", model,
+               pkg.steps.size(), config.name);
+    fmt::print("{}", profile_table(profile, config));
+    fmt::print("\n(timing only: no outputs were computed)\n");
+    return;
+  }
   const std::vector<int64_t> pred = argmax_rows(outs[0]);
 
   std::optional<std::vector<runtime::HostTensor>> float_outs;
@@ -237,8 +262,12 @@ void add_run_command(CLI::App &app) {
                   "bundled Fashion-MNIST CNN on a bundled image");
   cmd->add_flag("--sim", a->sim, "Run accelerator steps on a simulator (--engine)");
   cmd->add_flag("--fpga", a->fpga, "Run accelerator steps on an FPGA board through XRT");
-  cmd->add_option("--engine", a->engine, "Simulator: rtl (cycle-accurate) or fsim (functional)")
+  cmd->add_option("--engine", a->engine,
+                  "Simulator: rtl (cycle-accurate), perf (fsim plus the RTL's timing) or fsim "
+                  "(functional)")
       ->capture_default_str();
+  cmd->add_flag("--timing-only", a->timing_only,
+                "--engine perf: count cycles without computing the data (no outputs)");
   auto *config = cmd->add_option("--config", a->config,
                                  "Hardware config (YAML path or bundled name); default: the "
                                  "package's, else default");

@@ -1,4 +1,4 @@
-// `vacc sim PROG --engine fsim|rtl`: runs a program file on a simulator and prints counters.
+// `vacc sim PROG --engine fsim|perf|rtl`: runs a program file on a simulator and prints counters.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -42,33 +42,45 @@ void add_sim_command(CLI::App &app) {
     std::string program, engine = "fsim", config = "default";
     bool json = false;
     std::vector<std::string> dumps;
-    std::string wave, timeline;  // rtl only
+    std::string wave, timeline;  // rtl (wave, timeline), perf (timeline)
     uint64_t cycle_limit = sim::kDefaultCycleLimit;
+    bool timing_only = false;  // perf
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("program", args->program, "Program (.vprog, or .s assembled on the fly)")
       ->required();
-  cmd->add_option("--engine", args->engine, "Simulator: fsim or rtl")->capture_default_str();
+  cmd->add_option("--engine", args->engine,
+                  "Simulator: fsim (functional), perf (fsim plus the RTL's timing) or rtl "
+                  "(cycle-accurate)")
+      ->capture_default_str();
   cmd->add_option("--config", args->config, "Hardware config (YAML path or bundled name)")
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "Print JSON instead of text");
   cmd->add_option("--dump", args->dumps, "Write a region after the run: REGION=out.npy");
   auto *wave = cmd->add_option("--wave", args->wave, "rtl: write an FST waveform of the run");
   auto *timeline = cmd->add_option("--timeline", args->timeline,
-                                   "rtl: write a Chrome-trace/Perfetto timeline (JSON)");
+                                   "rtl, perf: write a Chrome-trace/Perfetto timeline (JSON)");
   auto *limit = cmd->add_option("--cycle-limit", args->cycle_limit,
-                                "rtl: stop and report a deadlock after N cycles (0: none)")
+                                "rtl, perf: stop and report a deadlock after N cycles (0: none)")
                     ->capture_default_str();
-  cmd->callback([args, wave, timeline, limit] {
+  auto *timing_only = cmd->add_flag(
+      "--timing-only", args->timing_only,
+      "perf: count cycles without computing the data (the regions keep their inputs)");
+  cmd->callback([args, wave, timeline, limit, timing_only] {
     const isa::HwConfig config = load_named_config(args->config);
     const isa::Program program = load_any_program(config, args->program);
-    if (args->engine != "rtl" && (*wave || *timeline || *limit))
-      fail("--wave, --timeline and --cycle-limit need --engine rtl (engine is '{}')",
+    if (args->engine != "rtl" && *wave)
+      fail("--wave needs --engine rtl (engine is '{}')", args->engine);
+    if (args->engine != "rtl" && args->engine != "perf" && (*timeline || *limit))
+      fail("--timeline and --cycle-limit need --engine rtl or perf (engine is '{}')",
            args->engine);
+    if (args->engine != "perf" && *timing_only)
+      fail("--timing-only needs --engine perf (engine is '{}')", args->engine);
     driver::DeviceOptions options;
     options.wave_path = args->wave;
     options.timeline_path = args->timeline;
     options.cycle_limit = args->cycle_limit;
+    options.timing_only = args->timing_only;
     auto device = driver::open_device(args->engine, config, options);
     const auto start = std::chrono::steady_clock::now();
     const driver::RunResult result = driver::run_program(*device, program);

@@ -16,5 +16,6 @@ void add_fpga_command(CLI::App &app);  // `vacc devices` and `vacc fpga ...`
 void add_compile_command(CLI::App &app);
 void add_run_command(CLI::App &app);
 void add_eval_command(CLI::App &app);
+void add_calibrate_command(CLI::App &app);  // perf against rtl
 
 }  // namespace vacc::cli

@@ -24,6 +24,7 @@ int main(int argc, char **argv) {
   vacc::cli::add_compile_command(app);
   vacc::cli::add_run_command(app);
   vacc::cli::add_eval_command(app);
+  vacc::cli::add_calibrate_command(app);
 
   try {
     app.parse(argc, argv);

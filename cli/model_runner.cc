@@ -83,8 +83,11 @@ std::unique_ptr<runtime::HostKernels> make_host_kernels(const std::string &name,
 std::unique_ptr<driver::Device> open_engine(const std::string &engine,
                                             const isa::HwConfig &config,
                                             const driver::DeviceOptions &options) {
-  if (engine != "fsim" && engine != "rtl" && engine != "xrt")
-    fail("--engine '{}': choose rtl (cycle-accurate) or fsim (functional, fast)", engine);
+  if (engine != "fsim" && engine != "perf" && engine != "rtl" && engine != "xrt")
+    fail(
+        "--engine '{}': choose rtl (cycle-accurate), perf (fsim plus the RTL's timing, fast) "
+        "or fsim (functional, fast)",
+        engine);
   return driver::open_device(engine, config, options);
 }
 

@@ -31,7 +31,7 @@ isa::Package load_model(const std::string &path, const isa::HwConfig &config,
 std::unique_ptr<runtime::HostKernels> make_host_kernels(const std::string &name,
                                                         const isa::Package &package);
 
-// The device for `vacc run --sim --engine E` ("fsim", "rtl") or `--fpga` ("xrt").
+// The device for `vacc run --sim --engine E` ("fsim", "perf", "rtl") or `--fpga` ("xrt").
 std::unique_ptr<driver::Device> open_engine(const std::string &engine, const isa::HwConfig &config,
                                             const driver::DeviceOptions &options = {});
 

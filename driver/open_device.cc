@@ -2,6 +2,7 @@
 #include "vacc/driver/device.h"
 
 #include "fsim_device.h"
+#include "vacc/driver/perf_device.h"
 #include "vacc/driver/rtl_device.h"
 #include "vacc/driver/xrt_device.h"
 #include "vacc/support/error.h"
@@ -11,6 +12,13 @@ namespace vacc::driver {
 std::unique_ptr<Device> open_device(const std::string &engine, const isa::HwConfig &config,
                                     const DeviceOptions &options) {
   if (engine == "fsim") return std::make_unique<FsimDevice>(config);
+  if (engine == "perf") {
+    sim::PerfOptions perf;
+    perf.timeline_path = options.timeline_path;
+    if (options.cycle_limit) perf.cycle_limit = *options.cycle_limit;
+    perf.timing_only = options.timing_only;
+    return std::make_unique<PerfDevice>(config, perf);
+  }
   if (engine == "rtl") {
     sim::RtlOptions rtl;
     rtl.wave_path = options.wave_path;
@@ -19,7 +27,7 @@ std::unique_ptr<Device> open_device(const std::string &engine, const isa::HwConf
     return std::make_unique<RtlDevice>(config, rtl);
   }
   if (engine == "xrt") return open_xrt_device(xrt_options(options.xclbin, options.xrt_device), config);
-  fail("unknown engine '{}': choose fsim, rtl or xrt", engine);
+  fail("unknown engine '{}': choose fsim, perf, rtl or xrt", engine);
 }
 
 }  // namespace vacc::driver

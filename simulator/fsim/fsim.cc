@@ -90,8 +90,9 @@ std::string describe(size_t index, const isa::Insn &insn) {
 // The scratchpads and the execution of one instruction at a time.
 class Fsim::Machine {
  public:
-  Machine(const isa::HwConfig &c, FsimStats &stats)
+  Machine(const isa::HwConfig &c, const FsimOptions &options, FsimStats &stats)
       : c_(c),
+        data_(options.data),
         stats_(stats),
         inp_(static_cast<size_t>(c.inp_depth()) * c.batch * c.block_in),
         wgt_(static_cast<size_t>(c.wgt_depth()) * c.block_out * c.block_in),
@@ -182,7 +183,7 @@ class Fsim::Machine {
             pad ? nullptr
                 : dram.data() +
                       (m.dram_base + (y - m.pad_top) * m.x_stride + (x - m.pad_left)) * tile;
-        write_element(m.mem, dst, src);
+        if (data_ || m.mem == MemId::kUop) write_element(m.mem, dst, src);
         if (m.mem == MemId::kAcc) acc_writer_[dst] = static_cast<uint32_t>(index) + 1;
       }
     }
@@ -250,7 +251,7 @@ class Fsim::Machine {
     }
     const int n = c_.batch * c_.block_out;
     const int tile = c_.out_tile_bytes();
-    for (uint64_t y = 0; y < m.y_size; ++y)
+    for (uint64_t y = 0; data_ && y < m.y_size; ++y)
       for (uint64_t x = 0; x < m.x_size; ++x) {
         const int32_t *src = &acc_[(m.sram_base + y * m.x_size + x) * n];
         uint8_t *dst = dram.data() + (m.dram_base + y * m.x_stride + x) * tile;
@@ -298,6 +299,7 @@ class Fsim::Machine {
           const isa::Uop &op = uop_[u];
           const uint32_t a = op.dst + i * g.acc.out + j * g.acc.in;
           acc_writer_[a] = static_cast<uint32_t>(index) + 1;
+          if (!data_) continue;
           int32_t *acc = &acc_[size_t{a} * acc_n];
           if (g.reset) {
             std::fill_n(acc, acc_n, 0);
@@ -331,6 +333,7 @@ class Fsim::Machine {
           const uint32_t d = op.dst + i * a.dst.out + j * a.dst.in;
           const uint32_t s = op.src + i * a.src.out + j * a.src.in;
           acc_writer_[d] = static_cast<uint32_t>(index) + 1;
+          if (!data_) continue;
           int32_t *dst = &acc_[size_t{d} * n];
           const int32_t *src = &acc_[size_t{s} * n];
           for (int e = 0; e < n; ++e)
@@ -388,6 +391,7 @@ class Fsim::Machine {
   }
 
   const isa::HwConfig &c_;
+  const bool data_;  // FsimOptions::data
   FsimStats &stats_;
   std::vector<int8_t> inp_;
   std::vector<int8_t> wgt_;
@@ -406,8 +410,10 @@ class Fsim::Machine {
   GemmKernel gemm_kernel_;
 };
 
-Fsim::Fsim(const isa::HwConfig &config)
-    : config_(config), machine_(std::make_unique<Machine>(config_, stats_)) {}
+Fsim::Fsim(const isa::HwConfig &config, FsimOptions options)
+    : config_(config),
+      options_(options),
+      machine_(std::make_unique<Machine>(config_, options_, stats_)) {}
 
 Fsim::~Fsim() = default;
 

@@ -11,7 +11,6 @@
 
 #include "rtl_model.h"
 #include "sc_system.h"
-#include "timeline.h"
 #include "vacc/isa/registers.h"
 #include "vacc/isa/encoding.h"
 #include "vacc/isa/insn.h"
@@ -373,7 +372,8 @@ void RtlSim::write_register(uint32_t offset, uint32_t value) {
     s.model->clear_progress();
     s.events.clear();
     slices_.clear();
-    s.model->record_events(s.options.timeline_path.empty() ? nullptr : &s.events);
+    const bool record = s.options.record_slices || !s.options.timeline_path.empty();
+    s.model->record_events(record ? &s.events : nullptr);
   }
   s.host([&](HostPort &host) {
     if (start) {
@@ -426,9 +426,9 @@ void RtlSim::wait(double timeout_seconds) {
   s.last_model_cycles = s.model->cycle() - c0;
   s.model->record_events(nullptr);
 
+  if (s.options.record_slices || !s.options.timeline_path.empty()) slices_ = s.build_slices();
   if (!s.options.timeline_path.empty()) {
-    slices_ = s.build_slices();
-    write_timeline(s.options.timeline_path, slices_, s.program(), s.period_ns,
+    write_timeline(s.options.timeline_path, "rtl", slices_, s.program(), s.period_ns,
                    s.model->has_insn_events(), s.model->has_unit_events());
   }
   if (timed_out)

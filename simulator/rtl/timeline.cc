@@ -1,4 +1,4 @@
-#include "timeline.h"
+#include "vacc/simulator/timeline.h"
 
 #include <fmt/format.h>
 
@@ -38,9 +38,9 @@ int track_order(int track) {
 
 }  // namespace
 
-void write_timeline(const std::string &path, const std::vector<InsnSlice> &slices,
-                    const std::vector<isa::Insn> &program, double period_ns, bool have_events,
-                    bool have_unit_events) {
+void write_timeline(const std::string &path, const std::string &engine,
+                    const std::vector<InsnSlice> &slices, const std::vector<isa::Insn> &program,
+                    double period_ns, bool have_events, bool have_unit_events) {
   if (!have_events)
     fail(
         "--timeline {}: this RTL exposes no per-instruction trace signals (trace_insn_start / "
@@ -50,7 +50,7 @@ void write_timeline(const std::string &path, const std::vector<InsnSlice> &slice
   events.push_back({{"name", "process_name"},
                     {"ph", "M"},
                     {"pid", 0},
-                    {"args", {{"name", "vacc accelerator (rtl)"}}}});
+                    {"args", {{"name", "vacc accelerator (" + engine + ")"}}}});
   const int tracks = have_unit_events ? kNumTracks : isa::kNumEngines;
   for (int t = 0; t < tracks; ++t) {
     events.push_back({{"name", "thread_name"},

@@ -30,6 +30,26 @@ expect sim-bad-region 1 "no region 'nope' \(regions: x, w, bias, out, uops, insn
   "$vacc" sim "$tmp/dense.vprog" --dump "nope=$tmp/x.npy"
 expect sim-wrong-config 1 "was built for config 'default'" -- "$vacc" sim "$tmp/dense.vprog" --config small
 expect sim-bad-engine 1 "unknown engine 'gpu'" -- "$vacc" sim "$tmp/dense.vprog" --engine gpu
+expect sim-perf 0 "macs +4096" -- "$vacc" sim "$tmp/dense.vprog" --engine perf
+expect sim-perf-cycles 0 "GEMM utilization" -- "$vacc" sim "$tmp/dense.vprog" --engine perf
+expect sim-perf-timeline 0 "" -- "$vacc" sim "$tmp/dense.vprog" --engine perf --timeline "$tmp/t.json"
+expect perf-timeline-file 0 "vacc accelerator \(perf\)" -- cat "$tmp/t.json"
+expect sim-timing-only 0 '"cycles": [1-9]' -- \
+  "$vacc" sim "$tmp/dense.vprog" --engine perf --timing-only --json
+expect sim-timing-only-fsim 1 "^error: --timing-only needs --engine perf" -- \
+  "$vacc" sim "$tmp/dense.vprog" --engine fsim --timing-only
+expect sim-wave-perf 1 "^error: --wave needs --engine rtl" -- \
+  "$vacc" sim "$tmp/dense.vprog" --engine perf --wave "$tmp/w.fst"
+expect sim-perf-deadlock 1 "deadlock" -- "$vacc" sim "$src/tests/error/sim/deadlock.s" --engine perf
+expect run-perf 0 "accelerator cycles" -- "$vacc" run --sim --engine perf
+expect run-timing-only 0 "timing only: no outputs were computed" -- \
+  "$vacc" run --sim --engine perf --timing-only
+expect run-timing-only-check 1 "^error: --timing-only computes no outputs" -- \
+  "$vacc" run --sim --engine perf --timing-only --check
+expect calibrate 0 "progen +20 +20 \(100.0%, bound 5%\)" -- \
+  "$vacc" calibrate --config small --workloads progen --seeds 20
+expect calibrate-bad 1 "^error: --workloads: unknown workload 'nope'" -- \
+  "$vacc" calibrate --config small --workloads nope
 expect asm-error 1 "^error: .*unknown_region.s:2:15: unknown region 'weights'" -- \
   "$vacc" asm "$src/tests/error/asm/unknown_region.s" -o "$tmp/x.vprog"
 expect sim-deadlock 1 "deadlock" -- "$vacc" sim "$src/tests/error/sim/deadlock.s"

@@ -1,6 +1,6 @@
 // One case per user-facing diagnostic: each file under tests/error/{config,asm,sim} starts
-// with `# expect: TEXT` lines, and loading (config), assembling (asm) or running on fsim (sim)
-// the file must fail with a vacc::Error whose message contains every TEXT. For asm, TEXT
+// with `# expect: TEXT` lines, and loading (config), assembling (asm) or running on fsim and
+// on perf (sim) the file must fail with a vacc::Error whose message contains every TEXT. For asm, TEXT
 // begins with LINE:COLUMN and the message must carry FILE:LINE:COLUMN.
 #include <gtest/gtest.h>
 
@@ -72,15 +72,19 @@ TEST_P(AsmError, NamesFileLineColumn) {
   check(path, error_of([&] { isa::assemble_file(default_config(), path); }), path + ":");
 }
 
+// Every program error reads the same on fsim and on perf (which runs fsim's checks first).
 using SimError = ErrorCase;
 TEST_P(SimError, NamesInstructionAndField) {
   const std::string path = GetParam();
   const isa::HwConfig config = default_config();
   const isa::Program program = isa::assemble_file(config, path);
-  check(path, error_of([&] {
-          auto device = driver::open_device("fsim", config);
-          driver::run_program(*device, program);
-        }));
+  for (const char *engine : {"fsim", "perf"}) {
+    SCOPED_TRACE(engine);
+    check(path, error_of([&] {
+            auto device = driver::open_device(engine, config);
+            driver::run_program(*device, program);
+          }));
+  }
 }
 
 std::string case_name(const ::testing::TestParamInfo<std::string> &info) {

@@ -21,7 +21,7 @@ using Counters = std::map<std::string, uint64_t>;
 class Device {
  public:
   virtual ~Device() = default;
-  virtual std::string name() const = 0;  // "fsim", "rtl", "xrt"
+  virtual std::string name() const = 0;  // "fsim", "perf", "rtl", "xrt"
 
   // Device memory: one arena of `bytes` bytes; returns its device address (the base).
   virtual uint64_t allocate(uint64_t bytes) = 0;
@@ -45,14 +45,17 @@ struct DeviceOptions {
   // VACC_XCLBIN / VACC_XRT_DEVICE.
   std::string xclbin;
   std::string xrt_device;
-  // rtl: an FST waveform and a Perfetto timeline of the run (empty: none), and the cycle
-  // after which a run that has not finished is stopped as a deadlock (unset: the default).
+  // rtl, perf: a Perfetto timeline of the run (empty: none), and the cycle after which a run
+  // that has not finished is stopped as a deadlock (unset: the default); rtl: an FST waveform.
   std::string wave_path;
   std::string timeline_path;
   std::optional<uint64_t> cycle_limit;
+  // perf: count cycles without computing the data (sim::PerfOptions::timing_only); the device
+  // memory keeps its input.
+  bool timing_only = false;
 };
 
-// Opens a device by engine name ("fsim", "rtl", "xrt"); throws vacc::Error if unknown.
+// Opens a device by engine name ("fsim", "perf", "rtl", "xrt"); throws vacc::Error if unknown.
 std::unique_ptr<Device> open_device(const std::string &engine, const isa::HwConfig &config,
                                     const DeviceOptions &options = {});
 

@@ -1,6 +1,8 @@
-// A session runs recorded command streams on one device: it owns the device memory arena
-// (a host image mirrored to the device around each run), the micro-op pool, and the host
-// protocol of the driver. The runtime never links the compiler.
+// A session runs recorded command streams on one device: it owns the device memory arena,
+// the micro-op pool, and the host protocol of the driver. Writes and reads go to the device
+// as they are made, so a run moves only what the host changes (an operand, the stream's
+// micro-ops and instructions) and reads only what it asks for: constants uploaded once stay
+// on the device. The runtime never links the compiler.
 #pragma once
 
 #include <memory>
@@ -40,7 +42,6 @@ class Session {
   isa::HwConfig config_;
   uint64_t base_;  // device address of the arena
   DeviceMemory memory_;
-  std::vector<uint8_t> image_;  // host copy of the arena
   DeviceBuffer uop_pool_;
   DeviceBuffer insns_;
 };

@@ -24,9 +24,16 @@ struct FsimStats {
   std::array<uint64_t, isa::kNumMemIds> store_bytes{};  // DRAM bytes written per memory kind
 };
 
+struct FsimOptions {
+  // false: check and count everything, move no data (INP/WGT/ACC loads, GEMM/ALU arithmetic
+  // and stores are skipped; micro-ops are still loaded): the device memory keeps its input.
+  // For timing-only runs of the perf engine, whose timing does not depend on data.
+  bool data = true;
+};
+
 class Fsim {
  public:
-  explicit Fsim(const isa::HwConfig &config);
+  explicit Fsim(const isa::HwConfig &config, FsimOptions options = {});
   ~Fsim();
   Fsim(const Fsim &) = delete;
   Fsim &operator=(const Fsim &) = delete;
@@ -39,6 +46,7 @@ class Fsim {
  private:
   class Machine;
   const isa::HwConfig config_;
+  const FsimOptions options_;
   std::unique_ptr<Machine> machine_;
   FsimStats stats_;
 };

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "vacc/isa/config.h"
-#include "vacc/simulator/rtl_tracks.h"
+#include "vacc/simulator/timeline.h"
 
 namespace vacc::sim {
 
@@ -28,20 +28,10 @@ struct RtlOptions {
   uint64_t cycle_limit = kDefaultCycleLimit;  // written to register 0x54; 0 = none
   std::string wave_path;                      // FST waveform of the whole run, if set
   std::string timeline_path;                  // Chrome-trace/Perfetto JSON, if set
+  bool record_slices = false;                 // keep slices() even without a timeline file
   uint64_t poll_interval_cycles = 256;        // how often the host reads the control register
   int max_outstanding = 8;                    // AXI bursts in flight, each direction
   std::string model;                          // force a model by name ("" = by config)
-};
-
-// One instruction on one track, from the RTL's trace signals. A track is an engine
-// (isa::Engine: the instruction from its start until it leaves the engine's queue) or a unit
-// of the compute engine (rtl_tracks.h: a GEMM / ALU from being handed to its unit until its
-// last micro-op is written back; it leaves the queue earlier).
-struct InsnSlice {
-  int track = 0;        // isa::Engine, kGemmUnitTrack or kAluUnitTrack
-  uint32_t index = 0;   // position in the program
-  uint64_t start = 0;   // cycle, counted from the start of the run
-  uint64_t end = 0;
 };
 
 class RtlSim {
@@ -72,6 +62,7 @@ class RtlSim {
   // Cycles and busy/stall counters of the last run (registers 0x28..0x48), plus the memory
   // model's traffic and the simulator's own speed.
   std::map<std::string, uint64_t> counters();
+  // The last run's per-instruction slices (with record_slices or a timeline path).
   const std::vector<InsnSlice> &slices() const { return slices_; }
 
   // The whole host protocol in one call: image in, registers, start, wait, image out.
