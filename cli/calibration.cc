@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <filesystem>
 #include <cstring>
+#include <filesystem>
 #include <random>
 
 #include "layer_bench.h"
@@ -47,10 +47,10 @@ struct EnginePair {
 
 std::string describe_divergence(const std::optional<sim::Divergence> &d) {
   if (!d) return "-";
-  const char *track = d->track == sim::kGemmUnitTrack  ? "compute: GEMM"
-                      : d->track == sim::kAluUnitTrack ? "compute: ALU"
-                                                       : isa::engine_name(
-                                                             static_cast<isa::Engine>(d->track));
+  const char *track = d->track == sim::kGemmUnitTrack ? "compute: GEMM"
+                      : d->track == sim::kAluUnitTrack
+                          ? "compute: ALU"
+                          : isa::engine_name(static_cast<isa::Engine>(d->track));
   return fmt::format("insn {} on {}: rtl {} perf {}", d->index, track, d->reference_start,
                      d->model_start ? fmt::format("{}", *d->model_start) : "never");
 }
@@ -123,8 +123,7 @@ std::vector<CalibrationRow> calibrate_convs(const isa::HwConfig &config,
   return rows;
 }
 
-std::vector<CalibrationRow> calibrate_model(const isa::HwConfig &config,
-                                            const std::string &path) {
+std::vector<CalibrationRow> calibrate_model(const isa::HwConfig &config, const std::string &path) {
   package::CompileOptions co;
   const isa::Package pkg = load_model(path, config, co, /*quiet=*/true);
   if (pkg.inputs.size() != 1) fail("{}: calibrate feeds models with one input", path);

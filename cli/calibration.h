@@ -38,8 +38,7 @@ std::vector<CalibrationRow> calibrate_convs(const isa::HwConfig &config,
                                             const std::vector<std::string> &layers);
 // A model (.onnx compiled for `config`, or a .vpkg), on one input: the bundled sample for the
 // bundled model, else seeded noise of the input's shape (timing does not depend on data).
-std::vector<CalibrationRow> calibrate_model(const isa::HwConfig &config,
-                                            const std::string &path);
+std::vector<CalibrationRow> calibrate_model(const isa::HwConfig &config, const std::string &path);
 
 // "insn 41 on compute: GEMM, rtl 812 perf 815", or "-" for none.
 std::string describe_divergence(const std::optional<sim::Divergence> &d);

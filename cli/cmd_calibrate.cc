@@ -35,7 +35,9 @@ std::vector<std::string> split(const std::string &s) {
   return out;
 }
 
-std::string pct(double v) { return fmt::format("{:+.2f}%", 100 * v); }
+std::string pct(double v) {
+  return fmt::format("{:+.2f}%", 100 * v);
+}
 
 struct GroupSummary {
   std::string group;
@@ -122,9 +124,9 @@ void calibrate(const CalibrateArgs &a) {
     fmt::print("{}\n", j.dump(2));
   } else {
     fmt::print("calibrate  config {}: perf against rtl\n\n", config.name);
-    std::vector<std::vector<std::string>> table = {
-        {"group", "workload", "rtl cycles", "perf cycles", "error", "first divergence",
-         "rtl s", "perf s"}};
+    std::vector<std::vector<std::string>> table = {{"group", "workload", "rtl cycles",
+                                                    "perf cycles", "error", "first divergence",
+                                                    "rtl s", "perf s"}};
     for (const CalibrationRow &r : rows) {
       // Random programs: only those off by more than their bound, unless --all-rows.
       if (r.group == "progen" && !a.all_rows && std::abs(r.error()) <= 0.05) continue;
@@ -134,23 +136,20 @@ void calibrate(const CalibrateArgs &a) {
                        fmt::format("{:.3f}", r.perf_seconds)});
     }
     fmt::print("{}\n", format_table(table));
-    std::vector<std::vector<std::string>> sum = {{"group", "runs", "within bound", "exact",
-                                                  "worst", "total error", "rtl s", "perf s",
-                                                  "speed-up"}};
+    std::vector<std::vector<std::string>> sum = {{"group", "runs", "within bound", "exact", "worst",
+                                                  "total error", "rtl s", "perf s", "speed-up"}};
     for (const GroupSummary &g : groups)
-      sum.push_back({g.group, fmt::format("{}", g.rows),
-                     fmt::format("{} ({:.1f}%, bound {:.0f}%)", g.within,
-                                 100.0 * g.within / std::max<size_t>(g.rows, 1), 100 * g.bound),
-                     fmt::format("{}", g.exact), fmt::format("{:.2f}%", 100 * g.worst),
-                     pct(total_error(g)), fmt::format("{:.3f}", g.rtl_seconds),
-                     fmt::format("{:.3f}", g.perf_seconds),
-                     g.perf_seconds > 0 ? fmt::format("{:.0f}x", g.rtl_seconds / g.perf_seconds)
-                                        : "-"});
+      sum.push_back(
+          {g.group, fmt::format("{}", g.rows),
+           fmt::format("{} ({:.1f}%, bound {:.0f}%)", g.within,
+                       100.0 * g.within / std::max<size_t>(g.rows, 1), 100 * g.bound),
+           fmt::format("{}", g.exact), fmt::format("{:.2f}%", 100 * g.worst), pct(total_error(g)),
+           fmt::format("{:.3f}", g.rtl_seconds), fmt::format("{:.3f}", g.perf_seconds),
+           g.perf_seconds > 0 ? fmt::format("{:.0f}x", g.rtl_seconds / g.perf_seconds) : "-"});
     fmt::print("{}", format_table(sum));
   }
   for (const GroupSummary &g : groups)
-    if (!g.same_memory)
-      fail("{}: perf and rtl left different device memory (or outputs)", g.group);
+    if (!g.same_memory) fail("{}: perf and rtl left different device memory (or outputs)", g.group);
 }
 
 }  // namespace

@@ -53,8 +53,10 @@ class RowBursts {
     bytes_left_ -= covered_;
     if (last_of_row_) {
       row_elem_ += stride_;
-      if (--rows_left_ == 0) active_ = false;
-      else setup_ = true;
+      if (--rows_left_ == 0)
+        active_ = false;
+      else
+        setup_ = true;
     }
     shape();
   }

@@ -22,8 +22,7 @@ ComputeEngine::Eval ComputeEngine::eval(const TimedInsn *head, bool l2c_avail, b
   const bool one_bank = (is_gemm || is_alu) && head->overlap && head->uop_begin < head->uop_end;
   e.peek = one_bank && (is_gemm ? !gemm_.loop_valid() : is_alu && !alu_.loop_valid());
   e.head_banks = !one_bank ? 3 : static_cast<uint8_t>(1u << uop_bank_[head->uop_begin]);
-  const bool pend_full =
-      (push_prev && pending_[0].full()) || (push_next && pending_[1].full());
+  const bool pend_full = (push_prev && pending_[0].full()) || (push_next && pending_[1].full());
   const uint8_t gemm_work = gemm_.work(), alu_work = alu_.work();
   const bool gemm_drained = gemm_.drained(), alu_drained = alu_.drained();
 
@@ -37,8 +36,10 @@ ComputeEngine::Eval ComputeEngine::eval(const TimedInsn *head, bool l2c_avail, b
   } else {
     can_start = gemm_drained && alu_drained;
   }
-  if (is_load) exec_done = !uop_ld_.busy() && !acc_ld_.busy() && !pend_full;
-  else if (is_finish) exec_done = !pend_full;
+  if (is_load)
+    exec_done = !uop_ld_.busy() && !acc_ld_.busy() && !pend_full;
+  else if (is_finish)
+    exec_done = !pend_full;
   const bool pop_prev = valid && head->deps.pop_prev, pop_next = valid && head->deps.pop_next;
   e.seq = seq_.eval(valid, can_start, (!pop_prev || l2c_avail) && (!pop_next || s2c_avail),
                     exec_done, /*room_ok=*/true);

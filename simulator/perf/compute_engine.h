@@ -40,8 +40,8 @@ class ComputeEngine {
   // `head`: the compute queue's head (null when empty); the token queues' registers.
   Eval eval(const TimedInsn *head, bool l2c_avail, bool s2c_avail, bool c2l_full,
             bool c2s_full) const;
-  void update(const Eval &e, uint64_t base, bool uop_ar_fire, bool uop_r_valid,
-              bool acc_ar_fire, bool acc_r_valid);
+  void update(const Eval &e, uint64_t base, bool uop_ar_fire, bool uop_r_valid, bool acc_ar_fire,
+              bool acc_r_valid);
 
   // The ACC bank of each micro-op's dst, as LOAD UOP writes the scratchpad.
   void set_uop_bank(uint32_t index, uint8_t bank) {
@@ -63,8 +63,8 @@ class ComputeEngine {
 
  private:
   struct Pending {
-    bool alu = false;     // the pusher's unit (LOAD / FINISH: the GEMM side, needs met)
-    uint8_t banks = 3;    // the banks its token vouches for
+    bool alu = false;   // the pusher's unit (LOAD / FINISH: the GEMM side, needs met)
+    uint8_t banks = 3;  // the banks its token vouches for
     uint64_t gemm_need = 0, alu_need = 0;  // unit ends that must have happened
   };
   static constexpr uint32_t kPendDepth = 8;

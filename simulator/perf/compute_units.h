@@ -19,7 +19,6 @@ struct UopLoop {
   bool active = false, done = false;
   uint64_t left = 0;
 
-
   void update(const TimedInsn *start, bool step) {
     bool active_d = active;
     if (start) {

@@ -19,16 +19,20 @@ class DepSeq {
   // looks at exec_done from the cycle after the start on).
   Wires eval(bool valid, bool can_start, bool tokens_ok, bool exec_done, bool room_ok) const {
     Wires w;
-    if (!exec_q_) w.start = valid && can_start && tokens_ok;
-    else w.retire = exec_done && room_ok;
+    if (!exec_q_)
+      w.start = valid && can_start && tokens_ok;
+    else
+      w.retire = exec_done && room_ok;
     w.busy = exec_q_ && !exec_done;
     w.stall = (!exec_q_ && valid && can_start && !tokens_ok) || (exec_q_ && exec_done && !room_ok);
     w.idle = !exec_q_ && !valid;
     return w;
   }
   void update(const Wires &w) {
-    if (w.start) exec_q_ = true;
-    else if (w.retire) exec_q_ = false;
+    if (w.start)
+      exec_q_ = true;
+    else if (w.retire)
+      exec_q_ = false;
   }
 
  private:

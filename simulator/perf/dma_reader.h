@@ -103,8 +103,7 @@ class DmaReader {
   // --- Fast-forward (machine.cc). True when nothing changes this cycle but what the rest of
   // the machine drives: no row set up, no beat taken, no element written, no row started.
   bool waiting(bool r_valid) const {
-    return !req_.setting_up() && !r_valid && !emit_q_ &&
-           (wide_ || started_ || rows_count_ == 0);
+    return !req_.setting_up() && !r_valid && !emit_q_ && (wide_ || started_ || rows_count_ == 0);
   }
   // A wide reader that takes one beat per cycle for a while (a burst streaming in).
   bool can_stream() const { return wide_ && d_active_ && !req_.setting_up(); }
@@ -123,8 +122,6 @@ class DmaReader {
  private:
   static constexpr uint32_t kRowFifoDepth = 4;  // vacc_dma_rd's u_rows
 
-
-
   const bool wide_;
   const uint32_t beats_per_elem_;
   const uint32_t elems_per_beat_;
@@ -137,9 +134,9 @@ class DmaReader {
   bool d_active_ = false, emit_q_ = false;
   uint32_t d_rows_ = 0;
   uint64_t d_x_ = 0;
-  uint32_t beat_ = 0;                 // wide: beat within the element
-  uint32_t lane_ = 0;                 // narrow: element within the beat
-  bool started_ = false;              // narrow: a row's first lane is known
+  uint32_t beat_ = 0;                  // wide: beat within the element
+  uint32_t lane_ = 0;                  // narrow: element within the beat
+  bool started_ = false;               // narrow: a row's first lane is known
   uint32_t rows_[kRowFifoDepth] = {};  // narrow: each row's first lane (u_rows)
   uint32_t rows_head_ = 0, rows_count_ = 0;
   uint64_t emitted_ = 0;

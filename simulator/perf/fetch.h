@@ -31,8 +31,8 @@ class Fetch {
 
   // Next state. `go`: the run starts fetching `count` instructions at byte `offset` from
   // `base`; `dispatched`: the head went to its queue this cycle.
-  void update(bool go, uint64_t base, uint64_t offset, uint32_t count, bool ar_fire,
-              bool r_valid, bool dispatched) {
+  void update(bool go, uint64_t base, uint64_t offset, uint32_t count, bool ar_fire, bool r_valid,
+              bool dispatched) {
     if (dma_.elem_valid()) ++buffered_;
     if (dispatched) {
       --buffered_;

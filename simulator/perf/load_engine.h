@@ -13,7 +13,8 @@ namespace vacc::sim::perf {
 class LoadEngine {
  public:
   LoadEngine(const isa::HwConfig &c, int bus_log2)
-      : inp_(log2_bytes(c.inp_tile_bytes()), bus_log2), wgt_(log2_bytes(c.wgt_tile_bytes()), bus_log2) {}
+      : inp_(log2_bytes(c.inp_tile_bytes()), bus_log2),
+        wgt_(log2_bytes(c.wgt_tile_bytes()), bus_log2) {}
 
   struct Eval {
     DepSeq::Wires seq;

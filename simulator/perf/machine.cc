@@ -36,8 +36,8 @@ class Machine {
         load_(c, bus_log2_),
         compute_(c, bus_log2_),
         store_(c, bus_log2_),
-        readers_{&fetch_.dma(), &load_.inp().dma(), &load_.wgt().dma(),
-                 &compute_.uop_load().dma(), &compute_.acc_load().dma()},
+        readers_{&fetch_.dma(), &load_.inp().dma(), &load_.wgt().dma(), &compute_.uop_load().dma(),
+                 &compute_.acc_load().dma()},
         loads_{nullptr, &load_.inp(), &load_.wgt(), &compute_.uop_load(), &compute_.acc_load()} {
     const size_t n = p.insns.size();
     r_.start.assign(n, kNotRun);
@@ -95,8 +95,8 @@ class Machine {
   LoadEngine load_;
   ComputeEngine compute_;
   StoreEngine store_;
-  DmaReader *const readers_[kNumClients];  // by read client
-  MemLoad *const loads_[kNumClients];      // the LOAD each reader serves (none for fetch)
+  DmaReader *const readers_[kNumClients];        // by read client
+  MemLoad *const loads_[kNumClients];            // the LOAD each reader serves (none for fetch)
   std::array<uint64_t, 3> pushed_{}, popped_{};  // per engine instruction queue
   std::array<int64_t, 4> tokens_{};
   uint64_t gemms_ended_ = 0, alus_ended_ = 0;
@@ -146,18 +146,17 @@ TimingResult Machine::run() {
 Machine::Wires Machine::eval() const {
   Wires w;
   w.le = load_.eval(head(0), avail(kComputeToLoad), full(kLoadToCompute));
-  w.ce = compute_.eval(head(1), avail(kLoadToCompute), avail(kStoreToCompute),
-                       full(kComputeToLoad), full(kComputeToStore));
+  w.ce = compute_.eval(head(1), avail(kLoadToCompute), avail(kStoreToCompute), full(kComputeToLoad),
+                       full(kComputeToStore));
   w.se = store_.eval(head(2), avail(kComputeToStore), full(kStoreToCompute));
   // vacc_control: the run ends in the first cycle the core is done (FINISH executed, every
   // instruction dispatched, every engine idle); that cycle still counts.
-  w.core_done = compute_.finished() && fetch_.done() && w.le.seq.idle && w.ce.idle &&
-                w.se.seq.idle;
+  w.core_done = compute_.finished() && fetch_.done() && w.le.seq.idle && w.ce.idle && w.se.seq.idle;
   // vacc_fetch dispatches its head unless the target queue is full.
   if (fetch_.has_head()) {
     w.target = static_cast<int>(program_.insns[fetch_.head()].engine);
-    w.dispatched = pushed_[w.target] - popped_[w.target] <
-                   static_cast<uint64_t>(config_.insn_queue_depth);
+    w.dispatched =
+        pushed_[w.target] - popped_[w.target] < static_cast<uint64_t>(config_.insn_queue_depth);
   }
   // Read requests, their arbitration, and read data routing.
   bool ar_valid[kNumClients];
@@ -227,15 +226,14 @@ uint64_t Machine::quiet_cycles(const Wires &w, uint64_t t) const {
   const DepSeq::Wires *seqs[3] = {&w.le.seq, &w.ce.seq, &w.se.seq};
   for (const DepSeq::Wires *s : seqs)
     if (s->start || s->retire) return 0;
-  if (w.core_done || w.dispatched || w.ce.push_prev || w.ce.push_next || w.aw_fire ||
-      w.b_valid || !compute_.steady(w.ce) || !memory_.ar_quiet(w.captured))
+  if (w.core_done || w.dispatched || w.ce.push_prev || w.ce.push_next || w.aw_fire || w.b_valid ||
+      !compute_.steady(w.ce) || !memory_.ar_quiet(w.captured))
     return 0;
   uint64_t k = kForever;
   // Write data: the store engine may stream beats out (then no read beat may move).
   const bool write_stream = w.w_fire;
   if (write_stream) {
-    k = std::min(store_.stream_cycles(w.se, memory_.aw_blocked()),
-                 memory_.write_stream_cycles());
+    k = std::min(store_.stream_cycles(w.se, memory_.aw_blocked()), memory_.write_stream_cycles());
     if (k < store_.beats_per_elem() || !memory_.reads_waiting()) return 0;
   } else if (!store_.quiet() || !memory_.writes_idle()) {
     return 0;
@@ -254,8 +252,8 @@ uint64_t Machine::quiet_cycles(const Wires &w, uint64_t t) const {
     if (!readers_[c]->waiting(w.r_valid[c])) return 0;
     if (c != kFetchClient && loads_[c]->padding()) return 0;
   }
-  k = std::min({k, memory_.response_wait(t), compute_.gemm().quiet_cycles(),
-                compute_.alu().quiet_cycles()});
+  k = std::min(
+      {k, memory_.response_wait(t), compute_.gemm().quiet_cycles(), compute_.alu().quiet_cycles()});
   // A vector ALU alternates issue and gap cycles: skip whole pairs.
   // Whole element periods of a write stream; whole issue/gap pairs of a vector ALU.
   if (write_stream) k -= k % store_.beats_per_elem();
@@ -292,9 +290,10 @@ void Machine::fail_deadlock(uint64_t cycles, bool limit) const {
                            r_.start[i] == kNotRun ? "not started" : "started, not retired");
   }
   if (limit)
-    fail("deadlock: the accelerator did not finish within the cycle limit of {} cycles (raise it "
-         "with --cycle-limit if the program is just long){}",
-         cycles, waiting);
+    fail(
+        "deadlock: the accelerator did not finish within the cycle limit of {} cycles (raise it "
+        "with --cycle-limit if the program is just long){}",
+        cycles, waiting);
   fail("deadlock: the accelerator can make no more progress after {} cycles{}", cycles, waiting);
 }
 

@@ -27,12 +27,12 @@ struct TimingOptions {
 inline constexpr uint64_t kNotRun = ~uint64_t{0};
 
 struct TimingResult {
-  uint64_t cycles = 0;  // the RTL's cycle counter (0x28) at the end of the run
+  uint64_t cycles = 0;                      // the RTL's cycle counter (0x28) at the end of the run
   std::array<uint64_t, 3> busy{}, stall{};  // per engine (0x30..0x44)
-  uint64_t gemm_busy = 0;      // 0x48: iterations entering the GEMM core
-  uint64_t gemm_mac_uops = 0;  // ... of GEMMs that accumulate (MACs / peak)
-  uint64_t alu_steps = 0;      // iterations the ALU issued
-  std::array<uint64_t, 3> insns{};  // instructions retired per engine
+  uint64_t gemm_busy = 0;                   // 0x48: iterations entering the GEMM core
+  uint64_t gemm_mac_uops = 0;               // ... of GEMMs that accumulate (MACs / peak)
+  uint64_t alu_steps = 0;                   // iterations the ALU issued
+  std::array<uint64_t, 3> insns{};          // instructions retired per engine
   uint64_t read_bursts = 0, read_beats = 0, write_bursts = 0, write_beats = 0;
   std::array<uint64_t, isa::kNumMemIds> loaded_elements{};  // per memory kind
   uint64_t stored_elements = 0;

@@ -50,13 +50,11 @@ void MemorySystem::advance(uint64_t now, uint64_t k, bool stream, bool write_str
     reads_.front().beats_left -= k;
     counters_.read_beats += k;
   } else {
-    credit_ =
-        std::min<int64_t>(credit_ + static_cast<int64_t>(k) * bytes_per_cycle_, credit_cap_);
+    credit_ = std::min<int64_t>(credit_ + static_cast<int64_t>(k) * bytes_per_cycle_, credit_cap_);
     rvalid_ = !reads_.empty() && reads_.front().ready <= next && credit_ >= bus_bytes_;
   }
   bvalid_ = !responses_.empty() && responses_.front() <= next;
 }
-
 
 void MemorySystem::update(uint64_t now, int captured, uint32_t captured_beats,
                           const bool r_ready[kNumClients], bool aw_fire, uint32_t aw_beats,

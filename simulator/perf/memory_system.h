@@ -47,8 +47,8 @@ class MemorySystem {
 
   // Next state at the end of cycle `now`: `captured` (from arbitrate) with its burst length,
   // each client's r_ready, and the store engine's AW / W handshakes into the slices.
-  void update(uint64_t now, int captured, uint32_t captured_beats,
-              const bool r_ready[kNumClients], bool aw_fire, uint32_t aw_beats, bool w_fire);
+  void update(uint64_t now, int captured, uint32_t captured_beats, const bool r_ready[kNumClients],
+              bool aw_fire, uint32_t aw_beats, bool w_fire);
 
   // Nothing accepted and not yet answered, and every slice empty.
   bool idle() const;
@@ -61,9 +61,7 @@ class MemorySystem {
            (ar_slice_.empty() || reads_.size() >= max_outstanding_);
   }
   // The AW channel cannot move: the slice full and the DRAM taking no more write bursts.
-  bool aw_blocked() const {
-    return aw_slice_.full() && writes_.size() >= max_outstanding_;
-  }
+  bool aw_blocked() const { return aw_slice_.full() && writes_.size() >= max_outstanding_; }
   // W beats stream: one enters the W slice this cycle while the DRAM takes the one before, the
   // budget staying full (no read beat can come while this holds: see reads_waiting), no AW to
   // accept. Returns the cycles the DRAM's burst allows (its last beat excluded), else 0.

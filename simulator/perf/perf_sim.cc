@@ -67,9 +67,11 @@ void PerfSim::run(std::vector<uint8_t> &dram, uint64_t insn_offset, uint32_t ins
     for (uint32_t i = 0; i < r.start.size(); ++i) {
       const int engine = static_cast<int>(program.insns[i].engine);
       if (r.start[i] != perf::kNotRun)
-        slices_.push_back({engine, i, r.start[i], r.end[i] == perf::kNotRun ? r.start[i] : r.end[i]});
+        slices_.push_back(
+            {engine, i, r.start[i], r.end[i] == perf::kNotRun ? r.start[i] : r.end[i]});
       if (r.unit_start[i] != perf::kNotRun) {
-        const int track = program.insns[i].kind == perf::Kind::kGemm ? kGemmUnitTrack : kAluUnitTrack;
+        const int track =
+            program.insns[i].kind == perf::Kind::kGemm ? kGemmUnitTrack : kAluUnitTrack;
         slices_.push_back({track, i, r.unit_start[i],
                            r.unit_end[i] == perf::kNotRun ? r.unit_start[i] : r.unit_end[i]});
       }

@@ -48,6 +48,8 @@ expect run-timing-only-check 1 "^error: --timing-only computes no outputs" -- \
   "$vacc" run --sim --engine perf --timing-only --check
 expect calibrate 0 "progen +20 +20 \(100.0%, bound 5%\)" -- \
   "$vacc" calibrate --config small --workloads progen --seeds 20
+expect fuzz-perf 0 "30 of 30 programs on perf match fsim" -- \
+  "$vacc" fuzz-cosim --config small --engine perf --seeds 30
 expect calibrate-bad 1 "^error: --workloads: unknown workload 'nope'" -- \
   "$vacc" calibrate --config small --workloads nope
 expect asm-error 1 "^error: .*unknown_region.s:2:15: unknown region 'weights'" -- \

@@ -2,9 +2,10 @@
 // memory is fsim's, its own counts of MACs, micro-ops, ALU operations, instructions and bytes
 // per memory kind equal fsim's, fast-forward changes no counter and no slice, a timing-only run
 // counts the same and moves no data, and its timeline has the rtl engine's format.
-#include <gtest/gtest.h>
+#include "vacc/simulator/perf_sim.h"
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
@@ -12,19 +13,17 @@
 #include <string>
 
 #include "layer_bench.h"
+#include "test_configs.h"
 #include "vacc/driver/perf_device.h"
 #include "vacc/isa/assembly.h"
-#include "test_configs.h"
 #include "vacc/isa/config.h"
 #include "vacc/progen/progen.h"
 #include "vacc/progen/workloads.h"
 #include "vacc/simulator/fsim.h"
-#include "vacc/simulator/perf_sim.h"
 #include "vacc/support/error.h"
 
 namespace vacc::sim {
 namespace {
-
 
 struct PerfRun {
   std::vector<uint8_t> dram;
@@ -99,8 +98,7 @@ TEST_P(PerfSimTest, FastForwardChangesNoCounterAndNoSlice) {
     ASSERT_EQ(a.slices.size(), b.slices.size()) << "program " << i;
     for (size_t k = 0; k < a.slices.size(); ++k) {
       const InsnSlice &x = a.slices[k], &y = b.slices[k];
-      EXPECT_TRUE(x.track == y.track && x.index == y.index && x.start == y.start &&
-                  x.end == y.end)
+      EXPECT_TRUE(x.track == y.track && x.index == y.index && x.start == y.start && x.end == y.end)
           << "program " << i << ": insn " << x.index << " track " << x.track << " starts "
           << x.start << " / " << y.start << ", ends " << x.end << " / " << y.end;
     }
@@ -122,8 +120,8 @@ TEST_P(PerfSimTest, TimingOnlyCountsTheSameAndMovesNoData) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, PerfSimTest,
-                         ::testing::Values("default", "small", "wide",
-                                           "configs/b8x16_bus128.yaml", "configs/batch2.yaml"),
+                         ::testing::Values("default", "small", "wide", "configs/b8x16_bus128.yaml",
+                                           "configs/batch2.yaml"),
                          [](const ::testing::TestParamInfo<std::string> &info) {
                            return std::filesystem::path(info.param).stem().string();
                          });
@@ -204,7 +202,8 @@ TEST(PerfSim, CycleLimitIsADeadlockReport) {
     FAIL() << "a run past its cycle limit must fail";
   } catch (const Error &e) {
     const std::string m = e.what();
-    EXPECT_NE(m.find("did not finish within the cycle limit of 100 cycles"), std::string::npos) << m;
+    EXPECT_NE(m.find("did not finish within the cycle limit of 100 cycles"), std::string::npos)
+        << m;
     EXPECT_NE(m.find("compute engine at instruction"), std::string::npos) << m;
   }
 }

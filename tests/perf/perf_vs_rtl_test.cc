@@ -4,18 +4,17 @@
 // is named with its seed and the first instruction whose start diverges. Configs: small and two
 // that are not bundled (tests/perf/configs), where the binary has an RTL model for them.
 // VACC_PERF_SEEDS / VACC_PERF_START / VACC_PERF_VERBOSE widen and show the sample.
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 
 #include "layer_bench.h"
+#include "test_configs.h"
 #include "vacc/driver/perf_device.h"
 #include "vacc/driver/rtl_device.h"
-#include "test_configs.h"
 #include "vacc/isa/config.h"
 #include "vacc/progen/progen.h"
 #include "vacc/simulator/perf_sim.h"
@@ -24,7 +23,6 @@
 
 namespace vacc::sim {
 namespace {
-
 
 std::string no_model(const std::string &name) {
   return "this binary has no RTL model for " + name +

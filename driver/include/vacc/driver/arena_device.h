@@ -26,8 +26,7 @@ class ArenaDevice : public Device {
  protected:
   // Runs `insn_count` instructions at byte `insn_offset` of `memory` (the whole arena);
   // throws vacc::Error on a program error.
-  virtual void execute(std::vector<uint8_t> &memory, uint64_t insn_offset,
-                       uint32_t insn_count) = 0;
+  virtual void execute(std::vector<uint8_t> &memory, uint64_t insn_offset, uint32_t insn_count) = 0;
 
  private:
   void check_range(uint64_t address, uint64_t bytes) const;

@@ -22,11 +22,11 @@ struct PerfOptions {
   // device memory keeps its input. Timing does not depend on data values, so the counters
   // and timeline are those of a full run (for sweeps and benchmarks that need no outputs).
   bool timing_only = false;
-  uint64_t cycle_limit = 0;      // report a deadlock after this many cycles (0: none)
-  std::string timeline_path;     // Chrome-trace/Perfetto JSON of the run, if set
-  bool record_slices = false;    // keep slices() even without a timeline file
-  bool fast_forward = true;      // off: the model evaluates every cycle (for its tests)
-  int max_outstanding = 8;       // AXI bursts in flight per direction (as RtlOptions)
+  uint64_t cycle_limit = 0;    // report a deadlock after this many cycles (0: none)
+  std::string timeline_path;   // Chrome-trace/Perfetto JSON of the run, if set
+  bool record_slices = false;  // keep slices() even without a timeline file
+  bool fast_forward = true;    // off: the model evaluates every cycle (for its tests)
+  int max_outstanding = 8;     // AXI bursts in flight per direction (as RtlOptions)
 };
 
 class PerfSim {

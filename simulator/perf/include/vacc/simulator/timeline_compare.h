@@ -12,9 +12,9 @@
 namespace vacc::sim {
 
 struct Divergence {
-  int track = 0;                  // isa::Engine, kGemmUnitTrack or kAluUnitTrack
-  uint32_t index = 0;             // the instruction
-  uint64_t reference_start = 0;   // its start cycle on the reference's track
+  int track = 0;                        // isa::Engine, kGemmUnitTrack or kAluUnitTrack
+  uint32_t index = 0;                   // the instruction
+  uint64_t reference_start = 0;         // its start cycle on the reference's track
   std::optional<uint64_t> model_start;  // on the model's (none: it never started there)
 };
 
