@@ -66,7 +66,7 @@ class DmaReader {
         --rows_count_;
         started_ = true;
       } else if (emit) {
-        lane_ = (lane_ + 1) % elems_per_beat_;
+        lane_ = lane_ + 1 == elems_per_beat_ ? 0 : lane_ + 1;
         if (d_x_ == 1) started_ = false;
       }
     }

@@ -38,10 +38,8 @@ class MemorySystem {
   // it this cycle (vacc_axi_rd_arb's `capture`); -1 if none is taken.
   int arbitrate(const bool ar_valid[kNumClients]) const {
     if (order_.full() || (ar_valid_q_ && ar_slice_.full())) return -1;
-    for (int k = 0; k < kNumClients; ++k) {
-      const int c = (rr_ + k) % kNumClients;
+    for (int k = 0, c = rr_; k < kNumClients; ++k, c = c + 1 == kNumClients ? 0 : c + 1)
       if (ar_valid[c]) return c;
-    }
     return -1;
   }
 

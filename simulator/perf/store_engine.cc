@@ -85,7 +85,7 @@ void StoreEngine::update(const Eval &e, uint64_t base, bool aw_fire, bool w_fire
       left_ = aw_.x();
     } else if (elem_pop) {
       if (lane_ == elems_per_beat_ - 1 || left_ == 1) full_ = true;
-      lane_ = (lane_ + 1) % elems_per_beat_;
+      lane_ = lane_ + 1 == elems_per_beat_ ? 0 : lane_ + 1;
       if (--left_ == 0) started_ = false;
     }
   }
