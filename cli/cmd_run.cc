@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "model_runner.h"
 #include "output.h"
+#include "vacc/cli/gpu_kernels.h"
 #include "vacc/cli/reference_check.h"
 #include "vacc/support/error.h"
 #include "vacc/support/npy.h"
@@ -27,6 +28,7 @@ struct RunArgs {
   bool sim = false, fpga = false, json = false, float_too = false, check = false;
   bool timing_only = false;
   std::string engine = "rtl", config = "default", input, output, cpu = "reference";
+  std::string fallback = "cpu";
   std::string calibration, xclbin, device;
   int64_t sample = 0, batch = 0;
 };
@@ -78,6 +80,14 @@ void run(const RunArgs &a, bool config_given) {
     fail("--timing-only needs --sim --engine perf (engine is '{}')", engine);
   if (a.timing_only && (a.check || a.float_too || !a.output.empty()))
     fail("--timing-only computes no outputs: drop --check, --float and --output");
+  if (a.fallback != "cpu" && a.fallback != "gpu")
+    fail("--fallback '{}': choose cpu or gpu", a.fallback);
+  // CPU steps run on --cpu's kernels, or on the GPU where it has a kernel (the LLVM CPU backend
+  // for the others).
+  auto host_kernels = [&](const isa::Package &p) -> std::unique_ptr<runtime::HostKernels> {
+    if (a.fallback == "gpu") return std::make_unique<GpuKernels>(p);
+    return make_host_kernels(a.cpu, p);
+  };
   if (a.float_too && isa::is_package_file(model))
     fail("--float runs the float model: give the .onnx model rather than the package {}", model);
 
@@ -128,7 +138,7 @@ void run(const RunArgs &a, bool config_given) {
   device_options.xrt_device = a.device;
   device_options.timing_only = a.timing_only;
   if (has_accel) device = open_engine(engine, config, device_options);
-  auto host = make_host_kernels(a.cpu, pkg);
+  auto host = host_kernels(pkg);
   runtime::GraphExecutor exec(pkg, *host, device.get(), config);
   runtime::RunProfile profile;
   std::optional<cli::ReferenceCheck> check;
@@ -164,7 +174,7 @@ void run(const RunArgs &a, bool config_given) {
     package::CompileOptions fo = co;
     fo.quantize = false;
     const isa::Package fp = load_model(model, config, fo, true);
-    auto fhost = make_host_kernels(a.cpu, fp);
+    auto fhost = host_kernels(fp);
     runtime::GraphExecutor fexec(fp, *fhost, nullptr, config);
     runtime::RunProfile fprof;
     float_outs = fexec.run({host_tensor(x)}, &fprof);
@@ -278,6 +288,11 @@ void add_run_command(CLI::App &app) {
   cmd->add_flag("--check", a->check,
                 "Compare every step's output with the compiler's reference execution");
   cmd->add_option("--cpu", a->cpu, "CPU kernels: reference or llvm")->capture_default_str();
+  cmd->add_option("--fallback", a->fallback,
+                  "Where steps the accelerator does not run go: cpu (--cpu's kernels) or gpu "
+                  "(the GPU backend through the CUDA driver; the LLVM CPU backend for operators "
+                  "it has no kernel for)")
+      ->capture_default_str();
   cmd->add_option("--calibration", a->calibration, ".onnx models: calibration inputs (.npy)");
   cmd->add_option("--batch", a->batch, ".onnx models: batch size (default: from --input)");
   cmd->add_option("--sample", a->sample, "Bundled model: which of the 256 bundled images")

@@ -179,6 +179,24 @@ void Stage::bind_vthread(const IterVar &iv) {
   }
   kinds_[iv.get()] = tir::ForKind::kVThread;
 }
+void Stage::bind(const IterVar &iv, const std::string &gpu_axis) {
+  leaf_index(iv, "bind");
+  tir::ForKind kind;
+  if (!tir::parse_gpu_binding(gpu_axis, &kind)) {
+    fail(
+        "schedule: stage '{}': cannot bind '{}' to '{}'; GPU axes are blockIdx.x|y|z and "
+        "threadIdx.x|y|z",
+        name(), iv->var->name, gpu_axis);
+  }
+  if (iv->reduce) {
+    fail(
+        "schedule: stage '{}': '{}' is (split from) a reduction axis; bind it to {} only through "
+        "a cross-thread reduction written in loop IR, since blocks and threads may not share an "
+        "accumulator",
+        name(), iv->var->name, gpu_axis);
+  }
+  kinds_[iv.get()] = kind;
+}
 void Stage::tensorize(const IterVar &iv, const std::string &intrin) {
   leaf_index(iv, "tensorize");
   tensorize_[iv.get()] = intrin;

@@ -35,13 +35,15 @@ const char *scope_name(Scope s) {
       return "uop";
     case Scope::kLocal:
       return "local";
+    case Scope::kShared:
+      return "shared";
   }
   return "?";
 }
 
 bool parse_scope(const std::string &name, Scope *out) {
-  for (Scope s :
-       {Scope::kGlobal, Scope::kInp, Scope::kWgt, Scope::kAcc, Scope::kUop, Scope::kLocal}) {
+  for (Scope s : {Scope::kGlobal, Scope::kInp, Scope::kWgt, Scope::kAcc, Scope::kUop, Scope::kLocal,
+                  Scope::kShared}) {
     if (name == scope_name(s)) {
       *out = s;
       return true;
@@ -84,8 +86,49 @@ const char *for_kind_name(ForKind k) {
       return "parallel";
     case ForKind::kVThread:
       return "vthread";
+    case ForKind::kBlockX:
+      return "blockIdx.x";
+    case ForKind::kBlockY:
+      return "blockIdx.y";
+    case ForKind::kBlockZ:
+      return "blockIdx.z";
+    case ForKind::kThreadX:
+      return "threadIdx.x";
+    case ForKind::kThreadY:
+      return "threadIdx.y";
+    case ForKind::kThreadZ:
+      return "threadIdx.z";
   }
   return "?";
+}
+
+bool is_gpu_block(ForKind k) {
+  return k == ForKind::kBlockX || k == ForKind::kBlockY || k == ForKind::kBlockZ;
+}
+bool is_gpu_thread(ForKind k) {
+  return k == ForKind::kThreadX || k == ForKind::kThreadY || k == ForKind::kThreadZ;
+}
+int gpu_axis(ForKind k) {
+  switch (k) {
+    case ForKind::kBlockY:
+    case ForKind::kThreadY:
+      return 1;
+    case ForKind::kBlockZ:
+    case ForKind::kThreadZ:
+      return 2;
+    default:
+      return 0;
+  }
+}
+bool parse_gpu_binding(const std::string &name, ForKind *out) {
+  for (ForKind k : {ForKind::kBlockX, ForKind::kBlockY, ForKind::kBlockZ, ForKind::kThreadX,
+                    ForKind::kThreadY, ForKind::kThreadZ}) {
+    if (name == for_kind_name(k)) {
+      *out = k;
+      return true;
+    }
+  }
+  return false;
 }
 
 Expr::Expr(int v) : p_(std::make_shared<IntImm>(int32(), v)) {}

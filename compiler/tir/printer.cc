@@ -176,6 +176,11 @@ class Printer : public Visitor {
     block(head, n->body);
   }
   void visit_Attr(const Attr *n) override {
+    const Seq *empty = n->body.as<Seq>();
+    if (empty && empty->stmts.empty()) {  // a marker, e.g. a GPU barrier
+      line(fmt::format("attr {} = \"{}\"", n->key, n->value));
+      return;
+    }
     block(fmt::format("attr {} = \"{}\"", n->key, n->value), n->body);
   }
   void visit_Dma(const Dma *n) override {

@@ -61,4 +61,13 @@ expect asm-missing 1 "^error: /nonexistent/x.s: cannot open assembly file" -- \
 expect bench-layers-missing 1 "^error: /nonexistent/l.yaml: cannot open the --layers-file" -- \
   "$vacc" bench resnet18-convs --config small --engine fsim --layers-file /nonexistent/l.yaml
 
+# --fallback gpu: without a GPU a clear message and a failing status; with one, a run.
+expect fallback-bad 1 "^error: --fallback 'tpu': choose cpu or gpu" -- \
+  "$vacc" run --sim --engine fsim --fallback tpu
+if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
+  expect fallback-gpu 0 "CPU steps: gpu \(" -- "$vacc" run --sim --engine fsim --fallback gpu
+else
+  expect fallback-gpu-absent 1 "^error: --fallback gpu: no GPU: libcuda\.so\.1 cannot be loaded .*--fallback cpu" -- \
+    "$vacc" run --sim --engine fsim --fallback gpu
+fi
 expect_summary

@@ -125,7 +125,7 @@ JitStats Jit::stats() const {
 
 std::shared_ptr<const Kernel> Jit::compile(const tir::Func &f) {
   std::lock_guard<std::mutex> lock(impl_->mu);
-  uint64_t h = structural_hash(f);
+  uint64_t h = tir::structural_hash(f);
   auto &bucket = impl_->cache[h];
   for (const Impl::Entry &e : bucket) {
     if (tir::structural_equal(e.func, f)) {

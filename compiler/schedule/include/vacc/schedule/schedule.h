@@ -59,6 +59,9 @@ class Stage {
   void parallel(const IterVar &iv);
   // Binds a data-parallel leaf to a virtual thread (inject_virtual_threads interleaves them).
   void bind_vthread(const IterVar &iv);
+  // Binds a data-parallel leaf to a GPU grid or thread-block axis ("blockIdx.x", ...,
+  // "threadIdx.z"): on a GPU each block or thread runs its own iteration (codegen/gpu).
+  void bind(const IterVar &iv, const std::string &gpu_axis);
   // The loop nest from `iv` inward is replaced by the named tensor intrinsic.
   void tensorize(const IterVar &iv, const std::string &intrin);
   // Marks the nest from `iv` inward: "dma_copy" (a copy between DRAM and a scope) or "alu".

@@ -48,9 +48,10 @@ inline DataType float32() {
 // Wraps v to a signed integer of `bits` bits (two's complement); bool is 0/1.
 int64_t wrap_to(DataType t, int64_t v);
 
-// Where a buffer lives: DRAM, one of the accelerator's scratchpads, or host-local memory.
-enum class Scope : uint8_t { kGlobal, kInp, kWgt, kAcc, kUop, kLocal };
-const char *scope_name(Scope s);  // "global", "inp", "wgt", "acc", "uop", "local"
+// Where a buffer lives: DRAM, one of the accelerator's scratchpads, host-local memory (on a
+// GPU: one thread's registers), or a GPU thread block's shared memory.
+enum class Scope : uint8_t { kGlobal, kInp, kWgt, kAcc, kUop, kLocal, kShared };
+const char *scope_name(Scope s);  // "global", "inp", "wgt", "acc", "uop", "local", "shared"
 // Parses a scope name; returns false when unknown.
 bool parse_scope(const std::string &name, Scope *out);
 inline bool is_scratchpad(Scope s) {

@@ -5,6 +5,8 @@
 // be the same objects, unless map_free also lets them correspond one-to-one.
 #pragma once
 
+#include <cstdint>
+
 #include "vacc/tir/func.h"
 #include "vacc/tir/node.h"
 
@@ -13,5 +15,10 @@ namespace vacc::tir {
 bool structural_equal(const Expr &a, const Expr &b, bool map_free = false);
 bool structural_equal(const Stmt &a, const Stmt &b, bool map_free = false);
 bool structural_equal(const Func &a, const Func &b);
+
+// A hash of f's structure consistent with structural_equal: node kinds, types, constants, loop
+// kinds and extents, buffer shapes and scopes; variables and buffers by order of first
+// appearance, never by name. Kernel caches key on it.
+uint64_t structural_hash(const Func &f);
 
 }  // namespace vacc::tir

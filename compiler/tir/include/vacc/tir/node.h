@@ -194,8 +194,30 @@ struct Store : StmtNode {
   Store() : StmtNode(kKind) {}
 };
 
-enum class ForKind : uint8_t { kSerial, kUnrolled, kVectorized, kParallel, kVThread };
-const char *for_kind_name(ForKind k);  // "for", "unroll", "vectorize", "parallel", "vthread"
+// Loops bound to a GPU grid (kBlock*) or thread block (kThread*) axis: on a GPU each block
+// (thread) runs the body for its own index; everywhere else they are serial loops, and the IR
+// means what it means sequentially (codegen/gpu keeps that meaning, docs/gpu_backend.md).
+enum class ForKind : uint8_t {
+  kSerial,
+  kUnrolled,
+  kVectorized,
+  kParallel,
+  kVThread,
+  kBlockX,
+  kBlockY,
+  kBlockZ,
+  kThreadX,
+  kThreadY,
+  kThreadZ
+};
+// "for", "unroll", "vectorize", "parallel", "vthread", "blockIdx.x", ..., "threadIdx.z"
+const char *for_kind_name(ForKind k);
+bool is_gpu_block(ForKind k);
+bool is_gpu_thread(ForKind k);
+// 0, 1, 2 for the x, y, z axis of a block or thread binding.
+int gpu_axis(ForKind k);
+// The binding of a GPU axis by name ("blockIdx.x", ..., "threadIdx.z"); false when unknown.
+bool parse_gpu_binding(const std::string &name, ForKind *out);
 
 // for (var = 0; var < extent; ++var) body. Extents are compile-time constants: bounds
 // inference gives every loop a constant extent, and the accelerator needs them so.

@@ -66,10 +66,6 @@ class Jit {
 // The LLVM IR of f after lowering (optimized when `optimize`), for tests and dumps.
 std::string llvm_ir(const tir::Func &f, bool optimize);
 
-// A hash of f's structure: node kinds, types, constants, loop kinds and extents, buffer
-// shapes and scopes; variables and buffers by order of first appearance, never by name.
-uint64_t structural_hash(const tir::Func &f);
-
 // Bytes in the host's widest vector register (64 with AVX-512, 32 with AVX2, else 16); CPU
 // schedules pick vector widths from it.
 int native_vector_bytes();

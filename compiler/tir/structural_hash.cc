@@ -1,13 +1,13 @@
-// structural_hash: a Visitor that feeds every field that structural_equal compares into one
-// 64-bit FNV-1a hash. Variables and buffers are numbered by first appearance, so two Funcs
-// that differ only in names (or in the identity of their objects) hash the same.
+// structural_hash (equal.h): a Visitor that feeds every field that structural_equal compares into
+// one 64-bit FNV-1a hash. Variables and buffers are numbered by first appearance, so two Funcs that
+// differ only in names (or in the identity of their objects) hash the same.
 #include <cstring>
 #include <unordered_map>
 
-#include "vacc/codegen/cpu/jit.h"
+#include "vacc/tir/equal.h"
 #include "vacc/tir/functor.h"
 
-namespace vacc::codegen::cpu {
+namespace vacc::tir {
 namespace {
 
 class Hasher : public tir::Visitor {
@@ -108,4 +108,4 @@ uint64_t structural_hash(const tir::Func &f) {
   return h.h;
 }
 
-}  // namespace vacc::codegen::cpu
+}  // namespace vacc::tir

@@ -6,18 +6,18 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include "lowering.h"
+#include "vacc/codegen/llvm/lowering.h"
 #include "vacc/support/error.h"
 #include "vacc/tir/arith.h"
 #include "vacc/tir/equal.h"
 #include "vacc/tir/functor.h"
 #include "vacc/tir/ops.h"
 
-namespace vacc::codegen::cpu {
+namespace vacc::codegen {
 
 // ------------------------------------------------------------------------- expressions
 
-llvm::Value *Lowering::expr(const Expr &e) {
+llvm::Value *LlvmLowering::expr(const Expr &e) {
   switch (e.kind()) {
     case ExprKind::kIntImm: {
       const tir::IntImm *op = e.as<tir::IntImm>();
@@ -50,9 +50,9 @@ llvm::Value *Lowering::expr(const Expr &e) {
   return nullptr;
 }
 
-llvm::Value *Lowering::var(const tir::VarNode *v) {
+llvm::Value *LlvmLowering::var(const tir::VarNode *v) {
   auto it = vars_.find(v);
-  if (it == vars_.end()) fail("CPU backend: {}: unbound variable '{}'", f_.name, v->name);
+  if (it == vars_.end()) fail("{}: {}: unbound variable '{}'", backend(), f_.name, v->name);
   if (v != vvar_) return it->second;
   // The vectorized variable: base + <0, 1, ..., lanes-1>.
   std::vector<llvm::Constant *> steps;
@@ -61,7 +61,7 @@ llvm::Value *Lowering::var(const tir::VarNode *v) {
   return b_.CreateAdd(b_.CreateVectorSplat(lanes_, it->second), llvm::ConstantVector::get(steps));
 }
 
-llvm::Value *Lowering::binary(ExprKind k, const Expr &ea, const Expr &eb) {
+llvm::Value *LlvmLowering::binary(ExprKind k, const Expr &ea, const Expr &eb) {
   DataType t = ea.dtype();
   if (k == ExprKind::kAnd || k == ExprKind::kOr) {
     llvm::Value *a = expr(ea), *b = expr(eb);
@@ -115,7 +115,7 @@ llvm::Value *Lowering::binary(ExprKind k, const Expr &ea, const Expr &eb) {
 }
 
 // Floor division / modulo of signed integers.
-llvm::Value *Lowering::floor_div(llvm::Value *a, llvm::Value *b, bool div) {
+llvm::Value *LlvmLowering::floor_div(llvm::Value *a, llvm::Value *b, bool div) {
   llvm::Value *q = b_.CreateSDiv(a, b), *r = b_.CreateSRem(a, b);
   llvm::Value *zero = llvm::Constant::getNullValue(a->getType());
   llvm::Value *adjust =
@@ -125,7 +125,7 @@ llvm::Value *Lowering::floor_div(llvm::Value *a, llvm::Value *b, bool div) {
 }
 
 // The ISA's SHR: a >> min(b, bits-1) for b >= 0, a << min(-b, bits-1) otherwise.
-llvm::Value *Lowering::shr(llvm::Value *a, llvm::Value *b, DataType t) {
+llvm::Value *LlvmLowering::shr(llvm::Value *a, llvm::Value *b, DataType t) {
   llvm::Type *ty = a->getType();
   llvm::Value *maxs = llvm::ConstantInt::get(ty, t.bits - 1);
   auto clampv = [&](llvm::Value *x) {
@@ -139,7 +139,7 @@ llvm::Value *Lowering::shr(llvm::Value *a, llvm::Value *b, DataType t) {
   return b_.CreateSelect(b_.CreateICmpSGE(b, zero), right, left);
 }
 
-llvm::Value *Lowering::cast(DataType to, const Expr &from_e) {
+llvm::Value *LlvmLowering::cast(DataType to, const Expr &from_e) {
   DataType from = from_e.dtype();
   llvm::Value *v = expr(from_e);
   int lanes = is_vec(v) ? lanes_ : 1;
@@ -162,49 +162,38 @@ llvm::Value *Lowering::cast(DataType to, const Expr &from_e) {
   return b_.CreateIntCast(v, ty, from_signed);
 }
 
-llvm::Value *Lowering::call(const tir::Call *op) {
-  llvm::Value *a = expr(op->args[0]);
-  llvm::Type *ty = a->getType();
-  llvm::Intrinsic::ID id = llvm::Intrinsic::not_intrinsic;
-  switch (op->op) {
+llvm::Intrinsic::ID LlvmLowering::call_intrinsic(tir::CallOp op) {
+  switch (op) {
     case tir::CallOp::kExp:
-      id = llvm::Intrinsic::exp;
-      break;
+      return llvm::Intrinsic::exp;
     case tir::CallOp::kLog:
-      id = llvm::Intrinsic::log;
-      break;
+      return llvm::Intrinsic::log;
     case tir::CallOp::kSqrt:
-      id = llvm::Intrinsic::sqrt;
-      break;
+      return llvm::Intrinsic::sqrt;
     case tir::CallOp::kFloor:
-      id = llvm::Intrinsic::floor;
-      break;
+      return llvm::Intrinsic::floor;
     case tir::CallOp::kCeil:
-      id = llvm::Intrinsic::ceil;
-      break;
+      return llvm::Intrinsic::ceil;
     case tir::CallOp::kRound:
-      id = llvm::Intrinsic::roundeven;
-      break;
+      return llvm::Intrinsic::roundeven;
     case tir::CallOp::kAbs:
-      id = llvm::Intrinsic::fabs;
-      break;
+      return llvm::Intrinsic::fabs;
     case tir::CallOp::kTanh:
       break;
   }
-  if (id != llvm::Intrinsic::not_intrinsic) return b_.CreateIntrinsic(id, {ty}, {a});
-  // tanh has no intrinsic: call libm per lane.
-  llvm::Type *st = ty->getScalarType();
-  const char *fname = st->isFloatTy() ? "tanhf" : "tanh";
-  llvm::FunctionCallee fn = m_.getOrInsertFunction(fname, st, st);
-  if (!is_vec(a)) return b_.CreateCall(fn, {a});
-  llvm::Value *r = llvm::UndefValue::get(ty);
-  for (int i = 0; i < lanes_; ++i) {
-    r = b_.CreateInsertElement(r, b_.CreateCall(fn, {b_.CreateExtractElement(a, i)}), i);
-  }
-  return r;
+  return llvm::Intrinsic::not_intrinsic;
 }
 
-llvm::Value *Lowering::select(const tir::Select *op) {
+llvm::Value *LlvmLowering::call(const tir::Call *op) {
+  llvm::Value *a = expr(op->args[0]);
+  llvm::Intrinsic::ID id = call_intrinsic(op->op);
+  if (id == llvm::Intrinsic::not_intrinsic) {
+    fail("{}: {}: no lowering for {}", backend(), f_.name, tir::call_op_name(op->op));
+  }
+  return b_.CreateIntrinsic(id, {a->getType()}, {a});
+}
+
+llvm::Value *LlvmLowering::select(const tir::Select *op) {
   llvm::Value *c = expr(op->cond);
   if (!may_fault(op->t) && !may_fault(op->f)) {
     llvm::Value *t = expr(op->t), *f = expr(op->f);
@@ -237,14 +226,14 @@ llvm::Value *Lowering::select(const tir::Select *op) {
 
 // ------------------------------------------------------------------------------ memory
 
-llvm::Value *Lowering::buffer_ptr(const tir::Buffer &b) {
+llvm::Value *LlvmLowering::buffer_ptr(const tir::Buffer &b) {
   auto it = bufs_.find(b.get());
-  if (it == bufs_.end()) fail("CPU backend: {}: buffer '{}' is not in scope", f_.name, b->name);
+  if (it == bufs_.end()) fail("{}: {}: buffer '{}' is not in scope", backend(), f_.name, b->name);
   return it->second;
 }
 
 // The flat row-major index as i64 (scalar or vector, following the current mode).
-llvm::Value *Lowering::flat_index(const tir::Buffer &b, const std::vector<Expr> &indices) {
+llvm::Value *LlvmLowering::flat_index(const tir::Buffer &b, const std::vector<Expr> &indices) {
   std::vector<int64_t> strides = b->strides();
   llvm::Value *acc = nullptr;
   for (size_t k = 0; k < indices.size(); ++k) {
@@ -264,7 +253,8 @@ llvm::Value *Lowering::flat_index(const tir::Buffer &b, const std::vector<Expr> 
   return acc ? acc : b_.getInt64(0);
 }
 
-Lowering::Access Lowering::access_kind(const tir::Buffer &b, const std::vector<Expr> &indices) {
+LlvmLowering::Access LlvmLowering::access_kind(const tir::Buffer &b,
+                                               const std::vector<Expr> &indices) {
   if (!vvar_) return Access::kScalar;
   bool uses = false;
   for (const Expr &i : indices) uses |= tir::uses_var(i, vvar_ref_);
@@ -274,18 +264,18 @@ Lowering::Access Lowering::access_kind(const tir::Buffer &b, const std::vector<E
   return Access::kGather;
 }
 
-llvm::Value *Lowering::from_memory(llvm::Value *v, DataType t) {
+llvm::Value *LlvmLowering::from_memory(llvm::Value *v, DataType t) {
   if (!t.is_bool()) return v;
   return b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
 }
 
-llvm::Value *Lowering::to_memory(llvm::Value *v, DataType t) {
+llvm::Value *LlvmLowering::to_memory(llvm::Value *v, DataType t) {
   if (!t.is_bool()) return v;
   llvm::Type *i8 = b_.getInt8Ty();
   return b_.CreateZExt(v, is_vec(v) ? llvm::FixedVectorType::get(i8, lanes_) : i8);
 }
 
-llvm::Value *Lowering::load(const tir::Buffer &b, const std::vector<Expr> &indices) {
+llvm::Value *LlvmLowering::load(const tir::Buffer &b, const std::vector<Expr> &indices) {
   llvm::Type *et = mem_type(b->dtype);
   llvm::Value *base = buffer_ptr(b);
   llvm::Align align(m_.getDataLayout().getABITypeAlign(et));
@@ -312,7 +302,7 @@ llvm::Value *Lowering::load(const tir::Buffer &b, const std::vector<Expr> &indic
   return nullptr;
 }
 
-void Lowering::store(const tir::Store *op) {
+void LlvmLowering::store(const tir::Store *op) {
   const tir::Buffer &b = op->buffer;
   llvm::Type *et = mem_type(b->dtype);
   llvm::Value *base = buffer_ptr(b);
@@ -342,4 +332,4 @@ void Lowering::store(const tir::Store *op) {
   }
 }
 
-}  // namespace vacc::codegen::cpu
+}  // namespace vacc::codegen

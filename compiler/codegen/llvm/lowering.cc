@@ -8,24 +8,22 @@
 // up to kMaxUnroll iterations are emitted once per iteration; vectorized loops whose body is
 // stores of element-wise expressions become vector code (lanes = the loop, or a power-of-two
 // chunk of it), with contiguous accesses as vector loads/stores and others as gathers/scatters;
-// any other vectorized loop gets LLVM's vectorize hint instead. A parallel loop is outlined
-// into a function over [begin, end) that the thread pool calls; the variables and buffers in
-// scope travel in an i64 closure.
-#include "lower_llvm.h"
+// any other vectorized loop gets LLVM's vectorize hint instead. Parallel and GPU-bound loops
+// are the backend's (serial here).
+#include "vacc/codegen/llvm/lowering.h"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include "lowering.h"
 #include "vacc/support/error.h"
 #include "vacc/tir/arith.h"
 #include "vacc/tir/equal.h"
 #include "vacc/tir/functor.h"
 #include "vacc/tir/ops.h"
 
-namespace vacc::codegen::cpu {
+namespace vacc::codegen {
 
 // True when evaluating e may fault where its Select guard is false (a load or an integer
 // division), so a Select around it must branch instead of evaluating both sides.
@@ -61,57 +59,35 @@ bool flat_coeff(const tir::Buffer &b, const std::vector<Expr> &indices, const ti
   return true;
 }
 
-Lowering::Lowering(const tir::Func &f, llvm::LLVMContext &ctx, llvm::Module &m)
+LlvmLowering::LlvmLowering(const tir::Func &f, llvm::LLVMContext &ctx, llvm::Module &m)
     : f_(f), ctx_(ctx), m_(m), b_(ctx) {
   llvm::FastMathFlags fmf;
   fmf.setAllowContract(true);
   b_.setFastMathFlags(fmf);
 }
 
-void Lowering::run(const std::string &symbol) {
-  // The body: one noalias pointer per parameter.
-  std::vector<const tir::BufferNode *> bufs;
-  for (const tir::Buffer &p : f_.params) bufs.push_back(p.get());
-  llvm::Function *body = make_function(symbol + "_body", bufs, {}, false);
-  emit_in(body, [&] { stmt(f_.body); });
-
-  // The entry point: void symbol(i8** args).
-  llvm::Type *i8pp = b_.getInt8PtrTy()->getPointerTo();
-  auto *fty = llvm::FunctionType::get(b_.getVoidTy(), {i8pp}, false);
-  auto *entry = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, symbol, m_);
-  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", entry));
-  std::vector<llvm::Value *> args;
-  for (size_t i = 0; i < f_.params.size(); ++i) {
-    llvm::Value *slot = b_.CreateConstGEP1_64(b_.getInt8PtrTy(), entry->getArg(0), i);
-    llvm::Value *p = b_.CreateLoad(b_.getInt8PtrTy(), slot);
-    args.push_back(b_.CreateBitCast(p, mem_type(f_.params[i]->dtype)->getPointerTo()));
-  }
-  b_.CreateCall(body, args);
-  b_.CreateRetVoid();
-}
-
 // ------------------------------------------------------------------------------ types
-llvm::Type *Lowering::scalar_type(DataType t, bool in_memory) {
+llvm::Type *LlvmLowering::scalar_type(DataType t, bool in_memory) {
   if (t.is_bool()) return in_memory ? b_.getInt8Ty() : b_.getInt1Ty();
   if (t.is_float()) {
     if (t.bits == 32) return b_.getFloatTy();
     if (t.bits == 64) return b_.getDoubleTy();
-    fail("CPU backend: float{} is not supported (float32 and float64 are)", t.bits);
+    fail("{}: float{} is not supported (float32 and float64 are)", backend(), t.bits);
   }
   return b_.getIntNTy(t.bits);
 }
 
-llvm::Type *Lowering::reg_type(DataType t, int lanes) {
+llvm::Type *LlvmLowering::reg_type(DataType t, int lanes) {
   llvm::Type *s = scalar_type(t, false);
   return lanes > 1 ? llvm::FixedVectorType::get(s, lanes) : s;
 }
 
-llvm::Value *Lowering::splat(llvm::Value *v) {
+llvm::Value *LlvmLowering::splat(llvm::Value *v) {
   if (!vvar_ || is_vec(v)) return v;
   return b_.CreateVectorSplat(lanes_, v);
 }
 
-void Lowering::unify(llvm::Value *&a, llvm::Value *&b) {
+void LlvmLowering::unify(llvm::Value *&a, llvm::Value *&b) {
   if (is_vec(a) != is_vec(b)) {
     a = splat(a);
     b = splat(b);
@@ -121,9 +97,10 @@ void Lowering::unify(llvm::Value *&a, llvm::Value *&b) {
 // --------------------------------------------------------------------------- functions
 // A function over `bufs` (noalias pointers) and `vars` (scalars); with `range`, two more
 // i64 parameters (begin, end). Rebinds bufs_/vars_ to its parameters.
-llvm::Function *Lowering::make_function(const std::string &name,
-                                        const std::vector<const tir::BufferNode *> &bufs,
-                                        const std::vector<const tir::VarNode *> &vars, bool range) {
+llvm::Function *LlvmLowering::make_function(const std::string &name,
+                                            const std::vector<const tir::BufferNode *> &bufs,
+                                            const std::vector<const tir::VarNode *> &vars,
+                                            bool range) {
   std::vector<llvm::Type *> tys;
   for (auto *b : bufs) tys.push_back(mem_type(b->dtype)->getPointerTo());
   for (auto *v : vars) tys.push_back(scalar_type(v->dtype, false));
@@ -149,7 +126,7 @@ llvm::Function *Lowering::make_function(const std::string &name,
 }
 
 // Emits `body` as the code of fn (entry block, ret void), then restores the caller's state.
-void Lowering::emit_in(llvm::Function *fn, const std::function<void()> &body) {
+void LlvmLowering::emit_in(llvm::Function *fn, const std::function<void()> &body) {
   llvm::Function *saved_fn = fn_;
   llvm::BasicBlock *saved_alloca = alloca_block_;
   fn_ = fn;
@@ -164,14 +141,4 @@ void Lowering::emit_in(llvm::Function *fn, const std::function<void()> &body) {
   alloca_block_ = saved_alloca;
 }
 
-std::unique_ptr<llvm::Module> lower_to_llvm(const tir::Func &f, llvm::LLVMContext &ctx,
-                                            const std::string &symbol) {
-  auto m = std::make_unique<llvm::Module>(symbol, ctx);
-  Lowering(f, ctx, *m).run(symbol);
-  std::string err;
-  llvm::raw_string_ostream os(err);
-  VACC_CHECK(!llvm::verifyModule(*m, &os)) << "invalid LLVM IR for " << f.name << ": " << os.str();
-  return m;
-}
-
-}  // namespace vacc::codegen::cpu
+}  // namespace vacc::codegen

@@ -1,10 +1,13 @@
-// The loop-IR -> LLVM IR lowering (private to the CPU backend): one Lowering per Func.
-// lower_llvm.cc holds the driver, types and functions; lower_expr.cc the expressions, loads
-// and stores (scalar and vector); lower_stmt.cc the statements and loops (unroll, vectorize,
-// parallel outlining).
+// The loop-IR -> LLVM IR lowering shared by the LLVM backends (codegen/cpu for the host JIT,
+// codegen/gpu for NVPTX): one LlvmLowering per Func. lowering.cc holds the types and
+// functions; lower_expr.cc the expressions, loads and stores (scalar and vector);
+// lower_stmt.cc the statements and loops (unroll, vectorize). A backend subclasses it for what
+// its target decides: the entry point, parallel and GPU-bound loops, math calls that are not
+// LLVM intrinsics on it, and where buffers are allocated.
 #pragma once
 
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
@@ -14,7 +17,7 @@
 #include "vacc/tir/func.h"
 #include "vacc/tir/node.h"
 
-namespace vacc::codegen::cpu {
+namespace vacc::codegen {
 
 using tir::DataType;
 using tir::Expr;
@@ -33,13 +36,15 @@ bool may_fault(const Expr &e);
 bool flat_coeff(const tir::Buffer &b, const std::vector<Expr> &indices, const tir::Var &v,
                 int64_t *coeff);
 
-class Lowering {
+class LlvmLowering {
  public:
-  Lowering(const tir::Func &f, llvm::LLVMContext &ctx, llvm::Module &m);
+  LlvmLowering(const tir::Func &f, llvm::LLVMContext &ctx, llvm::Module &m);
+  virtual ~LlvmLowering() = default;
 
-  void run(const std::string &symbol);
+ protected:
+  // "CPU backend", "GPU backend": how diagnostics name the backend.
+  virtual const char *backend() const = 0;
 
- private:
   // ------------------------------------------------------------------------------ types
 
   llvm::Type *scalar_type(DataType t, bool in_memory);
@@ -76,7 +81,10 @@ class Lowering {
 
   llvm::Value *cast(DataType to, const Expr &from_e);
 
-  llvm::Value *call(const tir::Call *op);
+  // Math calls: the LLVM intrinsic of each op; tanh has none, so the base fails for it.
+  virtual llvm::Value *call(const tir::Call *op);
+  // The LLVM intrinsic of op, or not_intrinsic.
+  static llvm::Intrinsic::ID call_intrinsic(tir::CallOp op);
 
   llvm::Value *select(const tir::Select *op);
 
@@ -113,7 +121,13 @@ class Lowering {
 
   void if_then_else(const tir::IfThenElse *op);
 
-  void allocate(const tir::Allocate *op);
+  // An annotation: its body (a backend may give a marker meaning, e.g. a GPU barrier).
+  virtual void attr(const tir::Attr *op);
+
+  // A buffer of the body's extent: on the stack (the entry block's allocas) by default.
+  virtual void allocate(const tir::Allocate *op);
+  // The stack slot of an Allocate's buffer, in the entry block.
+  llvm::Value *stack_buffer(const tir::Buffer &buf);
 
   llvm::MDNode *loop_hint(const char *key);
 
@@ -125,7 +139,9 @@ class Lowering {
 
   void serial(const tir::For *op, llvm::MDNode *md);
 
-  void loop(const tir::For *op);
+  // Unrolled and vectorized loops as described in lowering.cc; parallel ones through
+  // parallel(); the rest (GPU-bound loops included) serial.
+  virtual void loop(const tir::For *op);
 
   // Lanes for explicit vector code, or 0 when the body does not allow it: only stores whose
   // index moves with the loop variable, and no buffer both stored and read at another index.
@@ -137,8 +153,8 @@ class Lowering {
   // registers.
   void vectorized(const tir::For *op, int lanes);
 
-  // Outlines the loop body into fn(closure, begin, end) and calls the thread pool with it.
-  void parallel(const tir::For *op);
+  // A parallel loop of more than one iteration: serial unless the backend runs it in parallel.
+  virtual void parallel(const tir::For *op);
 
   const tir::Func &f_;
   llvm::LLVMContext &ctx_;
@@ -154,4 +170,4 @@ class Lowering {
   int parallel_count_ = 0;
 };
 
-}  // namespace vacc::codegen::cpu
+}  // namespace vacc::codegen

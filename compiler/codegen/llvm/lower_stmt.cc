@@ -6,18 +6,18 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include "lowering.h"
+#include "vacc/codegen/llvm/lowering.h"
 #include "vacc/support/error.h"
 #include "vacc/tir/arith.h"
 #include "vacc/tir/equal.h"
 #include "vacc/tir/functor.h"
 #include "vacc/tir/ops.h"
 
-namespace vacc::codegen::cpu {
+namespace vacc::codegen {
 
 // --------------------------------------------------------------------------- statements
 
-void Lowering::stmt(const Stmt &s) {
+void LlvmLowering::stmt(const Stmt &s) {
   if (!s.defined()) return;
   switch (s.kind()) {
     case StmtKind::kStore:
@@ -32,20 +32,24 @@ void Lowering::stmt(const Stmt &s) {
     case StmtKind::kAllocate:
       return allocate(s.as<tir::Allocate>());
     case StmtKind::kAttr:
-      return stmt(s.as<tir::Attr>()->body);
+      return attr(s.as<tir::Attr>());
     case StmtKind::kDma:
     case StmtKind::kGemm:
     case StmtKind::kAlu:
     case StmtKind::kDepPush:
     case StmtKind::kDepPop:
       fail(
-          "CPU backend: {}: {} is an accelerator statement; lower the function without "
-          "accelerator scopes and intrinsics to run it on the CPU",
-          f_.name, tir::stmt_kind_name(s.kind()));
+          "{}: {}: {} is an accelerator statement; lower the function without "
+          "accelerator scopes and intrinsics to run it here",
+          backend(), f_.name, tir::stmt_kind_name(s.kind()));
   }
 }
 
-void Lowering::if_then_else(const tir::IfThenElse *op) {
+void LlvmLowering::attr(const tir::Attr *op) {
+  stmt(op->body);
+}
+
+void LlvmLowering::if_then_else(const tir::IfThenElse *op) {
   llvm::Value *c = expr(op->cond);
   llvm::BasicBlock *tb = llvm::BasicBlock::Create(ctx_, "then", fn_);
   llvm::BasicBlock *done = llvm::BasicBlock::Create(ctx_, "endif", fn_);
@@ -63,32 +67,20 @@ void Lowering::if_then_else(const tir::IfThenElse *op) {
   b_.SetInsertPoint(done);
 }
 
-void Lowering::allocate(const tir::Allocate *op) {
-  const tir::Buffer &buf = op->buffer;
-  llvm::Type *et = mem_type(buf->dtype);
-  int64_t bytes = buf->elems() * static_cast<int64_t>(m_.getDataLayout().getTypeAllocSize(et));
-  llvm::Value *ptr;
-  llvm::Value *heap = nullptr;
-  if (bytes <= kMaxStackBytes) {
-    llvm::IRBuilder<> ab(alloca_block_);
-    auto *a = ab.CreateAlloca(et, ab.getInt64(buf->elems()), buf->name);
-    a->setAlignment(llvm::Align(64));
-    ptr = a;
-  } else {
-    llvm::FunctionCallee mal = m_.getOrInsertFunction("malloc", b_.getInt8PtrTy(), b_.getInt64Ty());
-    heap = b_.CreateCall(mal, {b_.getInt64(bytes)});
-    ptr = b_.CreateBitCast(heap, et->getPointerTo());
-  }
-  bufs_[buf.get()] = ptr;
-  stmt(op->body);
-  bufs_.erase(buf.get());
-  if (heap) {
-    llvm::FunctionCallee fr = m_.getOrInsertFunction("free", b_.getVoidTy(), b_.getInt8PtrTy());
-    b_.CreateCall(fr, {heap});
-  }
+llvm::Value *LlvmLowering::stack_buffer(const tir::Buffer &buf) {
+  llvm::IRBuilder<> ab(alloca_block_);
+  auto *a = ab.CreateAlloca(mem_type(buf->dtype), ab.getInt64(buf->elems()), buf->name);
+  a->setAlignment(llvm::Align(64));
+  return a;
 }
 
-llvm::MDNode *Lowering::loop_hint(const char *key) {
+void LlvmLowering::allocate(const tir::Allocate *op) {
+  bufs_[op->buffer.get()] = stack_buffer(op->buffer);
+  stmt(op->body);
+  bufs_.erase(op->buffer.get());
+}
+
+llvm::MDNode *LlvmLowering::loop_hint(const char *key) {
   llvm::Metadata *hint[] = {llvm::MDString::get(ctx_, key),
                             llvm::ConstantAsMetadata::get(b_.getTrue())};
   llvm::Metadata *ops[] = {nullptr, llvm::MDNode::get(ctx_, hint)};
@@ -98,8 +90,8 @@ llvm::MDNode *Lowering::loop_hint(const char *key) {
 }
 
 // for (iv = begin; iv < end; ++iv) body(iv), with begin < end; iv in i64.
-void Lowering::counted_loop(llvm::Value *begin, llvm::Value *end, llvm::MDNode *md,
-                            const std::function<void(llvm::Value *)> &body) {
+void LlvmLowering::counted_loop(llvm::Value *begin, llvm::Value *end, llvm::MDNode *md,
+                                const std::function<void(llvm::Value *)> &body) {
   llvm::BasicBlock *pre = b_.GetInsertBlock();
   llvm::BasicBlock *bb = llvm::BasicBlock::Create(ctx_, "loop", fn_);
   llvm::BasicBlock *exit = llvm::BasicBlock::Create(ctx_, "loop.end", fn_);
@@ -116,11 +108,11 @@ void Lowering::counted_loop(llvm::Value *begin, llvm::Value *end, llvm::MDNode *
   b_.SetInsertPoint(exit);
 }
 
-void Lowering::bind(const tir::Var &v, llvm::Value *i64) {
+void LlvmLowering::bind(const tir::Var &v, llvm::Value *i64) {
   vars_[v.get()] = b_.CreateIntCast(i64, scalar_type(v->dtype, false), true);
 }
 
-void Lowering::serial(const tir::For *op, llvm::MDNode *md) {
+void LlvmLowering::serial(const tir::For *op, llvm::MDNode *md) {
   counted_loop(b_.getInt64(0), b_.getInt64(op->extent), md, [&](llvm::Value *iv) {
     bind(op->var, iv);
     stmt(op->body);
@@ -128,8 +120,8 @@ void Lowering::serial(const tir::For *op, llvm::MDNode *md) {
   vars_.erase(op->var.get());
 }
 
-void Lowering::loop(const tir::For *op) {
-  if (vvar_) fail("CPU backend: {}: a loop inside vectorized loop", f_.name);
+void LlvmLowering::loop(const tir::For *op) {
+  if (vvar_) fail("{}: {}: a loop inside vectorized loop", backend(), f_.name);
   switch (op->for_kind) {
     case tir::ForKind::kUnrolled:
       if (op->extent <= kMaxUnroll) {
@@ -156,7 +148,7 @@ void Lowering::loop(const tir::For *op) {
 
 // Lanes for explicit vector code, or 0 when the body does not allow it: only stores whose
 // index moves with the loop variable, and no buffer both stored and read at another index.
-int Lowering::vector_lanes(const tir::For *op) {
+int LlvmLowering::vector_lanes(const tir::For *op) {
   int64_t lanes = op->extent;
   if (lanes > kMaxLanes) {
     lanes = kMaxLanes;
@@ -216,7 +208,7 @@ int Lowering::vector_lanes(const tir::For *op) {
 // chunk of any length, pieces of descending powers of two (56 = 32 + 16 + 8): the backend
 // handles only power-of-two vectors well, and constant offsets keep accumulator tiles in
 // registers.
-void Lowering::vectorized(const tir::For *op, int lanes) {
+void LlvmLowering::vectorized(const tir::For *op, int lanes) {
   auto piece = [&](llvm::Value *base, int n) {
     bind(op->var, base);
     if (n > 1) {
@@ -245,74 +237,8 @@ void Lowering::vectorized(const tir::For *op, int lanes) {
   vars_.erase(op->var.get());
 }
 
-// Outlines the loop body into fn(closure, begin, end) and calls the thread pool with it.
-void Lowering::parallel(const tir::For *op) {
-  std::vector<const tir::BufferNode *> bufs;
-  std::vector<llvm::Value *> buf_vals;
-  for (auto &[b, v] : bufs_) {
-    bufs.push_back(b);
-    buf_vals.push_back(v);
-  }
-  std::vector<const tir::VarNode *> vars;
-  std::vector<llvm::Value *> var_vals;
-  for (auto &[x, v] : vars_) {
-    vars.push_back(x);
-    var_vals.push_back(v);
-  }
-  // The closure: one i64 per buffer pointer and variable.
-  size_t n = bufs.size() + vars.size();
-  llvm::Value *closure;
-  {
-    llvm::IRBuilder<> ab(alloca_block_);
-    closure = ab.CreateAlloca(b_.getInt64Ty(), ab.getInt64(std::max<size_t>(n, 1)));
-  }
-  for (size_t i = 0; i < n; ++i) {
-    llvm::Value *v = i < bufs.size() ? b_.CreatePtrToInt(buf_vals[i], b_.getInt64Ty())
-                                     : b_.CreateSExt(var_vals[i - bufs.size()], b_.getInt64Ty());
-    b_.CreateStore(v, b_.CreateConstGEP1_64(b_.getInt64Ty(), closure, i));
-  }
-
-  auto saved_bufs = bufs_;
-  auto saved_vars = vars_;
-  llvm::BasicBlock *saved_block = b_.GetInsertBlock();
-  std::string name = fn_->getName().str() + ".par" + std::to_string(parallel_count_++);
-
-  // The body over [begin, end), with noalias buffers.
-  llvm::Function *inner = make_function(name + ".body", bufs, vars, true);
-  llvm::Value *begin = inner->getArg(static_cast<unsigned>(n));
-  llvm::Value *end = inner->getArg(static_cast<unsigned>(n + 1));
-  emit_in(inner, [&] {
-    counted_loop(begin, end, nullptr, [&](llvm::Value *iv) {
-      bind(op->var, iv);
-      stmt(op->body);
-    });
-  });
-
-  // The trampoline the pool calls: unpacks the closure.
-  llvm::Type *i8p = b_.getInt8PtrTy();
-  auto *tty =
-      llvm::FunctionType::get(b_.getVoidTy(), {i8p, b_.getInt64Ty(), b_.getInt64Ty()}, false);
-  auto *tramp = llvm::Function::Create(tty, llvm::Function::InternalLinkage, name, m_);
-  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", tramp));
-  llvm::Value *slots = b_.CreateBitCast(tramp->getArg(0), b_.getInt64Ty()->getPointerTo());
-  std::vector<llvm::Value *> args;
-  for (size_t i = 0; i < n; ++i) {
-    llvm::Value *v =
-        b_.CreateLoad(b_.getInt64Ty(), b_.CreateConstGEP1_64(b_.getInt64Ty(), slots, i));
-    llvm::Type *t = inner->getArg(static_cast<unsigned>(i))->getType();
-    args.push_back(i < bufs.size() ? b_.CreateIntToPtr(v, t) : b_.CreateTrunc(v, t));
-  }
-  args.push_back(tramp->getArg(1));
-  args.push_back(tramp->getArg(2));
-  b_.CreateCall(inner, args);
-  b_.CreateRetVoid();
-
-  bufs_ = saved_bufs;
-  vars_ = saved_vars;
-  b_.SetInsertPoint(saved_block);
-  llvm::FunctionCallee pf = m_.getOrInsertFunction("vacc_cpu_parallel_for", b_.getVoidTy(),
-                                                   tramp->getType(), i8p, b_.getInt64Ty());
-  b_.CreateCall(pf, {tramp, b_.CreateBitCast(closure, i8p), b_.getInt64(op->extent)});
+void LlvmLowering::parallel(const tir::For *op) {
+  serial(op, nullptr);
 }
 
-}  // namespace vacc::codegen::cpu
+}  // namespace vacc::codegen
