@@ -6,7 +6,6 @@
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/Host.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
@@ -18,6 +17,7 @@
 
 #include "lower_llvm.h"
 #include "vacc/codegen/cpu/thread_pool.h"
+#include "vacc/codegen/llvm/lowering.h"
 #include "vacc/support/error.h"
 #include "vacc/tir/equal.h"
 #include "vacc/tir/printer.h"
@@ -48,25 +48,6 @@ llvm::orc::JITTargetMachineBuilder host_builder() {
       << "LLVM cannot describe the host: " << to_string(jtmb.takeError());
   jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Aggressive);
   return std::move(*jtmb);
-}
-
-// The O3 pipeline for the host, with the loop and SLP vectorizers on.
-void optimize(llvm::Module &m, llvm::TargetMachine *tm) {
-  llvm::PipelineTuningOptions pto;
-  pto.LoopVectorization = true;
-  pto.SLPVectorization = true;
-  llvm::PassBuilder pb(tm, pto);
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-  mpm.run(m, mam);
 }
 
 }  // namespace
@@ -139,7 +120,7 @@ std::shared_ptr<const Kernel> Jit::compile(const tir::Func &f) {
   std::unique_ptr<llvm::Module> m = lower_to_llvm(f, *ctx, symbol);
   m->setDataLayout(impl_->jit->getDataLayout());
   m->setTargetTriple(impl_->tm->getTargetTriple().str());
-  optimize(*m, impl_->tm.get());
+  optimize_module(*m, impl_->tm.get(), /*vectorize=*/true);
   if (const char *dir = std::getenv("VACC_CPU_DUMP_DIR")) {
     // For inspection: the loop IR and the optimized LLVM IR of every compiled kernel.
     std::string base = std::string(dir) + "/" + symbol + "_" + f.name;
@@ -171,7 +152,7 @@ std::string llvm_ir(const tir::Func &f, bool optimize_ir) {
   std::unique_ptr<llvm::Module> m = lower_to_llvm(f, ctx, f.name);
   m->setDataLayout((*tm)->createDataLayout());
   m->setTargetTriple((*tm)->getTargetTriple().str());
-  if (optimize_ir) optimize(*m, tm->get());
+  if (optimize_ir) optimize_module(*m, tm->get(), /*vectorize=*/true);
   std::string s;
   llvm::raw_string_ostream os(s);
   m->print(os, nullptr);

@@ -5,7 +5,6 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -14,6 +13,7 @@
 #include <unordered_map>
 
 #include "nvptx_lowering.h"
+#include "vacc/codegen/llvm/lowering.h"
 #include "vacc/support/error.h"
 #include "vacc/tir/equal.h"
 
@@ -46,27 +46,13 @@ std::unique_ptr<llvm::TargetMachine> target_machine(const Target &target) {
   return tm;
 }
 
-void optimize(llvm::Module &m, llvm::TargetMachine *tm) {
-  llvm::PassBuilder pb(tm);
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, mam);
-}
-
 std::unique_ptr<llvm::Module> lower_module(const Module &plan, llvm::LLVMContext &ctx,
                                            llvm::TargetMachine *tm, bool optimize_ir) {
   auto m = std::make_unique<llvm::Module>(plan.name, ctx);
   m->setTargetTriple(kTriple);
   m->setDataLayout(tm->createDataLayout());
   for (const Kernel &k : plan.kernels) lower_kernel(k, ctx, *m);
-  if (optimize_ir) optimize(*m, tm);
+  if (optimize_ir) optimize_module(*m, tm, /*vectorize=*/false);
   return m;
 }
 

@@ -15,6 +15,7 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include "vacc/support/error.h"
@@ -24,6 +25,23 @@
 #include "vacc/tir/ops.h"
 
 namespace vacc::codegen {
+
+void optimize_module(llvm::Module &m, llvm::TargetMachine *tm, bool vectorize) {
+  llvm::PipelineTuningOptions pto;
+  pto.LoopVectorization = vectorize;
+  pto.SLPVectorization = vectorize;
+  llvm::PassBuilder pb(tm, pto);
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, mam);
+}
 
 // True when evaluating e may fault where its Select guard is false (a load or an integer
 // division), so a Select around it must branch instead of evaluating both sides.

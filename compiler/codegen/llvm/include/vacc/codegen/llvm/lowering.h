@@ -17,6 +17,10 @@
 #include "vacc/tir/func.h"
 #include "vacc/tir/node.h"
 
+namespace llvm {
+class TargetMachine;
+}  // namespace llvm
+
 namespace vacc::codegen {
 
 using tir::DataType;
@@ -35,6 +39,9 @@ bool may_fault(const Expr &e);
 // Coefficient of v in the row-major flat index of `indices` into b; false when not affine.
 bool flat_coeff(const tir::Buffer &b, const std::vector<Expr> &indices, const tir::Var &v,
                 int64_t *coeff);
+
+// LLVM's O3 pipeline for tm's target (the loop and SLP vectorizers on when `vectorize`).
+void optimize_module(llvm::Module &m, llvm::TargetMachine *tm, bool vectorize);
 
 class LlvmLowering {
  public:
