@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "vacc/compiler/ops.h"
-#include "vacc/compiler/pipeline.h"
+#include "vacc/lower/operators.h"
+#include "vacc/lower/lower.h"
 
 namespace {
 
@@ -14,8 +14,8 @@ vacc::isa::HwConfig config() {
   return vacc::isa::load_config(std::string(VACC_BENCH_CONFIG_DIR) + "/default.yaml");
 }
 
-vacc::compiler::Conv2dParams resnet18_layer() {
-  vacc::compiler::Conv2dParams p;
+vacc::lower::Conv2dParams resnet18_layer() {
+  vacc::lower::Conv2dParams p;
   p.in_channels = p.out_channels = 64;
   p.height = p.width = 56;
   p.kernel_h = p.kernel_w = 3;
@@ -25,17 +25,17 @@ vacc::compiler::Conv2dParams resnet18_layer() {
 
 void BM_LowerResNet18Conv(benchmark::State &state) {
   vacc::isa::HwConfig c = config();
-  vacc::compiler::AccelSchedule s;
+  vacc::lower::AccelSchedule s;
   s.tile_h = s.tile_w = 14;
   s.tile_oc = 2;
   s.tile_ic = 1;
   s.vthreads = static_cast<int>(state.range(0));
   if (s.vthreads == 2) s.tile_oc = 1;
-  vacc::compiler::PipelineOptions o;
+  vacc::lower::LowerOptions o;
   o.verify = false;
   for (auto _ : state) {
-    vacc::compiler::Operator op = vacc::compiler::conv2d_accel(c, resnet18_layer(), s);
-    vacc::tir::Func f = vacc::compiler::run_pipeline(op.func, c, o);
+    vacc::lower::Operator op = vacc::lower::define(c, resnet18_layer(), s);
+    vacc::tir::Func f = vacc::lower::lower_loops(op.func, c, o);
     benchmark::DoNotOptimize(f.body.get());
   }
 }

@@ -10,8 +10,8 @@
 #include <fstream>
 #include <random>
 
-#include "vacc/codegen/accel/host_layout.h"
-#include "vacc/codegen/accel/operators.h"
+#include "vacc/lower/host_layout.h"
+#include "vacc/lower/lower.h"
 #include "vacc/driver/device.h"
 #include "vacc/runtime/replay.h"
 #include "vacc/support/error.h"
@@ -22,7 +22,7 @@ extern const char *const kResnet18ConvsYaml;
 
 namespace {
 
-using codegen::accel::CompiledLayer;
+using lower::LoweredLayer;
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
@@ -38,7 +38,7 @@ std::vector<int64_t> random_values(size_t n, int64_t lo, int64_t hi, std::mt1993
 
 // The plain convolution every layer is checked against: NCHW data, OIHW weights, int32
 // accumulation (wrapping), bias, arithmetic shift, clip, int8.
-std::vector<int64_t> reference_conv(const compiler::Conv2dParams &p, const std::vector<int64_t> &x,
+std::vector<int64_t> reference_conv(const lower::Conv2dParams &p, const std::vector<int64_t> &x,
                                     const std::vector<int64_t> &w,
                                     const std::vector<int64_t> &bias) {
   const int64_t N = p.batch, C = p.in_channels, O = p.out_channels, H = p.height, W = p.width;
@@ -129,7 +129,7 @@ std::vector<ConvLayerSpec> resnet18_convs() {
 
 LayerResult run_conv_layer(const isa::HwConfig &c, const ConvLayerSpec &spec,
                            const LayerBenchOptions &options) {
-  compiler::Conv2dParams p;
+  lower::Conv2dParams p;
   p.batch = 1;
   p.in_channels = spec.ic;
   p.out_channels = spec.oc;
@@ -158,13 +158,13 @@ LayerResult run_conv_layer(const isa::HwConfig &c, const ConvLayerSpec &spec,
   for (auto &b : bias) b += half;  // the rounding constant of docs/quantization.md
 
   const auto t0 = Clock::now();
-  r.folded = options.fold && codegen::accel::should_fold(c, p);
-  const compiler::Conv2dParams acc_p =
-      r.folded ? codegen::accel::folded_conv(c, p) : codegen::accel::blocked_conv(c, p);
-  codegen::accel::LayerOptions lo;
+  r.folded = options.fold && lower::should_fold(c, p);
+  const lower::Conv2dParams acc_p =
+      r.folded ? lower::folded_conv(c, p) : lower::blocked_conv(c, p);
+  lower::LowerOptions lo;
   lo.vthreads = options.vthreads;
-  lo.pipeline.verify = false;
-  CompiledLayer layer = codegen::accel::compile_conv2d(c, acc_p, lo, spec.name);
+  lo.verify = false;
+  LoweredLayer layer = lower::compile_conv2d(c, acc_p, lo, spec.name);
   r.compile_s = seconds_since(t0);
   if (const char *dir = std::getenv("VACC_BENCH_DUMP")) {
     // The layer's command list as text, for looking at what a schedule generates.
@@ -176,14 +176,14 @@ LayerResult run_conv_layer(const isa::HwConfig &c, const ConvLayerSpec &spec,
 
   std::vector<std::vector<uint8_t>> buffers(4);
   buffers[0] = to_bytes(
-      r.folded ? codegen::accel::fold_data(c, p, x)
-               : codegen::accel::pack_data(c, p.batch, p.in_channels, p.height, p.width, x),
+      r.folded ? lower::fold_data(c, p, x)
+               : lower::pack_data(c, p.batch, p.in_channels, p.height, p.width, x),
       c.inp_bits);
-  buffers[1] = to_bytes(r.folded ? codegen::accel::fold_weight(c, p, w)
-                                 : codegen::accel::pack_weight(c, p.out_channels, p.in_channels,
+  buffers[1] = to_bytes(r.folded ? lower::fold_weight(c, p, w)
+                                 : lower::pack_weight(c, p.out_channels, p.in_channels,
                                                                p.kernel_h, p.kernel_w, w),
                         c.wgt_bits);
-  buffers[2] = to_bytes(codegen::accel::pack_bias(c, p.batch, p.out_channels, bias), c.acc_bits);
+  buffers[2] = to_bytes(lower::pack_bias(c, p.batch, p.out_channels, bias), c.acc_bits);
   const auto t1 = Clock::now();
   std::unique_ptr<driver::Device> owned;
   driver::Device *device = options.device;
@@ -202,7 +202,7 @@ LayerResult run_conv_layer(const isa::HwConfig &c, const ConvLayerSpec &spec,
   std::vector<int64_t> out_blocked(run.buffers[3].size());
   for (size_t i = 0; i < out_blocked.size(); ++i)
     out_blocked[i] = static_cast<int8_t>(run.buffers[3][i]);
-  const auto got = codegen::accel::unpack_output(c, p.batch, p.out_channels, p.out_height(),
+  const auto got = lower::unpack_output(c, p.batch, p.out_channels, p.out_height(),
                                                  p.out_width(), out_blocked);
   if (!options.timing_only) {
     const auto want = reference_conv(p, x, w, bias);

@@ -12,6 +12,7 @@
 #include "vacc/graph/passes/fuse.h"
 #include "vacc/graph/passes/pack_layout.h"
 #include "vacc/graph/passes/partition.h"
+#include "vacc/isa/program.h"
 
 namespace vacc::graph {
 
@@ -49,13 +50,14 @@ PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
     step("fuse", [&] { return fmt::format("{} fused", fuse(graph)); });
   }
   step("partition", [&] {
-    return fmt::format("{} of {} nodes on the accelerator", partition(graph, config),
+    return fmt::format("{} of {} nodes on the accelerator", partition(graph, options.accel_legality),
                        graph.num_nodes());
   });
   step("pack_layout",
        [&] { return fmt::format("{} layout transforms", pack_layout(graph, config)); });
   step("plan_memory", [&] {
-    result.memory = plan_memory(graph);
+    // The DMA addresses activations in tiles: every slot aligned to the largest tile.
+    result.memory = plan_memory(graph, isa::region_alignment(config));
     return fmt::format("arena {} bytes (unshared {})", result.memory.arena_bytes,
                        result.memory.total_bytes);
   });

@@ -9,11 +9,10 @@
 
 #include "vacc/graph/idx.h"
 #include "vacc/graph/onnx_import.h"
-#include "vacc/graph/passes/plan_memory.h"
 #include "vacc/graph/pipeline.h"
-#include "vacc/isa/program.h"
+#include "vacc/lower/legality.h"
+#include "vacc/lower/lower_model.h"
 #include "vacc/package/graph_package.h"
-#include "vacc/package/lower_accel.h"
 #include "vacc/support/error.h"
 #include "vacc/support/npy.h"
 
@@ -145,30 +144,27 @@ CompiledModel compile_model(const std::string &onnx_path, const isa::HwConfig &c
 
   graph::PipelineOptions po;
   po.quantize = options.quantize;
+  po.accel_legality = lower::accel_legality(config, options.vthreads);
   if (!options.dump_dir.empty()) po.dump_dir = options.dump_dir + "/graph";
   po.log = options.log;
   graph::PipelineResult pr = graph::run_graph_pipeline(g, config, calib, po);
   for (const auto &p : pr.passes) result.stages.push_back({p.name, p.milliseconds, p.summary});
 
   t0 = Clock::now();
-  // The DMA addresses activations in tiles: align every slot to the largest tile.
-  const graph::MemoryPlan plan = graph::plan_memory(g, isa::region_alignment(config));
-  isa::Package package = package_graph(g, plan, config);
+  isa::Package package = package_graph(g, pr.memory, config);
   package.model = std::filesystem::path(onnx_path).filename().string();
   stage("package", t0,
         fmt::format("{} steps, {} tensors, arena {} bytes", package.steps.size(),
                     package.tensors.size(), package.arena_bytes));
 
   t0 = Clock::now();
-  LowerOptions lo;
+  lower::ModelLowerOptions lo;
   lo.vthreads = options.vthreads;
   if (!options.dump_dir.empty()) lo.dump_dir = options.dump_dir + "/layers";
   lo.log = options.log ? [&](const std::string &line) { options.log("  " + line); }
                        : std::function<void(const std::string &)>();
-  const LowerStats ls = lower_accel_steps(g, config, package, lo);
-  stage("lower_accel", t0,
-        fmt::format("{} accelerator layers compiled, {} moved to the CPU", ls.lowered,
-                    ls.moved_to_cpu));
+  const int lowered = lower::lower_model(g, config, package, lo);
+  stage("lower_accel", t0, fmt::format("{} accelerator layers compiled", lowered));
   package.validate(onnx_path);
   result.package = std::move(package);
   result.seconds = ms_since(start) / 1000.0;

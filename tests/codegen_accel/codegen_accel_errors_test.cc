@@ -3,15 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "program_kit.h"
-#include "vacc/codegen/accel/codegen.h"
-#include "vacc/codegen/accel/operators.h"
-#include "vacc/compiler/pipeline.h"
+#include "vacc/lower/lower.h"
 #include "vacc/support/error.h"
 
 namespace vacc {
 namespace {
 
-using codegen::accel::LayerOptions;
+using lower::LowerOptions;
 
 template <typename F>
 std::string error_of(F &&f) {
@@ -23,8 +21,8 @@ std::string error_of(F &&f) {
   return "(no error)";
 }
 
-compiler::Conv2dParams small_conv() {
-  compiler::Conv2dParams p;
+lower::Conv2dParams small_conv() {
+  lower::Conv2dParams p;
   p.in_channels = p.out_channels = 16;
   p.height = p.width = 8;
   return p;
@@ -33,12 +31,12 @@ compiler::Conv2dParams small_conv() {
 TEST(CodegenAccelErrors, TileThatCannotFit) {
   // small: 8 KiB of weights = 128 tiles; a 13x13 kernel needs 169 for one channel block.
   isa::HwConfig c = test::config_named("small");
-  compiler::Conv2dParams p = small_conv();
+  lower::Conv2dParams p = small_conv();
   p.in_channels = p.out_channels = 8;
   p.height = p.width = 16;
   p.kernel_h = p.kernel_w = 13;
   p.pad_h = p.pad_w = 6;
-  std::string msg = error_of([&] { codegen::accel::compile_conv2d(c, p, {}, "big_kernel"); });
+  std::string msg = error_of([&] { lower::compile_conv2d(c, p, {}, "big_kernel"); });
   EXPECT_NE(msg.find("big_kernel: no tile fits"), std::string::npos) << msg;
   EXPECT_NE(msg.find("wgt scratchpad holds 128"), std::string::npos) << msg;
   EXPECT_NE(msg.find("buffers.wgt_kib"), std::string::npos) << msg;
@@ -46,10 +44,10 @@ TEST(CodegenAccelErrors, TileThatCannotFit) {
 
 TEST(CodegenAccelErrors, UnsupportedPadding) {
   isa::HwConfig c = test::config_named("default");
-  compiler::Conv2dParams p = small_conv();
+  lower::Conv2dParams p = small_conv();
   p.kernel_h = p.kernel_w = 3;
   p.pad_h = 20;
-  std::string msg = error_of([&] { codegen::accel::compile_conv2d(c, p, {}, "wide_pad"); });
+  std::string msg = error_of([&] { lower::compile_conv2d(c, p, {}, "wide_pad"); });
   EXPECT_NE(msg.find("wide_pad: pad_h = 20 exceeds the DMA's padding limit of 15"),
             std::string::npos)
       << msg;
@@ -57,9 +55,9 @@ TEST(CodegenAccelErrors, UnsupportedPadding) {
 
 TEST(CodegenAccelErrors, UnsupportedChannelCount) {
   isa::HwConfig c = test::config_named("default");
-  compiler::Conv2dParams p = small_conv();
+  lower::Conv2dParams p = small_conv();
   p.in_channels = 24;
-  std::string msg = error_of([&] { codegen::accel::compile_conv2d(c, p, {}, "odd"); });
+  std::string msg = error_of([&] { lower::compile_conv2d(c, p, {}, "odd"); });
   EXPECT_NE(msg.find("odd: in_channels = 24 is not a multiple of gemm.block_in = 16"),
             std::string::npos)
       << msg;
@@ -68,16 +66,16 @@ TEST(CodegenAccelErrors, UnsupportedChannelCount) {
 TEST(CodegenAccelErrors, DmaFieldBeyondItsWidth) {
   // Past the operator checks, codegen itself names the DMA, the field and the iteration.
   isa::HwConfig c = test::config_named("default");
-  compiler::Conv2dParams p = small_conv();
+  lower::Conv2dParams p = small_conv();
   p.kernel_h = p.kernel_w = 19;
   p.pad_h = p.pad_w = 17;
   p.height = p.width = 4;
-  compiler::AccelSchedule s;
+  lower::AccelSchedule s;
   s.tile_h = s.tile_w = 1;
   s.vthreads = 1;
-  compiler::Operator op = compiler::conv2d_accel(c, p, s, "pad17");
-  tir::Func f = compiler::run_pipeline(op.func, c);
-  std::string msg = error_of([&] { codegen::accel::generate_commands(f, c); });
+  lower::Operator op = lower::define(c, p, s, "pad17");
+  tir::Func f = lower::lower_loops(op.func, c);
+  std::string msg = error_of([&] { lower::generate_commands(f, c); });
   EXPECT_NE(msg.find("pad17: dma.load inp"), std::string::npos) << msg;
   EXPECT_NE(msg.find("field pad_top = 17 does not fit its 4 bits"), std::string::npos) << msg;
   EXPECT_NE(msg.find("oh.o=0"), std::string::npos) << msg;
@@ -85,20 +83,20 @@ TEST(CodegenAccelErrors, DmaFieldBeyondItsWidth) {
 
 TEST(CodegenAccelErrors, ProgramBeyondTheInstructionLimit) {
   isa::HwConfig c = test::config_named("default");
-  LayerOptions o;
-  o.codegen.max_insns = 5;
+  LowerOptions o;
+  o.commands.max_insns = 5;
   std::string msg =
-      error_of([&] { codegen::accel::compile_conv2d(c, small_conv(), o, "too_long"); });
+      error_of([&] { lower::compile_conv2d(c, small_conv(), o, "too_long"); });
   EXPECT_NE(msg.find("too_long: the program needs"), std::string::npos) << msg;
   EXPECT_NE(msg.find("more than the limit of 5"), std::string::npos) << msg;
 }
 
 TEST(CodegenAccelErrors, ProgramBeyondTheMicroOpLimit) {
   isa::HwConfig c = test::config_named("default");
-  LayerOptions o;
-  o.codegen.max_uops = 3;
+  LowerOptions o;
+  o.commands.max_uops = 3;
   std::string msg =
-      error_of([&] { codegen::accel::compile_conv2d(c, small_conv(), o, "many_uops"); });
+      error_of([&] { lower::compile_conv2d(c, small_conv(), o, "many_uops"); });
   EXPECT_NE(msg.find("many_uops: the program needs"), std::string::npos) << msg;
   EXPECT_NE(msg.find("distinct micro-ops, more than the micro-op pool's 3"), std::string::npos)
       << msg;
@@ -112,7 +110,7 @@ TEST(CodegenAccelErrors, CorruptSerializedCommandList) {
 
 TEST(CodegenAccelErrors, TruncatedSerializedCommandList) {
   isa::HwConfig c = test::config_named("small");
-  auto layer = codegen::accel::compile_conv2d(c, small_conv() /* 16 ch = 2 blocks */);
+  auto layer = lower::compile_conv2d(c, small_conv() /* 16 ch = 2 blocks */);
   std::vector<uint8_t> bytes = isa::serialize(layer.commands);
   bytes.resize(bytes.size() - 3);
   std::string msg = error_of([&] { isa::deserialize(bytes); });

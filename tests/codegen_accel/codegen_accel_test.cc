@@ -14,15 +14,15 @@
 #include "layer_kit.h"
 #include "program_kit.h"
 #include "reference.h"
-#include "vacc/codegen/accel/operators.h"
+#include "vacc/lower/lower.h"
 
 namespace vacc {
 namespace {
 
-using codegen::accel::CompiledLayer;
-using codegen::accel::LayerOptions;
+using lower::LoweredLayer;
+using lower::LowerOptions;
 
-std::vector<std::vector<int64_t>> random_args(const compiler::Operator &op, uint32_t seed) {
+std::vector<std::vector<int64_t>> random_args(const lower::Operator &op, uint32_t seed) {
   std::vector<std::vector<int64_t>> args;
   for (size_t i = 0; i < op.args.size(); ++i) {
     int64_t n = op.args[i]->buffer->elems();
@@ -38,7 +38,7 @@ std::vector<std::vector<int64_t>> random_args(const compiler::Operator &op, uint
 }
 
 // Runs `layer` on every engine and checks it against the interpreter and `want`.
-void check_layer(const isa::HwConfig &c, const CompiledLayer &layer,
+void check_layer(const isa::HwConfig &c, const LoweredLayer &layer,
                  const std::vector<std::vector<int64_t>> &args, const std::vector<int64_t> &want) {
   int64_t macs = 0;
   std::vector<int64_t> interp = test::interpret_layer(c, layer, args, &macs);
@@ -56,16 +56,16 @@ void check_layer(const isa::HwConfig &c, const CompiledLayer &layer,
 }
 
 // The rtl engine's cycle count for `layer`, where the rtl engine is among the test engines.
-std::optional<uint64_t> rtl_cycles(const isa::HwConfig &c, const CompiledLayer &layer,
+std::optional<uint64_t> rtl_cycles(const isa::HwConfig &c, const LoweredLayer &layer,
                                    const std::vector<std::vector<int64_t>> &args) {
   for (const std::string &engine : test::test_engines())
     if (engine == "rtl") return test::run_layer(engine, c, layer, args).counters.at("cycles");
   return std::nullopt;
 }
 
-compiler::Conv2dParams random_conv(const isa::HwConfig &c, std::mt19937 &rng) {
+lower::Conv2dParams random_conv(const isa::HwConfig &c, std::mt19937 &rng) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  compiler::Conv2dParams p;
+  lower::Conv2dParams p;
   p.batch = c.batch * pick(1, 2);
   p.kernel_h = std::vector<int>{1, 3, 5}[pick(0, 2)];
   p.kernel_w = pick(0, 3) == 0 ? std::vector<int>{1, 3}[pick(0, 1)] : p.kernel_h;
@@ -87,15 +87,15 @@ TEST_P(ConvOnConfig, RandomShapesOneAndTwoThreadsMatchReference) {
   isa::HwConfig c = test::config_named(GetParam());
   std::mt19937 rng(1234 + GetParam().size());
   for (int i = 0; i < 6; ++i) {
-    compiler::Conv2dParams p = random_conv(c, rng);
+    lower::Conv2dParams p = random_conv(c, rng);
     for (int vt : {1, 2}) {
       SCOPED_TRACE(fmt::format("case {}: n={} {}->{} {}x{} k{}x{} s{}x{} p{}x{} vthreads={}", i,
                                p.batch, p.in_channels, p.out_channels, p.height, p.width,
                                p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.pad_h, p.pad_w,
                                vt));
-      LayerOptions o;
+      LowerOptions o;
       o.vthreads = vt;
-      CompiledLayer layer = codegen::accel::compile_conv2d(c, p, o);
+      LoweredLayer layer = lower::compile_conv2d(c, p, o);
       auto args = random_args(layer.op, 77 + i);
       auto want = test::conv2d_reference(c, p, args[0], args[1], args[2]);
       check_layer(c, layer, args, want);
@@ -107,14 +107,14 @@ TEST_P(ConvOnConfig, RandomShapesOneAndTwoThreadsMatchReference) {
 TEST_P(ConvOnConfig, DenseOneAndTwoThreadsMatchReference) {
   isa::HwConfig c = test::config_named(GetParam());
   for (int vt : {1, 2}) {
-    compiler::DenseParams p;
+    lower::DenseParams p;
     p.batch = 3 * c.batch;
     p.in_features = 5 * c.block_in;
     p.out_features = 6 * c.block_out;
     p.requant = {7, vt == 2};
-    LayerOptions o;
+    LowerOptions o;
     o.vthreads = vt;
-    CompiledLayer layer = codegen::accel::compile_dense(c, p, o);
+    LoweredLayer layer = lower::compile_dense(c, p, o);
     auto args = random_args(layer.op, 11 * vt);
     auto want = test::dense_reference(c, p, args[0], args[1], args[2]);
     SCOPED_TRACE(fmt::format("vthreads={}", vt));
@@ -127,13 +127,13 @@ INSTANTIATE_TEST_SUITE_P(Configs, ConvOnConfig, ::testing::Values("default", "sm
 TEST(CodegenAccel, PartialTilesAndExplicitSchedule) {
   // A 7x7 output with 3x3 tiles: partial tiles at the edges, row-per-row stores.
   isa::HwConfig c = test::config_named("default");
-  compiler::Conv2dParams p;
+  lower::Conv2dParams p;
   p.height = p.width = 7;
   p.in_channels = 32;
   p.out_channels = 64;
-  LayerOptions o;
-  o.schedule = compiler::AccelSchedule{3, 3, 1, 1, 2};
-  CompiledLayer layer = codegen::accel::compile_conv2d(c, p, o);
+  LowerOptions o;
+  o.schedule = lower::AccelSchedule{3, 3, 1, 1, 2};
+  LoweredLayer layer = lower::compile_conv2d(c, p, o);
   auto args = random_args(layer.op, 5);
   check_layer(c, layer, args, test::conv2d_reference(c, p, args[0], args[1], args[2]));
 }
@@ -142,16 +142,16 @@ TEST(CodegenAccel, KernelsAreDeduplicatedAndMerged) {
   // A 3x3 conv: the nine kernel positions (and the input-channel blocks of one tile) become
   // one multi-micro-op GEMM kernel, and every output tile reuses the same kernels.
   isa::HwConfig c = test::config_named("default");
-  compiler::Conv2dParams p;
+  lower::Conv2dParams p;
   p.height = p.width = 16;
   p.in_channels = 32;
   p.out_channels = 64;
-  LayerOptions o;
+  LowerOptions o;
   o.vthreads = 1;
-  o.schedule = compiler::AccelSchedule{4, 4, 1, 2, 1};
-  CompiledLayer merged = codegen::accel::compile_conv2d(c, p, o);
-  o.codegen.merge_kernels = false;
-  CompiledLayer plain = codegen::accel::compile_conv2d(c, p, o);
+  o.schedule = lower::AccelSchedule{4, 4, 1, 2, 1};
+  LoweredLayer merged = lower::compile_conv2d(c, p, o);
+  o.commands.merge_kernels = false;
+  LoweredLayer plain = lower::compile_conv2d(c, p, o);
   // Unmerged: one GEMM per (tile, kernel position, ic block); the resets run on the ALU
   // (reset_on_alu), one per tile.
   auto resets = [](const isa::CommandList &l) {
@@ -178,14 +178,14 @@ TEST(CodegenAccel, KernelsAreDeduplicatedAndMerged) {
 
 TEST(CodegenAccel, StoresAreCoalescedIntoRectangles) {
   isa::HwConfig c = test::config_named("default");
-  compiler::Conv2dParams p;
+  lower::Conv2dParams p;
   p.height = p.width = 8;
   p.in_channels = 16;
   p.out_channels = 16;
-  LayerOptions o;
+  LowerOptions o;
   o.vthreads = 1;
-  o.schedule = compiler::AccelSchedule{4, 8, 1, 1, 1};
-  CompiledLayer layer = codegen::accel::compile_conv2d(c, p, o);
+  o.schedule = lower::AccelSchedule{4, 8, 1, 1, 1};
+  LoweredLayer layer = lower::compile_conv2d(c, p, o);
   size_t stores = 0;
   for (const auto &cmd : layer.commands.commands) {
     if (const auto *d = std::get_if<isa::DmaCommand>(&cmd); d && d->store) {
@@ -202,16 +202,16 @@ TEST(CodegenAccel, StoresAreCoalescedIntoRectangles) {
 // the other thread's GEMMs: the same outputs in fewer cycles than without the flags.
 TEST(CodegenAccel, TwoThreadsOverlapRequantizationWithGemms) {
   isa::HwConfig c = test::config_named("default");
-  compiler::Conv2dParams p;
+  lower::Conv2dParams p;
   p.height = p.width = 14;
   p.in_channels = 64;
   p.out_channels = 64;
-  LayerOptions o;
+  LowerOptions o;
   o.vthreads = 2;
-  o.schedule = compiler::AccelSchedule{7, 14, 1, 2, 2};
-  CompiledLayer flagged = codegen::accel::compile_conv2d(c, p, o);
-  o.codegen.overlap = false;
-  CompiledLayer plain = codegen::accel::compile_conv2d(c, p, o);
+  o.schedule = lower::AccelSchedule{7, 14, 1, 2, 2};
+  LoweredLayer flagged = lower::compile_conv2d(c, p, o);
+  o.commands.overlap = false;
+  LoweredLayer plain = lower::compile_conv2d(c, p, o);
 
   const uint32_t half = static_cast<uint32_t>(c.acc_depth()) / 2;
   size_t gemms = 0, alus = 0;
@@ -256,18 +256,18 @@ TEST(CodegenAccel, TwoThreadsOverlapRequantizationWithGemms) {
 // (one per output-channel block here), so the GEMM core starts after the first load.
 TEST(CodegenAccel, FirstGemmsOfEachThreadFollowTheirLoads) {
   isa::HwConfig c = test::config_named("default");
-  compiler::Conv2dParams p;
+  lower::Conv2dParams p;
   p.height = p.width = 7;
   p.in_channels = 64;
   p.out_channels = 128;
-  LayerOptions o;
+  LowerOptions o;
   o.vthreads = 2;
-  o.schedule = compiler::AccelSchedule{7, 7, 4, 2, 2};
-  CompiledLayer split = codegen::accel::compile_conv2d(c, p, o);
-  o.codegen.split_first_gemms = false;
-  CompiledLayer whole = codegen::accel::compile_conv2d(c, p, o);
+  o.schedule = lower::AccelSchedule{7, 7, 4, 2, 2};
+  LoweredLayer split = lower::compile_conv2d(c, p, o);
+  o.commands.split_first_gemms = false;
+  LoweredLayer whole = lower::compile_conv2d(c, p, o);
 
-  auto first_gemm = [](const CompiledLayer &l) -> std::pair<size_t, size_t> {
+  auto first_gemm = [](const LoweredLayer &l) -> std::pair<size_t, size_t> {
     const auto &cmds = l.commands.commands;
     for (size_t i = 0; i < cmds.size(); ++i)
       if (const auto *g = std::get_if<isa::GemmCommand>(&cmds[i]); g && !g->reset)
@@ -310,15 +310,15 @@ TEST(CodegenAccel, FirstGemmsOfEachThreadFollowTheirLoads) {
 // its four ALU passes (bias add, shift, clip low, clip high), so storing starts early.
 TEST(CodegenAccel, EachChannelBlockIsStoredAfterItsOwnRequantization) {
   isa::HwConfig c = test::config_named("default");
-  compiler::Conv2dParams p;
+  lower::Conv2dParams p;
   p.height = p.width = 14;
   p.in_channels = 32;
   p.out_channels = 128;
   p.stride_h = p.stride_w = 2;
-  LayerOptions o;
+  LowerOptions o;
   o.vthreads = 2;
-  o.schedule = compiler::AccelSchedule{7, 7, 4, 1, 2};
-  CompiledLayer layer = codegen::accel::compile_conv2d(c, p, o);
+  o.schedule = lower::AccelSchedule{7, 7, 4, 1, 2};
+  LoweredLayer layer = lower::compile_conv2d(c, p, o);
   size_t alus = 0, stores = 0;
   for (const auto &cmd : layer.commands.commands) {
     if (std::holds_alternative<isa::GemmCommand>(cmd)) alus = 0;
@@ -339,16 +339,16 @@ TEST(CodegenAccel, EachChannelBlockIsStoredAfterItsOwnRequantization) {
 
 TEST(CommandList, SerializationRoundTrips) {
   isa::HwConfig c = test::config_named("small");
-  compiler::Conv2dParams p;
+  lower::Conv2dParams p;
   p.in_channels = p.out_channels = 16;
   p.height = p.width = 6;
-  CompiledLayer layer = codegen::accel::compile_conv2d(c, p);
+  LoweredLayer layer = lower::compile_conv2d(c, p);
   std::vector<uint8_t> bytes = isa::serialize(layer.commands);
   isa::CommandList back = isa::deserialize(bytes);
   EXPECT_EQ(back, layer.commands);
   EXPECT_EQ(isa::to_text(back), isa::to_text(layer.commands));
   // A round-tripped list runs like the original.
-  CompiledLayer copy = layer;
+  LoweredLayer copy = layer;
   copy.commands = back;
   auto args = random_args(layer.op, 3);
   check_layer(c, copy, args, test::conv2d_reference(c, p, args[0], args[1], args[2]));

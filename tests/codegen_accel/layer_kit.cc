@@ -28,7 +28,7 @@ std::vector<int64_t> from_bytes(const std::vector<uint8_t> &bytes, int bits) {
 }
 
 LayerRun run_layer(const std::string &engine, const isa::HwConfig &config,
-                   const codegen::accel::CompiledLayer &layer,
+                   const lower::LoweredLayer &layer,
                    const std::vector<std::vector<int64_t>> &args) {
   const auto &list = layer.commands;
   VACC_CHECK(args.size() == list.buffers.size()) << "argument count";
@@ -45,10 +45,13 @@ LayerRun run_layer(const std::string &engine, const isa::HwConfig &config,
 }
 
 std::vector<int64_t> interpret_layer(const isa::HwConfig &config,
-                                     const codegen::accel::CompiledLayer &layer,
+                                     const lower::LoweredLayer &layer,
                                      std::vector<std::vector<int64_t>> args, int64_t *macs) {
   tir::InterpOptions o;
   o.config = &config;
+  // The loop IR carries no tokens (lower.h: they are derived on the command list, which
+  // verify_commands and the engines check).
+  o.check_tokens = false;
   tir::InterpStats st = tir::interpret(layer.final_ir, args, o);
   if (macs) *macs = st.macs;
   return args.back();

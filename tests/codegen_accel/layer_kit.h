@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "vacc/codegen/accel/operators.h"
+#include "vacc/lower/lower.h"
 #include "vacc/driver/device.h"
 
 namespace vacc::test {
@@ -22,12 +22,12 @@ struct LayerRun {
 
 // Runs `layer` on `engine`; args[i] are the values of layer.op.args[i] (the output ignored).
 LayerRun run_layer(const std::string &engine, const isa::HwConfig &config,
-                   const codegen::accel::CompiledLayer &layer,
+                   const lower::LoweredLayer &layer,
                    const std::vector<std::vector<int64_t>> &args);
 
 // Runs the final IR of `layer` in the loop-IR interpreter; returns the output.
 std::vector<int64_t> interpret_layer(const isa::HwConfig &config,
-                                     const codegen::accel::CompiledLayer &layer,
+                                     const lower::LoweredLayer &layer,
                                      std::vector<std::vector<int64_t>> args, int64_t *macs);
 
 }  // namespace vacc::test

@@ -10,16 +10,16 @@
 #include "layer_kit.h"
 #include "program_kit.h"
 #include "reference.h"
-#include "vacc/codegen/accel/host_layout.h"
-#include "vacc/codegen/accel/operators.h"
+#include "vacc/lower/host_layout.h"
+#include "vacc/lower/lower.h"
 #include "vacc/support/error.h"
 
 namespace vacc {
 namespace {
 
-using codegen::accel::AddParams;
-using codegen::accel::CompiledLayer;
-using codegen::accel::LayerOptions;
+using lower::AddParams;
+using lower::LoweredLayer;
+using lower::LowerOptions;
 
 int64_t wrap32(int64_t v) {
   return static_cast<int32_t>(static_cast<uint32_t>(v));
@@ -30,13 +30,13 @@ int64_t shr(int64_t v, int64_t s) {
 }
 
 // (acc + bias) >> shift[o], clipped, narrowed; `acc` from the blocked conv with no requant.
-int64_t requant(int64_t acc, int64_t o, const compiler::Requant &q) {
+int64_t requant(int64_t acc, int64_t o, const lower::Requant &q) {
   const int64_t s = q.per_channel() ? q.channel_shifts[o] : q.shift;
   const int64_t v = std::min(std::max(shr(wrap32(acc), s), q.lo(8)), q.hi(8));
   return static_cast<int8_t>(v);
 }
 
-std::vector<int64_t> conv_reference(const isa::HwConfig &c, const compiler::Conv2dParams &p,
+std::vector<int64_t> conv_reference(const isa::HwConfig &c, const lower::Conv2dParams &p,
                                     const std::vector<int64_t> &data,
                                     const std::vector<int64_t> &kernel,
                                     const std::vector<int64_t> &bias) {
@@ -67,7 +67,7 @@ std::vector<int64_t> conv_reference(const isa::HwConfig &c, const compiler::Conv
   return out;
 }
 
-std::vector<int64_t> dense_reference(const isa::HwConfig &c, const compiler::DenseParams &p,
+std::vector<int64_t> dense_reference(const isa::HwConfig &c, const lower::DenseParams &p,
                                      const std::vector<int64_t> &data,
                                      const std::vector<int64_t> &weight,
                                      const std::vector<int64_t> &bias) {
@@ -98,7 +98,7 @@ std::vector<int64_t> add_reference(const AddParams &p, const std::vector<int64_t
   return out;
 }
 
-void check(const isa::HwConfig &c, const CompiledLayer &layer,
+void check(const isa::HwConfig &c, const LoweredLayer &layer,
            const std::vector<std::vector<int64_t>> &args, const std::vector<int64_t> &want) {
   int64_t macs = 0;
   ASSERT_EQ(test::interpret_layer(c, layer, args, &macs), want) << "interpreter vs reference";
@@ -118,7 +118,7 @@ TEST_P(OnConfig, ConvPerChannelShiftsAndClipBounds) {
   std::mt19937 rng(99);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   for (int i = 0; i < 3; ++i) {
-    compiler::Conv2dParams p;
+    lower::Conv2dParams p;
     p.batch = c.batch;
     p.kernel_h = p.kernel_w = i == 1 ? 1 : 3;
     p.pad_h = p.pad_w = p.kernel_h / 2;
@@ -135,16 +135,16 @@ TEST_P(OnConfig, ConvPerChannelShiftsAndClipBounds) {
     p.requant.relu = i == 1;
     for (int vt : {1, 2}) {
       SCOPED_TRACE(fmt::format("case {} vthreads {}", i, vt));
-      LayerOptions o;
+      LowerOptions o;
       o.vthreads = vt;
-      CompiledLayer layer = codegen::accel::compile_conv2d(c, p, o);
+      LoweredLayer layer = lower::compile_conv2d(c, p, o);
       ASSERT_EQ(layer.op.args.size(), 5u);
       std::vector<std::vector<int64_t>> args;
       args.push_back(test::random_values(layer.op.args[0]->buffer->elems(), -128, 127, 3 + i));
       args.push_back(test::random_values(layer.op.args[1]->buffer->elems(), -128, 127, 4 + i));
       args.push_back(test::random_values(layer.op.args[2]->buffer->elems(), -3000, 3000, 5 + i));
       args.push_back(
-          codegen::accel::pack_bias(c, p.batch, p.out_channels, p.requant.channel_shifts));
+          lower::pack_bias(c, p.batch, p.out_channels, p.requant.channel_shifts));
       args.emplace_back(layer.op.args[4]->buffer->elems(), 0);
       check(c, layer, args, conv_reference(c, p, args[0], args[1], args[2]));
     }
@@ -153,7 +153,7 @@ TEST_P(OnConfig, ConvPerChannelShiftsAndClipBounds) {
 
 TEST_P(OnConfig, DensePerChannelShiftsAndClipBounds) {
   isa::HwConfig c = test::config_named(GetParam());
-  compiler::DenseParams p;
+  lower::DenseParams p;
   p.batch = 2 * c.batch;
   p.in_features = 3 * c.block_in;
   p.out_features = 2 * c.block_out;
@@ -161,14 +161,14 @@ TEST_P(OnConfig, DensePerChannelShiftsAndClipBounds) {
   p.requant.clip_min = -20;
   p.requant.clip_max = 90;
   for (int vt : {1, 2}) {
-    LayerOptions o;
+    LowerOptions o;
     o.vthreads = vt;
-    CompiledLayer layer = codegen::accel::compile_dense(c, p, o);
+    LoweredLayer layer = lower::compile_dense(c, p, o);
     std::vector<std::vector<int64_t>> args;
     args.push_back(test::random_values(layer.op.args[0]->buffer->elems(), -128, 127, 21));
     args.push_back(test::random_values(layer.op.args[1]->buffer->elems(), -128, 127, 22));
     args.push_back(test::random_values(layer.op.args[2]->buffer->elems(), -3000, 3000, 23));
-    args.push_back(codegen::accel::pack_bias(c, p.batch, p.out_features, p.requant.channel_shifts));
+    args.push_back(lower::pack_bias(c, p.batch, p.out_features, p.requant.channel_shifts));
     args.emplace_back(layer.op.args[4]->buffer->elems(), 0);
     check(c, layer, args, dense_reference(c, p, args[0], args[1], args[2]));
   }
@@ -202,13 +202,13 @@ TEST_P(OnConfig, ResidualAddMatchesGraphSemantics) {
     for (int vt : {1, 2}) {
       SCOPED_TRACE(fmt::format("case {} n={} c={} {}x{} vthreads {}", i, p.batch, p.channels,
                                p.height, p.width, vt));
-      LayerOptions o;
+      LowerOptions o;
       o.vthreads = vt;
-      CompiledLayer layer = codegen::accel::compile_add(c, p, o);
+      LoweredLayer layer = lower::compile_add(c, p, o);
       const size_t n = layer.op.args[0]->buffer->elems();
       auto a = test::random_values(n, -128, 127, 40 + i);
       auto b = test::random_values(n, -128, 127, 50 + i);
-      std::vector<std::vector<int64_t>> args = {a, b, codegen::accel::add_weight(c, p),
+      std::vector<std::vector<int64_t>> args = {a, b, lower::add_weight(c, p),
                                                 std::vector<int64_t>(n, 0)};
       check(c, layer, args, add_reference(p, a, b));
     }
@@ -219,24 +219,24 @@ INSTANTIATE_TEST_SUITE_P(Configs, OnConfig, ::testing::Values("default", "small"
 
 TEST(RequantErrors, WrongShiftCountAndBadBoundsAreDiagnosed) {
   isa::HwConfig c = test::config_named("default");
-  compiler::Conv2dParams p;
+  lower::Conv2dParams p;
   p.requant.channel_shifts = {1, 2, 3};
   try {
-    codegen::accel::compile_conv2d(c, p, {}, "convX");
+    lower::compile_conv2d(c, p, {}, "convX");
     FAIL() << "no error";
   } catch (const Error &e) {
     EXPECT_NE(std::string(e.what()).find("convX: 3 per-channel shifts for 16 output channels"),
               std::string::npos)
         << e.what();
   }
-  compiler::DenseParams d;
+  lower::DenseParams d;
   d.requant.clip_min = 10;
   d.requant.clip_max = 5;
-  EXPECT_THROW(codegen::accel::compile_dense(c, d, {}, "fc"), Error);
+  EXPECT_THROW(lower::compile_dense(c, d, {}, "fc"), Error);
   AddParams a;
   a.rshift = 17;
   try {
-    codegen::accel::compile_add(c, a, {}, "addX");
+    lower::compile_add(c, a, {}, "addX");
     FAIL() << "no error";
   } catch (const Error &e) {
     EXPECT_NE(std::string(e.what()).find("addX: rshift = 17"), std::string::npos) << e.what();

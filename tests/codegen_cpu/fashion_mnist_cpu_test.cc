@@ -16,6 +16,7 @@
 #include "vacc/graph/passes/constant_folding.h"
 #include "vacc/graph/passes/quantize.h"
 #include "vacc/graph/pipeline.h"
+#include "vacc/lower/legality.h"
 #include "vacc/ops/cpu/executor.h"
 #include "vacc/support/npy.h"
 
@@ -99,7 +100,9 @@ TEST(CpuFashionMnist, Int8CompiledPipelineGraphIsBitExact) {
   Tensor x = samples();
   Graph g = load(x.dim(0));
   auto calib = calibration(g, x.dim(0));
-  run_graph_pipeline(g, vacc::isa::HwConfig{}, calib);
+  PipelineOptions po;
+  po.accel_legality = vacc::lower::accel_legality(vacc::isa::HwConfig{});
+  run_graph_pipeline(g, vacc::isa::HwConfig{}, calib, po);
   expect_bit_exact(g, x);
 }
 

@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "vacc/compiler/ops.h"
+#include "vacc/lower/operators.h"
 #include "vacc/isa/config.h"
 
 namespace vacc::test {
@@ -20,7 +20,7 @@ inline std::vector<int64_t> random_values(size_t n, int64_t lo, int64_t hi, uint
   return v;
 }
 
-inline int64_t requant(int64_t acc, const compiler::Requant &q, int bits) {
+inline int64_t requant(int64_t acc, const lower::Requant &q, int bits) {
   int64_t v = acc >> q.shift;
   int64_t hi = (int64_t{1} << (bits - 1)) - 1;
   v = std::max<int64_t>(v, q.relu ? 0 : -(hi + 1));
@@ -28,7 +28,7 @@ inline int64_t requant(int64_t acc, const compiler::Requant &q, int bits) {
 }
 
 inline std::vector<int64_t> conv2d_reference(const isa::HwConfig &c,
-                                             const compiler::Conv2dParams &p,
+                                             const lower::Conv2dParams &p,
                                              const std::vector<int64_t> &data,
                                              const std::vector<int64_t> &kernel,
                                              const std::vector<int64_t> &bias) {
@@ -64,7 +64,7 @@ inline std::vector<int64_t> conv2d_reference(const isa::HwConfig &c,
   return out;
 }
 
-inline std::vector<int64_t> dense_reference(const isa::HwConfig &c, const compiler::DenseParams &p,
+inline std::vector<int64_t> dense_reference(const isa::HwConfig &c, const lower::DenseParams &p,
                                             const std::vector<int64_t> &data,
                                             const std::vector<int64_t> &weight,
                                             const std::vector<int64_t> &bias) {

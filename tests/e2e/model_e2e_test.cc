@@ -16,6 +16,7 @@
 #include "vacc/graph/executor.h"
 #include "vacc/graph/onnx_import.h"
 #include "vacc/graph/pipeline.h"
+#include "vacc/lower/legality.h"
 #include "vacc/package/compile_model.h"
 #include "vacc/package/graph_package.h"
 #include "vacc/cli/reference_check.h"
@@ -60,7 +61,9 @@ graph::Tensor int8_reference(const isa::HwConfig &config, int64_t batch, const g
     g = std::make_unique<graph::Graph>(graph::import_onnx(kModel, io));
     std::string source;
     auto calib = package::calibration_batches(*g, "", &source);
-    graph::run_graph_pipeline(*g, config, calib);
+    graph::PipelineOptions po;
+    po.accel_legality = lower::accel_legality(config);
+    graph::run_graph_pipeline(*g, config, calib, po);
   }
   return graph::Executor(*g).run({x})[0];
 }

@@ -10,6 +10,7 @@
 #include "vacc/graph/executor.h"
 #include "vacc/graph/onnx_import.h"
 #include "vacc/graph/pipeline.h"
+#include "vacc/lower/legality.h"
 #include "vacc/package/compile_model.h"
 #include "vacc/cli/llvm_kernels.h"
 #include "vacc/cli/reference_kernels.h"
@@ -34,7 +35,9 @@ graph::Tensor input(int64_t i) {
 graph::Tensor int8_reference(const isa::HwConfig &config, const graph::Tensor &x) {
   graph::Graph g = graph::import_onnx(kModel);
   std::string source;
-  graph::run_graph_pipeline(g, config, package::calibration_batches(g, kCalibration, &source));
+  graph::PipelineOptions po;
+  po.accel_legality = lower::accel_legality(config);
+  graph::run_graph_pipeline(g, config, package::calibration_batches(g, kCalibration, &source), po);
   return graph::Executor(g).run({x})[0];
 }
 

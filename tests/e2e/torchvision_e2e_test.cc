@@ -14,6 +14,7 @@
 #include "vacc/graph/executor.h"
 #include "vacc/graph/onnx_import.h"
 #include "vacc/graph/pipeline.h"
+#include "vacc/lower/legality.h"
 #include "vacc/package/compile_model.h"
 #include "vacc/cli/reference_kernels.h"
 #include "vacc/runtime/graph_executor.h"
@@ -56,7 +57,9 @@ void check_model(const std::string &name) {
 
   graph::Graph g = graph::import_onnx(base + ".onnx");
   std::string source;
-  graph::run_graph_pipeline(g, config, package::calibration_batches(g, o.calibration, &source));
+  graph::PipelineOptions po;
+  po.accel_legality = lower::accel_legality(config);
+  graph::run_graph_pipeline(g, config, package::calibration_batches(g, o.calibration, &source), po);
   const graph::Tensor want = graph::Executor(g).run({x})[0];
   ASSERT_EQ(got[0].data.size(), want.nbytes());
   EXPECT_EQ(std::memcmp(got[0].data.data(), want.raw(), want.nbytes()), 0);

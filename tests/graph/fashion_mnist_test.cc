@@ -16,6 +16,7 @@
 #include "vacc/graph/passes/constant_folding.h"
 #include "vacc/graph/passes/quantize.h"
 #include "vacc/graph/pipeline.h"
+#include "vacc/lower/legality.h"
 #include "vacc/support/npy.h"
 
 using namespace vacc::graph;
@@ -114,7 +115,9 @@ TEST(FashionMnist, PipelineIsBitExactWithUnfusedIntegerReference) {
   fold_constants(reference);
   quantize(reference, calibrate(reference, calib_data));
   Graph compiled = load(n);
-  run_graph_pipeline(compiled, default_config(), calib_data);
+  PipelineOptions po;
+  po.accel_legality = vacc::lower::accel_legality(default_config());
+  run_graph_pipeline(compiled, default_config(), calib_data, po);
 
   int accel = 0, fused = 0;
   for (const Node *node : compiled.nodes()) {
@@ -136,7 +139,9 @@ TEST(FashionMnist, Int8WithinOnePointOfFloatOnTestSet) {
   float mean = metadata_float(float_graph, "vacc.mean");
   float stddev = metadata_float(float_graph, "vacc.std");
   Graph int8_graph = load(batch);
-  run_graph_pipeline(int8_graph, default_config(), calibration_batches(mean, stddev, batch));
+  PipelineOptions po;
+  po.accel_legality = vacc::lower::accel_legality(default_config());
+  run_graph_pipeline(int8_graph, default_config(), calibration_batches(mean, stddev, batch), po);
 
   Tensor images = read_idx(std::string(kFashionMnistDir) + "/t10k-images-idx3-ubyte.gz");
   Tensor labels = read_idx(std::string(kFashionMnistDir) + "/t10k-labels-idx1-ubyte.gz");

@@ -16,6 +16,7 @@
 #include "vacc/graph/passes/plan_memory.h"
 #include "vacc/graph/passes/quantize.h"
 #include "vacc/graph/shape_inference.h"
+#include "vacc/lower/legality.h"
 
 using namespace vacc::graph;
 
@@ -267,7 +268,7 @@ Graph compiled_small_cnn(const vacc::isa::HwConfig &config) {
   quantize(g, calibrate(g, calib_inputs()));
   fold_constants(g);
   fuse(g);
-  partition(g, config);
+  partition(g, vacc::lower::accel_legality(config));
   return g;
 }
 
@@ -283,15 +284,15 @@ TEST(Partition, PlacesIntrinsicOpsOnTheAccelerator) {
     if (n->op == OpKind::kQConv) conv = n;
   }
   ASSERT_NE(conv, nullptr);
-  std::string why;
   conv->attrs.set("group", int64_t{2});
-  EXPECT_FALSE(accelerator_supports(*conv, config, &why));
-  EXPECT_EQ(why, "grouped convolution");
+  EXPECT_EQ(vacc::lower::why_not_accelerated(*conv, config), "grouped convolution");
   conv->attrs.set("group", int64_t{1});
+  EXPECT_EQ(vacc::lower::why_not_accelerated(*conv, config), std::nullopt);
   vacc::isa::HwConfig narrow = config;
   narrow.inp_bits = 4;
-  EXPECT_FALSE(accelerator_supports(*conv, narrow, &why));
-  EXPECT_NE(why.find("widths"), std::string::npos) << why;
+  const auto why = vacc::lower::why_not_accelerated(*conv, narrow);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("widths"), std::string::npos) << *why;
 }
 
 TEST(PackLayout, BlockedGraphIsBitExactAndTransformsSitAtBorders) {

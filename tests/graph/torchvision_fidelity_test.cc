@@ -12,6 +12,7 @@
 #include "vacc/graph/executor.h"
 #include "vacc/graph/onnx_import.h"
 #include "vacc/graph/pipeline.h"
+#include "vacc/lower/legality.h"
 #include "vacc/support/npy.h"
 
 using namespace vacc::graph;
@@ -59,7 +60,9 @@ void check_model(const std::string &name) {
     batches.push_back({t});
   }
   Graph int8_graph = import_onnx(base + ".onnx");
-  PipelineResult result = run_graph_pipeline(int8_graph, vacc::isa::HwConfig{}, batches);
+  PipelineOptions po;
+  po.accel_legality = vacc::lower::accel_legality(vacc::isa::HwConfig{});
+  PipelineResult result = run_graph_pipeline(int8_graph, vacc::isa::HwConfig{}, batches, po);
   Tensor q = Executor(int8_graph).run({input})[0];
   double ab = 0, aa = 0, bb = 0;
   for (int64_t i = 0; i < q.size(); ++i) {

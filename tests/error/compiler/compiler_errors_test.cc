@@ -3,8 +3,8 @@
 // produce a wrong program.
 #include <gtest/gtest.h>
 
-#include "vacc/compiler/ops.h"
-#include "vacc/compiler/pipeline.h"
+#include "vacc/lower/operators.h"
+#include "vacc/lower/lower.h"
 #include "vacc/schedule/lower.h"
 #include "vacc/schedule/schedule.h"
 #include "vacc/support/error.h"
@@ -73,7 +73,7 @@ struct Matmul {
       S[wgt_l].compute_at(sa, sa.leaf_iter_vars()[0]);
       S[wgt_l].pragma(S[wgt_l].axis()[0], "dma_copy");
     }
-    return compiler::run_pipeline(schedule::lower(S, "matmul", {inp, wgt, out}), c);
+    return lower::lower_loops(schedule::lower(S, "matmul", {inp, wgt, out}), c);
   }
 };
 
@@ -114,16 +114,16 @@ TEST(CompilerErrors, TensorizeIndexMismatchNamesTheIndex) {
 
 TEST(CompilerErrors, ScratchpadOverflowNamesBufferSizeAndLimit) {
   isa::HwConfig c = config("small");
-  compiler::Conv2dParams p;
+  lower::Conv2dParams p;
   p.in_channels = 8 * c.block_in;
   p.out_channels = c.block_out;
   p.height = p.width = 16;
-  compiler::AccelSchedule s;
+  lower::AccelSchedule s;
   s.tile_h = 8;
   s.tile_w = 8;
   s.tile_ic = 8;
-  compiler::Operator op = compiler::conv2d_accel(c, p, s);
-  std::string msg = error_of([&] { compiler::run_pipeline(op.func, c); });
+  lower::Operator op = lower::define(c, p, s);
+  std::string msg = error_of([&] { lower::lower_loops(op.func, c); });
   EXPECT_NE(msg.find("scratchpad overflow: buffer 'pad.inp' needs 800 inp tiles"),
             std::string::npos)
       << msg;
@@ -185,7 +185,7 @@ TEST(CompilerErrors, StoreWithoutNarrowingNamesTheOutput) {
   s[al].compute_at(s[o], s[o].axis()[0]);
   s[b].pragma(s[b].axis()[0], "alu");
   s[al].pragma(s[al].axis()[0], "dma_copy");
-  std::string msg = error_of([&] { compiler::run_pipeline(schedule::lower(s, "f", {a, o}), c); });
+  std::string msg = error_of([&] { lower::lower_loops(schedule::lower(s, "f", {a, o}), c); });
   EXPECT_NE(msg.find("dma_copy to 'o': a store narrows the accumulator to the 8-bit output"),
             std::string::npos)
       << msg;

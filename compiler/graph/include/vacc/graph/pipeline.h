@@ -6,7 +6,7 @@
 //
 // The result is the graph the accelerator code generator and the CPU fallback consume:
 // int8 fused operators marked for the accelerator in blocked layout, the rest on the CPU,
-// and a static memory plan for the activations.
+// and a static memory plan for the activations, its slots aligned for the accelerator's DMA.
 #pragma once
 
 #include <functional>
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "vacc/graph/graph.h"
+#include "vacc/graph/passes/partition.h"
 #include "vacc/graph/passes/plan_memory.h"
 #include "vacc/graph/passes/quantize.h"
 #include "vacc/isa/config.h"
@@ -22,6 +23,9 @@ namespace vacc::graph {
 
 struct PipelineOptions {
   bool quantize = true;  // false: float graph (folding only), everything on the CPU
+  // Which nodes the accelerator runs (the backend's, lower::why_not_accelerated); unset:
+  // every node on the CPU.
+  AccelLegality accel_legality;
   QuantizeOptions quantize_options;
   std::string dump_dir;                          // when set, writes NN_<pass>.txt after every pass
   std::function<void(const std::string &)> log;  // one line per pass, with its time

@@ -1,8 +1,8 @@
 // The compiler driver: an ONNX model to a package (.vpkg), the whole pipeline in one place —
 // import, the graph passes (graph/pipeline.h: folding, calibration, int8 quantization,
-// fusion, partitioning, layout packing), a memory plan aligned for the accelerator's DMA,
-// the graph as package steps, and the accelerator steps lowered to command lists through
-// the tensor compiler and codegen/accel (lower_accel.h). Each stage is timed by name.
+// fusion, partitioning by the accelerator's legality, layout packing, the memory plan), the
+// graph as package steps, and the accelerator steps lowered to command lists
+// (compiler/lower: lower_model.h). Each stage is timed by name.
 #pragma once
 
 #include <functional>

@@ -13,7 +13,7 @@
 namespace vacc::package {
 
 // The steps and tensors of `graph`, with `plan` giving each activation its arena offset.
-// Accelerator steps get no command list here (see lower_accel.h). MACs are counted for the
+// Accelerator steps get no command list here (compiler/lower: lower_model.h). MACs are counted for the
 // GEMM operators (convolutions, dense layers) from their shapes.
 isa::Package package_graph(const graph::Graph &graph, const graph::MemoryPlan &plan,
                                const isa::HwConfig &config);

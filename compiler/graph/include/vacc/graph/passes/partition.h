@@ -1,23 +1,21 @@
-// Partitioning between the accelerator and the CPU. An operator goes to the accelerator when
-// it lowers to the config's intrinsics: an int8 GEMM with int32 accumulation followed by the
-// ALU's requantization (vacc.QConv: 2-D, group 1, no dilation; vacc.QDense) or an
-// element-wise add (vacc.QAdd), with operand widths and shift amounts the config supports.
-// Everything else runs on the CPU.
+// Partitioning between the accelerator and the CPU. Whether a node runs on the accelerator is
+// decided by the backend's legality (compiler/lower/legality.h), passed in as a callback since
+// graph/ does not link the backend: it answers nullopt for a node the accelerator runs, or the
+// reason it does not. Everything else runs on the CPU.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "vacc/graph/graph.h"
-#include "vacc/isa/config.h"
 
 namespace vacc::graph {
 
-// True when `node` can run on the accelerator described by `config`; otherwise, when `why`
-// is given, sets it to the reason (for --dump-ir and per-layer tables).
-bool accelerator_supports(const Node &node, const isa::HwConfig &config,
-                          std::string *why = nullptr);
+using AccelLegality = std::function<std::optional<std::string>(const Node &)>;
 
-// Sets every node's target; returns the number of nodes placed on the accelerator.
-int partition(Graph &graph, const isa::HwConfig &config);
+// Sets every node's target (all on the CPU without a legality); returns the number of nodes
+// placed on the accelerator.
+int partition(Graph &graph, const AccelLegality &legality);
 
 }  // namespace vacc::graph

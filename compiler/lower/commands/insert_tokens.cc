@@ -1,0 +1,76 @@
+// Dependency tokens from scratchpad conflicts. The command stream (without tokens) is a
+// sequential program; each engine runs its own commands in stream order. For each token queue
+// from engine E1 to its neighbour E2, every command Y of E2 must start after each command X
+// of E1 that precedes it in the stream and conflicts with it (read after write, write after
+// read, write after write). Walking E2's commands in order, Y needs E1's command m (the last
+// such X); when the tokens popped so far cover only E1's commands up to some c < m, E1
+// pushes a token right after m and Y pops one right before it. Tokens are counted per queue
+// in order, so the k-th pop receives the k-th push; every push is popped, and no wait is
+// added that the conflicts do not require.
+#include <array>
+
+#include "footprint.h"
+#include "ops_list.h"
+
+namespace vacc::lower {
+namespace {
+
+constexpr size_t kMaxDistance = 4096;  // beyond this, assume a conflict
+
+OpList strip_tokens(const OpList &ops) {
+  OpList out;
+  out.reserve(ops.size());
+  for (const Op &op : ops)
+    if (!std::holds_alternative<isa::DepCommand>(op.cmd)) out.push_back(op);
+  return out;
+}
+
+}  // namespace
+
+OpList insert_tokens(const OpList &stream) {
+  const OpList ops = strip_tokens(stream);
+  const size_t n = ops.size();
+  std::vector<Footprint> fps;
+  fps.reserve(n);
+  for (const Op &op : ops) fps.push_back(footprint(op));
+  std::vector<std::vector<isa::DepCommand>> before(n), after(n);
+  constexpr std::array<std::pair<Engine, Engine>, 4> kQueues = {
+      {{Engine::kLoad, Engine::kCompute},
+       {Engine::kCompute, Engine::kLoad},
+       {Engine::kCompute, Engine::kStore},
+       {Engine::kStore, Engine::kCompute}}};
+  for (const auto &[from, to] : kQueues) {
+    // Stream positions of E1's commands, in order.
+    std::vector<size_t> e1;
+    for (size_t i = 0; i < n; ++i)
+      if (fps[i].is_insn && fps[i].engine == from) e1.push_back(i);
+    int64_t covered = -1;  // index into e1 of the last command a popped token covers
+    size_t next_e1 = 0;    // e1 commands before the current position
+    for (size_t i = 0; i < n; ++i) {
+      while (next_e1 < e1.size() && e1[next_e1] < i) ++next_e1;
+      if (!fps[i].is_insn || fps[i].engine != to) continue;
+      // The last E1 command before i that conflicts with it.
+      int64_t need = -1;
+      for (int64_t k = static_cast<int64_t>(next_e1) - 1; k > covered; --k) {
+        if (i - e1[k] > kMaxDistance || conflict(fps[i], fps[e1[k]])) {
+          need = k;
+          break;
+        }
+      }
+      if (need <= covered) continue;
+      after[e1[need]].push_back({true, from, to});
+      before[i].push_back({false, from, to});
+      covered = need;
+    }
+  }
+  OpList out;
+  out.reserve(n * 2);
+  for (size_t i = 0; i < n; ++i) {
+    for (const auto &d : before[i]) out.push_back({d, {}});
+    out.push_back(ops[i]);
+    for (const auto &d : after[i]) out.push_back({d, {}});
+  }
+  return out;
+}
+
+}  // namespace vacc::lower

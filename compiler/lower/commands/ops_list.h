@@ -1,0 +1,75 @@
+// The working form of a command list inside codegen: commands whose GEMM/ALU micro-op
+// kernels are held inline (so passes can merge them) until finalize() interns them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "vacc/isa/command.h"
+#include "vacc/isa/config.h"
+
+namespace vacc::lower {
+
+struct Op {
+  isa::Command cmd;     // GemmCommand / AluCommand `kernel` is unused until finalize()
+  isa::UopKernel uops;  // GEMM/ALU only
+};
+using OpList = std::vector<Op>;
+
+// Interns every kernel of `ops` (deduplicated by content) into `list` and appends the commands.
+void finalize(OpList ops, isa::CommandList *list);
+// The stream as isa::to_text lists a command list (for dumps), its DMAs naming `buffers`.
+std::string ops_text(const OpList &ops, const std::vector<isa::CommandBuffer> &buffers);
+// The command-list verifier (verify_commands.cc); `where` names the layer and the pass.
+void verify_commands(const OpList &ops, const isa::HwConfig &config, const std::string &where);
+
+// Pass: merges consecutive GEMMs (ALUs) that differ only in their micro-ops into one command
+// with a multi-micro-op kernel of at most `max_uops` micro-ops, where the merged command
+// computes the same values (GEMM accumulation is order independent; an ALU merge must not
+// let one micro-op read a tile another writes).
+OpList merge_kernels(const OpList &ops, uint32_t max_uops);
+
+// Pass: merges consecutive non-reset GEMMs of one reduction (each overlapping the scratchpad
+// ranges the run so far touches: a virtual thread's tiles, never another thread's), so that
+// stagger_threads moves nothing into the middle of a reduction.
+OpList merge_reductions(const OpList &ops, uint32_t max_uops);
+
+// Pass (on a stream without tokens): staggers virtual threads. ALUs and LOAD ACC move up and
+// GEMM resets down on the compute engine, loads up on the load engine, each past commands it
+// does not conflict with, so one thread's requantization, stores and loads overlap another
+// thread's GEMMs instead of running in lockstep (stagger_threads.cc).
+OpList stagger_threads(const OpList &ops);
+
+// The stream with the tokens its scratchpad conflicts require, derived from scratch (any it
+// had are dropped; insert_tokens.cc): the stream order is the program's meaning.
+OpList insert_tokens(const OpList &ops);
+
+// Pass: sets the overlap flag on every GEMM/ALU that stays inside one ACC bank, so it waits
+// only for the other compute unit's work on that bank (mark_overlap.cc, isa/README.md).
+OpList mark_overlap(const OpList &ops, const isa::HwConfig &config);
+
+// Pass: turns each GEMM reset into the ALU multiply by 0 that writes the same zeros, so
+// zeroing runs on the ALU beside the other thread's GEMMs (reset_on_alu.cc).
+OpList reset_on_alu(const OpList &ops);
+
+// Pass: splits the first GEMMs on each accumulator (a virtual thread's first reduction steps)
+// into one GEMM per load they read from, so the GEMM core starts while the pipeline fills
+// (split_first_gemms.cc).
+OpList split_first_gemms(const OpList &ops);
+
+// Whether a token relayed through the compute engine orders a load after a store (a buffer
+// both loaded and stored); insert_tokens cannot express that, relax_tokens keeps it.
+bool needs_relays(const OpList &ops);
+
+// Pass: merges consecutive unpadded DMA commands of one buffer that continue each other in
+// the scratchpad and in DRAM into one 2D transfer (rows first, then rows into a rectangle).
+OpList coalesce_dma(const OpList &ops);
+
+// Pass: moves each dependency push up to just after the last instruction of its engine that
+// the waiting engine's guarded work conflicts with (overlapping scratchpad ranges, one side
+// writing), and each pop down to just before the first instruction of its engine that
+// conflicts with the work its token guards; token order per queue and load/store relays
+// through the compute engine are kept.
+OpList relax_tokens(const OpList &ops);
+
+}  // namespace vacc::lower

@@ -1,0 +1,29 @@
+// With the overlap flag the GEMM core and the ALU run side by side, so every GEMM-core cycle
+// spent zeroing an accumulator is a cycle of MACs lost. This pass turns each GEMM reset into
+// the ALU instruction that writes the same zeros (multiply by the immediate 0 over the same
+// micro-ops and loops): it runs on the ALU while the other thread's GEMMs keep the core busy.
+// Its footprint is the reset's (the ACC range, nothing read), so the token and stagger passes
+// treat it alike.
+#include "ops_list.h"
+
+namespace vacc::lower {
+
+OpList reset_on_alu(const OpList &ops) {
+  OpList out = ops;
+  for (Op &op : out) {
+    const auto *g = std::get_if<isa::GemmCommand>(&op.cmd);
+    if (!g || !g->reset) continue;
+    isa::AluCommand a;
+    a.op = isa::AluOp::kMul;
+    a.loop_out = g->loop_out;
+    a.loop_in = g->loop_in;
+    a.dst = g->acc;
+    a.use_imm = true;
+    a.imm = 0;
+    op.cmd = a;
+    for (isa::Uop &u : op.uops) u = isa::Uop{u.dst, 0, 0};
+  }
+  return out;
+}
+
+}  // namespace vacc::lower

@@ -1,0 +1,137 @@
+// The accelerator's operators: what a layer is (its parameters), the tiling a schedule picks,
+// and, per operator, the three things lowering asks of it (lower.cc): whether the accelerator
+// supports it (check_supported), the default tiling for a config (default_schedule), and its
+// compute definition with that tiling applied, as loop IR (define). An operator is one file in
+// compiler/lower/ops/ plus one alternative of LayerParams; nothing else needs to know it.
+//
+// Layouts (B = batch, BI = block_in, BO = block_out of the config; every channel count a
+// multiple of its block):
+//   conv2d data   [N/B, C/BI, H, W, B, BI]        int(inp_bits)
+//          kernel [O/BO, C/BI, KH, KW, BO, BI]    int(wgt_bits)
+//          bias   [N/B, O/BO, B, BO]              int(acc_bits)
+//          out    [N/B, O/BO, OH, OW, B, BO]      int(inp_bits)
+//   dense  data [N/B, C/BI, B, BI], weight [O/BO, C/BI, BO, BI], bias [N/B, O/BO, B, BO],
+//          out [N/B, O/BO, B, BO]
+//   add    a, b, out [N/B, C/BO, H, W, B, BO], weight [2, BO, BI] (add_weight())
+// Conv and dense: out = clip((acc + bias) >> shift, lo, hi) narrowed, lo = relu ? 0 :
+// -2^(bits-1) and hi = 2^(bits-1)-1 unless Requant gives its own bounds. With per-channel
+// shifts the operator takes a fifth argument before out, shifts [N/B, O/BO, B, BO]
+// int(acc_bits) (the bias layout), and the ALU shifts by it as a vector operand.
+// Add (vacc.QAdd, docs/quantization.md):
+//   out = clip(((a << lshift_a) + (b << lshift_b) + round) >> rshift, lo, hi), narrowed,
+// round = 2^(rshift-1) when rshift > 0; both int8 inputs reach the accumulators through the
+// GEMM core with a scaled identity weight (needs gemm.block_in == gemm.block_out).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "vacc/isa/config.h"
+#include "vacc/te/tensor.h"
+#include "vacc/tir/func.h"
+
+namespace vacc::lower {
+
+struct Requant {
+  Requant() = default;
+  Requant(int shift_, bool relu_) : shift(shift_), relu(relu_) {}  // {shift, relu}
+
+  int shift = 8;
+  bool relu = true;
+  // One shift per output channel (size = out channels); empty = `shift` for every channel.
+  std::vector<int64_t> channel_shifts;
+  // Clip bounds; unset = the defaults above. They must fit the ALU's 16-bit immediate.
+  std::optional<int64_t> clip_min, clip_max;
+
+  bool per_channel() const { return !channel_shifts.empty(); }
+  int64_t lo(int bits) const {
+    return clip_min ? *clip_min : relu ? 0 : -(int64_t{1} << (bits - 1));
+  }
+  int64_t hi(int bits) const { return clip_max ? *clip_max : (int64_t{1} << (bits - 1)) - 1; }
+};
+
+struct Conv2dParams {
+  int64_t batch = 1, in_channels = 16, out_channels = 16, height = 8, width = 8;
+  int64_t kernel_h = 3, kernel_w = 3, stride_h = 1, stride_w = 1, pad_h = 1, pad_w = 1;
+  Requant requant;
+  int64_t out_height() const { return (height + 2 * pad_h - kernel_h) / stride_h + 1; }
+  int64_t out_width() const { return (width + 2 * pad_w - kernel_w) / stride_w + 1; }
+};
+
+struct DenseParams {
+  int64_t batch = 1, in_features = 32, out_features = 32;
+  Requant requant;
+};
+
+struct AddParams {
+  int64_t batch = 1, channels = 16, height = 8, width = 8;
+  int lshift_a = 0, lshift_b = 0, rshift = 0;
+  bool relu = false;
+  std::optional<int64_t> clip_min, clip_max;
+  int64_t lo(int bits) const {
+    return clip_min ? *clip_min : relu ? 0 : -(int64_t{1} << (bits - 1));
+  }
+  int64_t hi(int bits) const { return clip_max ? *clip_max : (int64_t{1} << (bits - 1)) - 1; }
+};
+
+// One accelerator layer: a name (for diagnostics and dumps) and its operator's parameters.
+using LayerParams = std::variant<Conv2dParams, DenseParams, AddParams>;
+struct Layer {
+  std::string name;
+  LayerParams params;
+};
+
+// Tile sizes: output rows/cols per tile, output/input channel blocks per tile, and the
+// number of virtual threads (which split the output channel blocks).
+struct AccelSchedule {
+  int64_t tile_h = 4, tile_w = 4, tile_oc = 1, tile_ic = 1;
+  int vthreads = 1;
+  // conv2d: bias (and per-channel shifts) of all a virtual thread's channel blocks loaded once
+  // at its start, instead of once per block of tile_oc channels. Costs ACC entries; saves the
+  // LOAD ACC between channel blocks, which waits for both compute units to drain.
+  bool bias_once = false;
+};
+
+// A scheduled operator: its arguments (the DRAM buffers, in order) and its loop IR. Conv and
+// dense: [data, weight, bias, out], or [data, weight, bias, shifts, out] with per-channel
+// shifts; add: [a, b, weight, out].
+struct Operator {
+  std::vector<te::Tensor> args;
+  tir::Func func;
+};
+
+// Per operator: check_supported throws vacc::Error naming the layer and the parameter the
+// accelerator cannot run; default_schedule picks the tiling a model of the accelerator expects
+// to be fastest among those that fit the scratchpads (each virtual thread owns a copy of every
+// tile buffer; `vthreads` is 1 or 2, and drops to 1 for a layer too small to split), throwing
+// vacc::Error naming the scratchpad when not even the smallest tile fits; define builds the
+// compute definition with the schedule applied, lowered to loop IR.
+void check_supported(const isa::HwConfig &config, const Conv2dParams &p, const std::string &name);
+AccelSchedule default_schedule(const isa::HwConfig &config, const Conv2dParams &p, int vthreads,
+                               const std::string &name);
+Operator define(const isa::HwConfig &config, const Conv2dParams &p, const AccelSchedule &s,
+                const std::string &name = "conv2d");
+
+void check_supported(const isa::HwConfig &config, const DenseParams &p, const std::string &name);
+AccelSchedule default_schedule(const isa::HwConfig &config, const DenseParams &p, int vthreads,
+                               const std::string &name);
+Operator define(const isa::HwConfig &config, const DenseParams &p, const AccelSchedule &s,
+                const std::string &name = "dense");
+
+void check_supported(const isa::HwConfig &config, const AddParams &p, const std::string &name);
+AccelSchedule default_schedule(const isa::HwConfig &config, const AddParams &p, int vthreads,
+                               const std::string &name);
+Operator define(const isa::HwConfig &config, const AddParams &p, const AccelSchedule &s,
+                const std::string &name = "add");
+// The values of the add's `weight` argument, [2, BO, BI].
+std::vector<int64_t> add_weight(const isa::HwConfig &config, const AddParams &p);
+
+// A requantization (shift or per-channel shifts, clip bounds) of an operator with
+// `out_channels` outputs; throws vacc::Error naming the layer.
+void check_requant_supported(const isa::HwConfig &config, const Requant &q, int64_t out_channels,
+                             const std::string &name);
+
+}  // namespace vacc::lower

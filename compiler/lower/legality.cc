@@ -1,0 +1,174 @@
+#include "vacc/lower/legality.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <variant>
+
+#include "vacc/support/error.h"
+
+namespace vacc::lower {
+namespace {
+
+int64_t round_up(int64_t v, int64_t m) {
+  return (v + m - 1) / m * m;
+}
+
+std::optional<Layer> reject(std::string *why, std::string reason) {
+  if (why) *why = std::move(reason);
+  return std::nullopt;
+}
+
+// Symmetric padding (top == bottom, left == right) of a convolution, from its pads attribute
+// or, with auto_pad, from its shapes; nullopt when it is asymmetric.
+std::optional<std::pair<int64_t, int64_t>> symmetric_pads(const graph::Node &node,
+                                                          const Conv2dParams &p, int64_t oh,
+                                                          int64_t ow) {
+  const std::string auto_pad = node.attrs.get_string("auto_pad", "NOTSET");
+  if (auto_pad == "NOTSET") {
+    std::vector<int64_t> pads = node.attrs.get_ints("pads", {0, 0, 0, 0});
+    if (pads.size() != 4 || pads[0] != pads[2] || pads[1] != pads[3]) return std::nullopt;
+    return std::make_pair(pads[0], pads[1]);
+  }
+  const int64_t th = std::max<int64_t>(0, (oh - 1) * p.stride_h + p.kernel_h - p.height);
+  const int64_t tw = std::max<int64_t>(0, (ow - 1) * p.stride_w + p.kernel_w - p.width);
+  if (th % 2 || tw % 2) return std::nullopt;
+  return std::make_pair(th / 2, tw / 2);
+}
+
+// The requantization of a fused operator: one shift or one per output channel (padded with 0
+// to the channel blocks, as pack_layout pads them), and its clip bounds.
+Requant requant_of(const graph::Node &node, const isa::HwConfig &config, bool blocked) {
+  std::vector<int64_t> shifts = node.attrs.get_ints("shifts", {0});
+  if (!blocked && shifts.size() > 1) shifts.resize(round_up(shifts.size(), config.block_out), 0);
+  Requant r;
+  r.shift = static_cast<int>(shifts[0]);
+  if (std::any_of(shifts.begin(), shifts.end(), [&](int64_t s) { return s != shifts[0]; }))
+    r.channel_shifts = shifts;
+  const int64_t lo = node.attrs.get_int("clip_min", -128), hi = node.attrs.get_int("clip_max", 127);
+  r.relu = lo == 0;
+  r.clip_min = lo;
+  r.clip_max = hi;
+  return r;
+}
+
+// Batch and channels of an activation: [N/B, C/BC, H, W, B, BC] blocked, [N, C, H, W] (or
+// [N, C] for dense) plain, rounded up to the blocks.
+struct Dims {
+  int64_t n, c;
+};
+Dims dims_of(const graph::Value &v, int64_t block_n, int64_t block_c) {
+  if (v.layout.blocked) {
+    const size_t r = v.shape.size();
+    return {v.shape[0] * v.shape[r - 2], v.shape[1] * v.shape[r - 1]};
+  }
+  return {round_up(v.shape[0], block_n), round_up(v.shape[1], block_c)};
+}
+
+}  // namespace
+
+std::optional<Layer> layer_of(const graph::Node &node, const isa::HwConfig &c, std::string *why) {
+  const bool blocked = node.inputs[0] && node.inputs[0]->layout.blocked;
+  const graph::Value *x = node.inputs[0], *y = node.outputs[0];
+  const size_t spatial_rank = blocked ? 6 : 4;
+  switch (node.op) {
+    case graph::OpKind::kQConv: {
+      const graph::Value *w = node.inputs[1];
+      if (x->rank() != spatial_rank || w->rank() != spatial_rank || y->rank() != spatial_rank)
+        return reject(why, "only 2-D convolutions map to the GEMM core");
+      Conv2dParams p;
+      const Dims in = dims_of(*x, c.batch, c.block_in);
+      p.batch = in.n;
+      p.in_channels = in.c;
+      p.height = x->shape[2];
+      p.width = x->shape[3];
+      p.out_channels = blocked ? w->shape[0] * w->shape[4] : round_up(w->shape[0], c.block_out);
+      p.kernel_h = w->shape[2];
+      p.kernel_w = w->shape[3];
+      const std::vector<int64_t> strides = node.attrs.get_ints("strides", {1, 1});
+      if (strides.size() != 2) return reject(why, "only 2-D convolutions map to the GEMM core");
+      p.stride_h = strides[0];
+      p.stride_w = strides[1];
+      const auto pads = symmetric_pads(node, p, y->shape[2], y->shape[3]);
+      if (!pads) return reject(why, "asymmetric padding");
+      p.pad_h = pads->first;
+      p.pad_w = pads->second;
+      p.requant = requant_of(node, c, blocked);
+      return Layer{node.name, p};
+    }
+    case graph::OpKind::kQDense: {
+      const graph::Value *w = node.inputs[1];
+      const size_t rank = blocked ? 4 : 2;
+      if (x->rank() != rank || w->rank() != rank || y->rank() != rank)
+        return reject(why, "only [N, K] x [M, K] dense layers map to the GEMM core");
+      DenseParams p;
+      const Dims in = dims_of(*x, c.batch, c.block_in);
+      p.batch = in.n;
+      p.in_features = in.c;
+      p.out_features = blocked ? w->shape[0] * w->shape[2] : round_up(w->shape[0], c.block_out);
+      p.requant = requant_of(node, c, blocked);
+      return Layer{node.name, p};
+    }
+    case graph::OpKind::kQAdd: {
+      if (x->rank() != spatial_rank || y->rank() != spatial_rank)
+        return reject(why, "only NCHW tensors map to the accelerator's add");
+      AddParams p;
+      const Dims in = dims_of(*x, c.batch, c.block_out);
+      p.batch = in.n;
+      p.channels = in.c;
+      p.height = x->shape[2];
+      p.width = x->shape[3];
+      p.lshift_a = static_cast<int>(node.attrs.get_int("lshift_a", 0));
+      p.lshift_b = static_cast<int>(node.attrs.get_int("lshift_b", 0));
+      p.rshift = static_cast<int>(node.attrs.get_int("rshift", 0));
+      p.clip_min = node.attrs.get_int("clip_min", -128);
+      p.clip_max = node.attrs.get_int("clip_max", 127);
+      return Layer{node.name, p};
+    }
+    default:
+      return reject(why, fmt::format("{} has no accelerator intrinsic", graph::op_name(node.op)));
+  }
+}
+
+std::optional<std::string> why_not_accelerated(const graph::Node &node, const isa::HwConfig &c,
+                                               int vthreads) {
+  if (node.op != graph::OpKind::kQConv && node.op != graph::OpKind::kQDense &&
+      node.op != graph::OpKind::kQAdd)
+    return fmt::format("{} has no accelerator intrinsic", graph::op_name(node.op));
+  if (c.inp_bits != 8 || c.wgt_bits != 8 || c.acc_bits != 32)
+    return fmt::format(
+        "the config's widths (inp {}, wgt {}, acc {}) are not the quantizer's int8/int8/int32",
+        c.inp_bits, c.wgt_bits, c.acc_bits);
+  if (node.op != graph::OpKind::kQAdd && !node.inputs[1]->is_constant())
+    return std::string("weights are not constant");
+  if (node.op == graph::OpKind::kQConv) {
+    if (node.attrs.get_int("group", 1) != 1) return std::string("grouped convolution");
+    for (int64_t d : node.attrs.get_ints("dilations", {1, 1}))
+      if (d != 1) return std::string("dilated convolution");
+  }
+  // The quantizer's outputs are int8: clip bounds outside it are not its semantics.
+  if (node.attrs.get_int("clip_min", -128) < -128 || node.attrs.get_int("clip_max", 127) > 127)
+    return std::string("clip bounds outside int8");
+  std::string why;
+  const std::optional<Layer> layer = layer_of(node, c, &why);
+  if (!layer) return why;
+  try {
+    std::visit(
+        [&](const auto &p) {
+          check_supported(c, p, layer->name);
+          default_schedule(c, p, vthreads, layer->name);
+        },
+        layer->params);
+  } catch (const Error &e) {
+    return std::string(e.what());
+  }
+  return std::nullopt;
+}
+
+graph::AccelLegality accel_legality(const isa::HwConfig &config, int vthreads) {
+  return [config, vthreads](const graph::Node &node) {
+    return why_not_accelerated(node, config, vthreads);
+  };
+}
+
+}  // namespace vacc::lower

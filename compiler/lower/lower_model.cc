@@ -1,0 +1,151 @@
+#include "vacc/lower/lower_model.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <chrono>
+#include <fstream>
+
+#include "vacc/isa/command.h"
+#include "vacc/lower/legality.h"
+#include "vacc/lower/lower.h"
+#include "vacc/support/error.h"
+
+namespace vacc::lower {
+namespace {
+
+// A per-channel vector (bias, shifts) as the operators read it: [N/B, O/BO, B, BO] int32, the
+// same O values for every batch row, zero past the end of `values`.
+graph::Tensor broadcast_channels(const std::vector<int64_t> &values, int64_t n, int64_t o,
+                                 const isa::HwConfig &config) {
+  const int64_t B = config.batch, BO = config.block_out;
+  graph::Tensor out(graph::DType::kInt32, {n / B, o / BO, B, BO});
+  int32_t *po = out.data<int32_t>();
+  for (int64_t nb = 0; nb < n / B; ++nb)
+    for (int64_t ob = 0; ob < o / BO; ++ob)
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t bo = 0; bo < BO; ++bo) {
+          const size_t c = static_cast<size_t>(ob * BO + bo);
+          *po++ = c < values.size() ? static_cast<int32_t>(values[c]) : 0;
+        }
+  return out;
+}
+
+std::vector<int64_t> constant_values(const graph::Value *v) {
+  std::vector<int64_t> out;
+  if (v && v->constant)
+    for (int64_t i = 0; i < v->constant->size(); ++i) out.push_back(v->constant->as_int(i));
+  return out;
+}
+
+// The add's constant identity-weight argument, [2, BO, BI] int8.
+graph::Tensor add_weight_tensor(const isa::HwConfig &config, const AddParams &p) {
+  const std::vector<int64_t> w = add_weight(config, p);
+  graph::Tensor t(graph::DType::kInt8, {2, config.block_out, config.block_in});
+  int8_t *pt = t.data<int8_t>();
+  for (size_t i = 0; i < w.size(); ++i) pt[i] = static_cast<int8_t>(w[i]);
+  return t;
+}
+
+// DIR/NNN_<name>, with the node's name made safe as one path component.
+std::string layer_dir(const std::string &dir, size_t index, const std::string &name) {
+  std::string safe;
+  for (char c : name) safe += std::isalnum(static_cast<unsigned char>(c)) || c == '.' ? c : '_';
+  while (!safe.empty() && (safe[0] == '_' || safe[0] == '.')) safe.erase(0, 1);
+  return fmt::format("{}/{:03}_{}", dir, index, safe);
+}
+
+int32_t add_constant(isa::Package &p, const std::string &name, const graph::Tensor &t) {
+  isa::PackageTensor pt;
+  pt.name = name;
+  pt.dtype = graph::dtype_name(t.dtype());
+  pt.shape = t.shape();
+  pt.blob = p.add_blob(std::vector<uint8_t>(t.raw(), t.raw() + t.nbytes()));
+  p.tensors.push_back(std::move(pt));
+  return static_cast<int32_t>(p.tensors.size() - 1);
+}
+
+// The step's DRAM buffers, in the operator's argument order; new constants go to `package`.
+std::vector<int32_t> bindings(const graph::Node &node, const Layer &layer,
+                              const LoweredLayer &lowered, const isa::HwConfig &config,
+                              const isa::PackageStep &step, isa::Package &package) {
+  const std::string &out = node.outputs[0]->name;
+  if (const auto *add = std::get_if<AddParams>(&layer.params)) {
+    const int32_t weight =
+        add_constant(package, out + ".add_weight", add_weight_tensor(config, *add));
+    return {step.inputs[0], step.inputs[1], weight, step.outputs[0]};
+  }
+  // Conv and dense: (data, weight, bias[, shifts], out).
+  int64_t batch = 0, channels = 0;
+  if (const auto *conv = std::get_if<Conv2dParams>(&layer.params)) {
+    batch = conv->batch;
+    channels = conv->out_channels;
+  } else {
+    const auto &dense = std::get<DenseParams>(layer.params);
+    batch = dense.batch;
+    channels = dense.out_features;
+  }
+  std::vector<int32_t> b = {step.inputs[0], step.inputs[1]};
+  b.push_back(
+      add_constant(package, out + ".bias_nb",
+                   broadcast_channels(constant_values(node.input(2)), batch, channels, config)));
+  if (lowered.commands.buffers.size() == 5)
+    b.push_back(add_constant(
+        package, out + ".shifts_nb",
+        broadcast_channels(node.attrs.get_ints("shifts", {0}), batch, channels, config)));
+  b.push_back(step.outputs[0]);
+  return b;
+}
+
+}  // namespace
+
+int lower_model(const graph::Graph &graph, const isa::HwConfig &config, isa::Package &package,
+                const ModelLowerOptions &options) {
+  int lowered_steps = 0;
+  const std::vector<graph::Node *> nodes = graph.nodes();
+  VACC_CHECK(nodes.size() == package.steps.size()) << "package does not match its graph";
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const graph::Node &node = *nodes[i];
+    isa::PackageStep &step = package.steps[i];
+    if (step.target != isa::StepTarget::kAccel) continue;
+    const auto start = std::chrono::steady_clock::now();
+    std::string why;
+    const std::optional<Layer> layer = layer_of(node, config, &why);
+    VACC_CHECK(layer) << node.describe() << " was partitioned to the accelerator: " << why;
+    LowerOptions lo;
+    lo.vthreads = options.vthreads;
+    lo.verify = options.verify;
+    if (!options.dump_dir.empty()) lo.dump_dir = layer_dir(options.dump_dir, i, node.name);
+    const LoweredLayer lowered = lower(config, *layer, lo);
+
+    step.bindings = bindings(node, *layer, lowered, config, step, package);
+    VACC_CHECK(lowered.commands.buffers.size() == step.bindings.size())
+        << node.describe() << ": the operator takes " << lowered.commands.buffers.size()
+        << " buffers, " << step.bindings.size() << " bound";
+    for (size_t b = 0; b < step.bindings.size(); ++b) {
+      const isa::PackageTensor &t = package.tensors[step.bindings[b]];
+      const uint64_t elems = lowered.commands.buffers[b].elements;
+      const uint64_t want =
+          static_cast<uint64_t>(t.bytes()) / config.tile_bytes(lowered.commands.buffers[b].mem);
+      VACC_CHECK(elems == want) << node.describe() << ": buffer '"
+                                << lowered.commands.buffers[b].name << "' has " << elems
+                                << " elements, tensor '" << t.name << "' " << want;
+    }
+    step.commands = package.add_blob(isa::serialize(lowered.commands));
+    if (!options.dump_dir.empty())
+      std::ofstream(lo.dump_dir + "/commands.txt") << isa::to_text(lowered.commands);
+    ++lowered_steps;
+    if (options.log) {
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count();
+      const AccelSchedule &s = lowered.schedule;
+      options.log(fmt::format(
+          "{:<30} {:8.1f} ms  {} commands, tiles h{} w{} oc{} ic{}, {} vthreads", node.name, ms,
+          lowered.commands.commands.size(), s.tile_h, s.tile_w, s.tile_oc, s.tile_ic, s.vthreads));
+    }
+  }
+  return lowered_steps;
+}
+
+}  // namespace vacc::lower

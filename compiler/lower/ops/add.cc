@@ -1,0 +1,206 @@
+// The residual elementwise add on the accelerator (vacc.QAdd of docs/quantization.md):
+//   out = clip(((a << lshift_a) + (b << lshift_b) + round) >> rshift, lo, hi) narrowed,
+// round = 2^(rshift-1) when rshift > 0. The ALU reads only ACC tiles and int8 activations
+// cannot be loaded into ACC, so each input reaches the accumulators through the GEMM core:
+// acc = inp · (2^k · I) with k = min(lshift, 6) (the largest power of two an int8 weight
+// holds), the rest of the left shift is an ALU shr by a negative immediate. Then ALU add
+// (vector), add (rounding), shr, max, min, all in place on the first input's tile.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "divisors.h"
+#include "tile_output.h"
+#include "vacc/isa/encoding.h"
+#include "vacc/lower/operators.h"
+#include "vacc/schedule/lower.h"
+#include "vacc/schedule/schedule.h"
+#include "vacc/support/error.h"
+#include "vacc/tir/ops.h"
+
+namespace vacc::lower {
+namespace {
+
+using tir::Expr;
+using tir::Scope;
+
+constexpr int kMaxWeightShift = 6;  // 2^6 = 64 is the largest power of two in int8
+
+int weight_shift(int lshift) {
+  return std::min(lshift, kMaxWeightShift);
+}
+
+}  // namespace
+
+Operator define(const isa::HwConfig &c, const AddParams &p, const AccelSchedule &sc,
+                const std::string &name) {
+  VACC_CHECK(c.block_in == c.block_out && p.channels % c.block_out == 0 && p.batch % c.batch == 0)
+      << name << ": define() before check_supported()";
+  const int64_t NB = p.batch / c.batch, CB = p.channels / c.block_out;
+  const tir::DataType it = tir::DataType::int_(c.inp_bits), wt = tir::DataType::int_(c.wgt_bits),
+                      at = tir::DataType::int_(c.acc_bits);
+  const std::vector<int64_t> shape = {NB, CB, p.height, p.width, c.batch, c.block_out};
+  const std::vector<std::string> names = {"n", "c", "h", "w", "b", "o"};
+  te::Tensor a = te::placeholder("a", shape, it);
+  te::Tensor b = te::placeholder("b", shape, it);
+  te::Tensor weight = te::placeholder("weight", {2, c.block_out, c.block_in}, wt);
+  auto through_gemm = [&](const std::string &tname, const te::Tensor &x, int64_t k) {
+    return te::reduce_sum(
+        tname, shape, {{"one", 1}, {"ci", c.block_in}},
+        [&, k](const auto &v, const auto &r) {
+          return tir::cast(at, (*x)({v[0], v[1], v[2], v[3], v[4], r[1]})) *
+                 tir::cast(at, (*weight)({tir::make_const(tir::int32(), k) + r[0], v[5], r[1]}));
+        },
+        names);
+  };
+  te::Tensor sa = through_gemm("sum_a", a, 0), sb = through_gemm("sum_b", b, 1);
+  auto idx = [](const std::vector<tir::Var> &v) { return std::vector<Expr>(v.begin(), v.end()); };
+  // ALU stages, in order; each reads the previous one.
+  std::vector<te::Tensor> stages;
+  auto stage = [&](const std::string &sname, const std::function<Expr(Expr)> &f) {
+    te::Tensor prev = stages.empty() ? sa : stages.back();
+    stages.push_back(te::compute(
+        sname, shape, [&](const auto &v) { return f((*prev)(idx(v))); }, names));
+  };
+  auto k = [&](int64_t v) { return tir::make_const(at, v); };
+  te::Tensor sb_last = sb;
+  if (p.lshift_a > kMaxWeightShift)
+    stage("shl_a", [&](Expr x) { return x >> k(-(p.lshift_a - kMaxWeightShift)); });
+  if (p.lshift_b > kMaxWeightShift) {
+    sb_last = te::compute(
+        "shl_b", shape,
+        [&](const auto &v) { return (*sb)(idx(v)) >> k(-(p.lshift_b - kMaxWeightShift)); }, names);
+  }
+  {
+    te::Tensor prev = stages.empty() ? sa : stages.back();
+    stages.push_back(te::compute(
+        "sum", shape, [&](const auto &v) { return (*prev)(idx(v)) + (*sb_last)(idx(v)); }, names));
+  }
+  if (p.rshift > 0) {
+    stage("round", [&](Expr x) { return x + k(int64_t{1} << (p.rshift - 1)); });
+    stage("shift", [&](Expr x) { return x >> k(p.rshift); });
+  }
+  const int64_t lo = p.lo(c.inp_bits), hi = p.hi(c.inp_bits);
+  stage("clip_lo", [&](Expr x) { return tir::max(x, k(lo)); });
+  stage("clip_hi", [&](Expr x) { return tir::min(x, k(hi)); });
+  te::Tensor last = stages.back();
+  te::Tensor out = te::compute(
+      "out", shape, [&](const auto &v) { return tir::cast(it, (*last)(idx(v))); }, names);
+
+  schedule::Schedule s({out});
+  te::Tensor a_l = s.cache_read(a, Scope::kInp, {sa});
+  te::Tensor b_l = s.cache_read(b, Scope::kInp, {sb});
+  te::Tensor w_l = s.cache_read(weight, Scope::kWgt, {sa, sb});
+  std::vector<te::Tensor> acc_stages = {sa, sb};
+  if (sb_last.get() != sb.get()) acc_stages.push_back(sb_last);
+  acc_stages.insert(acc_stages.end(), stages.begin(), stages.end());
+  for (const te::Tensor &t : acc_stages) s[t].set_scope(Scope::kAcc);
+
+  auto &so = s[out];
+  const te::IterVar ow_o = tile_blocked_output(s, out, sc).tile;
+
+  s[w_l].compute_at(so, ow_o);
+  s[w_l].pragma(s[w_l].axis()[0], "dma_copy");
+  for (const auto &[sum, in_l] : {std::pair{sa, a_l}, std::pair{sb, b_l}}) {
+    auto &st = s[sum];
+    st.compute_at(so, ow_o);
+    auto sx = st.axis();
+    auto sr = st.reduce_axis();
+    // The unit reduction axis outside the tile keeps the reset out of the GEMM nest.
+    st.reorder({sx[0], sr[0], sx[1], sx[2], sx[3], sx[4], sx[5], sr[1]});
+    st.tensorize(sx[4], "gemm");
+    s[in_l].compute_at(so, ow_o);
+    s[in_l].pragma(s[in_l].axis()[0], "dma_copy");
+  }
+  for (size_t i = 2; i < acc_stages.size(); ++i) {
+    s[acc_stages[i]].compute_at(so, ow_o);
+    s[acc_stages[i]].pragma(s[acc_stages[i]].axis()[0], "alu");
+  }
+  Operator op;
+  op.args = {a, b, weight, out};
+  op.func = schedule::lower(s, name, op.args);
+  return op;
+}
+
+void check_supported(const isa::HwConfig &c, const AddParams &p, const std::string &name) {
+  if (c.block_in != c.block_out)
+    fail(
+        "{}: the add moves int8 tiles through the GEMM core with an identity weight, which "
+        "needs gemm.block_in ({}) == gemm.block_out ({})",
+        name, c.block_in, c.block_out);
+  for (auto [what, v, block, key] :
+       {std::tuple{"batch", p.batch, c.batch, "gemm.batch"},
+        std::tuple{"channels", p.channels, c.block_out, "gemm.block_out"}}) {
+    if (v <= 0 || v % block != 0)
+      fail("{}: {} = {} is not a positive multiple of {} = {}; pad it on the host", name, what, v,
+           key, block);
+  }
+  if (p.height <= 0 || p.width <= 0)
+    fail("{}: height = {} and width = {} must be positive", name, p.height, p.width);
+  for (auto [what, v] : {std::pair{"lshift_a", p.lshift_a}, std::pair{"lshift_b", p.lshift_b},
+                         std::pair{"rshift", p.rshift}})
+    if (v < 0 || v >= c.acc_bits)
+      fail("{}: {} = {} must lie in [0, {})", name, what, v, c.acc_bits);
+  if (p.rshift >= isa::kImmBits)
+    fail("{}: rshift = {}: the rounding constant 2^{} does not fit the ALU's {}-bit immediate",
+         name, p.rshift, p.rshift - 1, isa::kImmBits);
+  const int64_t lo = p.lo(c.inp_bits), hi = p.hi(c.inp_bits);
+  const int64_t imm = int64_t{1} << (isa::kImmBits - 1);
+  for (auto [what, v] : {std::pair{"clip_min", lo}, std::pair{"clip_max", hi}})
+    if (v < -imm || v >= imm)
+      fail("{}: {} = {} does not fit the ALU's {}-bit immediate", name, what, v, isa::kImmBits);
+  if (lo > hi) fail("{}: clip_min = {} is above clip_max = {}", name, lo, hi);
+}
+
+AccelSchedule default_schedule(const isa::HwConfig &c, const AddParams &p, int vthreads,
+                               const std::string &name) {
+  if (vthreads < 1 || vthreads > 2) fail("{}: vthreads = {} must be 1 or 2", name, vthreads);
+  const int64_t CB = p.channels / c.block_out;
+  if (CB % vthreads != 0) vthreads = 1;
+  const int64_t V = vthreads;
+  // Per virtual thread: two ACC tiles (the two sums) and two INP tiles per output tile.
+  const int64_t acc_cap = c.acc_depth() / V / 2, inp_cap = c.inp_depth() / V / 2;
+  AccelSchedule best;
+  int64_t best_tiles = 0;
+  // Whole rows (contiguous DMA), the most output tiles per round.
+  for (int64_t tc : divisors(CB)) {
+    if ((CB / tc) % V != 0) continue;
+    for (int64_t th : divisors(p.height)) {
+      for (int64_t tw : {p.width}) {
+        const int64_t tiles = tc * th * tw;
+        if (tiles > acc_cap || tiles > inp_cap || tiles <= best_tiles) continue;
+        best_tiles = tiles;
+        best.tile_oc = tc;
+        best.tile_h = th;
+        best.tile_w = tw;
+        best.tile_ic = 1;
+        best.vthreads = vthreads;
+      }
+    }
+  }
+  if (best_tiles == 0) {
+    // Rows too long: tile the width too.
+    for (int64_t tw : divisors(p.width)) {
+      if (tw > acc_cap || tw > inp_cap || tw <= best_tiles) continue;
+      best_tiles = tw;
+      best = AccelSchedule{1, tw, 1, 1, vthreads};
+    }
+  }
+  if (best_tiles == 0)
+    fail("{}: no tile fits the scratchpads of config '{}' with {} virtual thread(s)", name, c.name,
+         V);
+  return best;
+}
+
+std::vector<int64_t> add_weight(const isa::HwConfig &c, const AddParams &p) {
+  std::vector<int64_t> w(2 * c.block_out * c.block_in, 0);
+  const int64_t scale[2] = {int64_t{1} << weight_shift(p.lshift_a),
+                            int64_t{1} << weight_shift(p.lshift_b)};
+  for (int k = 0; k < 2; ++k)
+    for (int64_t o = 0; o < std::min(c.block_out, c.block_in); ++o)
+      w[(k * c.block_out + o) * c.block_in + o] = scale[k];
+  return w;
+}
+
+}  // namespace vacc::lower

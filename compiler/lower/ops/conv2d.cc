@@ -1,0 +1,242 @@
+// conv2d on the accelerator (NCHWnc, any kernel, stride and padding, the padding done by the
+// DMA) with bias add, ReLU and shift-and-clip requantization fused on the ALU: what it
+// supports, its default schedule and its compute definition (operators.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "divisors.h"
+#include "requantize.h"
+#include "tile_output.h"
+#include "vacc/isa/encoding.h"
+#include "vacc/lower/operators.h"
+#include "vacc/schedule/lower.h"
+#include "vacc/schedule/schedule.h"
+#include "vacc/support/error.h"
+#include "vacc/tir/ops.h"
+
+namespace vacc::lower {
+namespace {
+
+using tir::Expr;
+using tir::Scope;
+
+constexpr double kInsnOverheadCycles = 8;
+
+double estimate(double compute, double memory, int vthreads) {
+  return vthreads > 1 ? std::max(compute, memory) + 0.05 * std::min(compute, memory)
+                      : compute + memory;
+}
+
+}  // namespace
+
+void check_supported(const isa::HwConfig &c, const Conv2dParams &p, const std::string &name) {
+  auto positive = [&](const char *what, int64_t v) {
+    if (v <= 0) fail("{}: {} = {} must be positive", name, what, v);
+  };
+  positive("batch", p.batch);
+  positive("in_channels", p.in_channels);
+  positive("out_channels", p.out_channels);
+  positive("height", p.height);
+  positive("width", p.width);
+  positive("kernel_h", p.kernel_h);
+  positive("kernel_w", p.kernel_w);
+  positive("stride_h", p.stride_h);
+  positive("stride_w", p.stride_w);
+  auto multiple = [&](const char *what, int64_t v, int64_t block, const char *key) {
+    if (v % block != 0)
+      fail("{}: {} = {} is not a multiple of {} = {}; pad the channels on the host", name, what, v,
+           key, block);
+  };
+  multiple("batch", p.batch, c.batch, "gemm.batch");
+  multiple("in_channels", p.in_channels, c.block_in, "gemm.block_in");
+  multiple("out_channels", p.out_channels, c.block_out, "gemm.block_out");
+  const int64_t max_pad = (int64_t{1} << isa::kPadBits) - 1;
+  for (auto [what, v] : {std::pair{"pad_h", p.pad_h}, std::pair{"pad_w", p.pad_w}}) {
+    if (v < 0) fail("{}: {} = {} must not be negative", name, what, v);
+    if (v > max_pad)
+      fail(
+          "{}: {} = {} exceeds the DMA's padding limit of {} ({}-bit pad fields); pad the input "
+          "on the host",
+          name, what, v, max_pad, isa::kPadBits);
+  }
+  if (p.kernel_h > p.height + 2 * p.pad_h || p.kernel_w > p.width + 2 * p.pad_w)
+    fail("{}: the {}x{} kernel is larger than the {}x{} padded input", name, p.kernel_h, p.kernel_w,
+         p.height + 2 * p.pad_h, p.width + 2 * p.pad_w);
+  check_requant_supported(c, p.requant, p.out_channels, name);
+}
+
+AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, int vthreads,
+                               const std::string &name) {
+  if (vthreads < 1 || vthreads > 2) fail("{}: vthreads = {} must be 1 or 2", name, vthreads);
+  const int64_t OB = p.out_channels / c.block_out, CB = p.in_channels / c.block_in;
+  const int64_t OH = p.out_height(), OW = p.out_width(), KH = p.kernel_h, KW = p.kernel_w;
+  const int64_t NB = p.batch / c.batch;
+  if (OB % vthreads != 0) vthreads = 1;  // too few output-channel blocks to split
+  const double bw = c.mem_bytes_per_cycle;
+
+  AccelSchedule best;
+  double best_cost = std::numeric_limits<double>::infinity();
+  // What the smallest tiling needs, for the diagnostic when nothing fits.
+  const int64_t V = vthreads;
+  const int64_t acc_cap = c.acc_depth() / V, inp_cap = c.inp_depth() / V,
+                wgt_cap = c.wgt_depth() / V;
+  for (int64_t th : divisors(OH)) {
+    for (int64_t tw : divisors(OW)) {
+      const int64_t ih = (th - 1) * p.stride_h + KH, iw = (tw - 1) * p.stride_w + KW;
+      for (int64_t toc : divisors(OB)) {
+        if ((OB / toc) % V != 0) continue;
+        // Per thread: the accumulator tile, and bias and shifts for all its channel blocks
+        // where they fit beside it, else for one block of toc.
+        const int64_t per_channel = p.requant.per_channel() ? 2 : 1;
+        const bool bias_once = toc * th * tw + per_channel * (OB / V) <= acc_cap;
+        if (!bias_once && toc * th * tw + per_channel * toc > acc_cap) continue;
+        for (int64_t tic : divisors(CB)) {
+          if (tic * ih * iw > inp_cap || toc * tic * KH * KW > wgt_cap) continue;
+          const double S = double(OH / th) * double(OW / tw) * NB;
+          const double OT = double(OB / toc), IT = double(CB / tic);
+          const double gemm = double(NB) * OB * CB * KH * KW * OH * OW;
+          const double alu = double(NB) * OB * OH * OW * alu_cycles_per_tile(p.requant);
+          const double insns = S * OT * (IT * 3 + 9);
+          const double bytes = S * OT * CB * ih * iw * c.inp_tile_bytes() +
+                               S * OB * CB * KH * KW * c.wgt_tile_bytes() +
+                               S * OB * c.acc_tile_bytes() +
+                               double(NB) * OB * OH * OW * c.out_tile_bytes();
+          // With two threads the ALU runs beside the other thread's GEMMs; what stays exposed
+          // is the pipeline's fill (a step's first input tile and one block's weights) and
+          // drain (the last tile's requantization).
+          const double fill =
+              double(tic * ih * iw * c.inp_tile_bytes() + tic * KH * KW * c.wgt_tile_bytes()) / bw;
+          const double drain = double(toc * th * tw) * alu_cycles_per_tile(p.requant);
+          const double compute = vthreads > 1 ? std::max(gemm, alu) + fill + drain : gemm + alu;
+          const double cost = estimate(compute + insns * kInsnOverheadCycles, bytes / bw, vthreads);
+          if (cost < best_cost) {
+            best_cost = cost;
+            best.tile_h = th;
+            best.tile_w = tw;
+            best.tile_oc = toc;
+            best.tile_ic = tic;
+            best.vthreads = vthreads;
+            best.bias_once = bias_once;
+          }
+        }
+      }
+    }
+  }
+  if (best_cost == std::numeric_limits<double>::infinity()) {
+    // Report the first scratchpad the smallest tile (1x1 output, one block each) overflows.
+    const int64_t need_inp = KH * KW, need_wgt = KH * KW,
+                  need_acc = 1 + (p.requant.per_channel() ? 2 : 1);
+    auto report = [&](const char *pad, int64_t need, int64_t cap, int kib, const char *key) {
+      fail(
+          "{}: no tile fits: even one output pixel of one channel block needs {} {} tiles per "
+          "virtual thread, but the {} scratchpad holds {} ({} KiB, {} = {}, {} virtual "
+          "thread(s)); use a larger {} or a smaller kernel",
+          name, need, pad, pad, cap, kib, key, kib, V, key);
+    };
+    if (need_wgt > wgt_cap) report("wgt", need_wgt, wgt_cap, c.wgt_kib, "buffers.wgt_kib");
+    if (need_inp > inp_cap) report("inp", need_inp, inp_cap, c.inp_kib, "buffers.inp_kib");
+    if (need_acc > acc_cap) report("acc", need_acc, acc_cap, c.acc_kib, "buffers.acc_kib");
+    fail("{}: no tiling fits the scratchpads of config '{}'", name, c.name);
+  }
+  return best;
+}
+
+Operator define(const isa::HwConfig &c, const Conv2dParams &p, const AccelSchedule &sc,
+                const std::string &name) {
+  VACC_CHECK(p.batch % c.batch == 0 && p.in_channels % c.block_in == 0 &&
+             p.out_channels % c.block_out == 0)
+      << name << ": define() before check_supported()";
+  int64_t NB = p.batch / c.batch, CB = p.in_channels / c.block_in,
+          OB = p.out_channels / c.block_out;
+  int64_t OH = p.out_height(), OW = p.out_width();
+  VACC_CHECK(OH > 0 && OW > 0) << name << ": define() before check_supported()";
+  tir::DataType it = tir::DataType::int_(c.inp_bits), wt = tir::DataType::int_(c.wgt_bits),
+                at = tir::DataType::int_(c.acc_bits);
+  te::Tensor data = te::placeholder("data", {NB, CB, p.height, p.width, c.batch, c.block_in}, it);
+  te::Tensor kernel =
+      te::placeholder("kernel", {OB, CB, p.kernel_h, p.kernel_w, c.block_out, c.block_in}, wt);
+  te::Tensor bias = te::placeholder("bias", {NB, OB, c.batch, c.block_out}, at);
+  int64_t PH = p.height + 2 * p.pad_h, PW = p.width + 2 * p.pad_w;
+  te::Tensor pad = te::compute(
+      "pad", {NB, CB, PH, PW, c.batch, c.block_in},
+      [&](const auto &v) {
+        Expr h = v[2], w = v[3];
+        Expr inside = h >= tir::make_const(tir::int32(), p.pad_h) &&
+                      h < tir::make_const(tir::int32(), p.height + p.pad_h) &&
+                      w >= tir::make_const(tir::int32(), p.pad_w) &&
+                      w < tir::make_const(tir::int32(), p.width + p.pad_w);
+        return tir::select(inside, (*data)({v[0], v[1], h - p.pad_h, w - p.pad_w, v[4], v[5]}),
+                           tir::make_const(it, 0));
+      },
+      {"n", "c", "h", "w", "b", "ci"});
+  te::Tensor conv =
+      te::reduce_sum("conv", {NB, OB, OH, OW, c.batch, c.block_out},
+                     {{"ic", CB}, {"kh", p.kernel_h}, {"kw", p.kernel_w}, {"ic_t", c.block_in}},
+                     [&](const auto &v, const auto &r) {
+                       Expr h = Expr(v[2]) * tir::make_const(tir::int32(), p.stride_h) + r[1];
+                       Expr w = Expr(v[3]) * tir::make_const(tir::int32(), p.stride_w) + r[2];
+                       return tir::cast(at, (*pad)({v[0], r[0], h, w, v[4], r[3]})) *
+                              tir::cast(at, (*kernel)({v[1], r[0], r[1], r[2], v[5], r[3]}));
+                     },
+                     {"n", "oc", "oh", "ow", "b", "oc_t"});
+  te::Tensor shifts = te::placeholder("shifts", {NB, OB, c.batch, c.block_out}, at);
+  auto stages = requantize(
+      conv, p.requant, c.inp_bits,
+      [&](const auto &v) {
+        return (*bias)({v[0], v[1], v[4], v[5]});
+      },
+      [&](const auto &v) {
+        return (*shifts)({v[0], v[1], v[4], v[5]});
+      });
+  te::Tensor out = stages.back();
+
+  schedule::Schedule s({out});
+  s[pad].compute_inline();
+  te::Tensor data_l = s.cache_read(pad, Scope::kInp, {conv});
+  te::Tensor kernel_l = s.cache_read(kernel, Scope::kWgt, {conv});
+  te::Tensor bias_l = s.cache_read(bias, Scope::kAcc, {stages[0]});
+  std::optional<te::Tensor> shifts_l;
+  if (p.requant.per_channel()) shifts_l = s.cache_read(shifts, Scope::kAcc, {stages[1]});
+  s[conv].set_scope(Scope::kAcc);
+  for (size_t i = 0; i + 1 < stages.size(); ++i) s[stages[i]].set_scope(Scope::kAcc);
+
+  auto &so = s[out];
+  const auto [thread, oc_o, ow_o] = tile_blocked_output(s, out, sc);
+
+  // The convolution: input-channel blocks outermost, the GEMM tile innermost.
+  auto &sconv = s[conv];
+  sconv.compute_at(so, ow_o);
+  auto ca = sconv.axis();
+  auto cr = sconv.reduce_axis();
+  auto [ic_o, ic_i] = sconv.split(cr[0], sc.tile_ic);
+  sconv.reorder({ca[0], ic_o, cr[1], cr[2], ic_i, ca[1], ca[2], ca[3], ca[4], ca[5], cr[3]});
+  sconv.tensorize(ca[4], "gemm");
+  s[data_l].compute_at(sconv, ic_o);
+  s[kernel_l].compute_at(sconv, ic_o);
+  s[data_l].pragma(s[data_l].axis()[0], "dma_copy");
+  s[kernel_l].pragma(s[kernel_l].axis()[0], "dma_copy");
+  // Bias and shifts depend on the output channels only: loaded once per thread or per channel
+  // block, not per tile, so no LOAD ACC (which waits for both compute units) interrupts the
+  // GEMM/ALU overlap inside a channel block.
+  const te::IterVar per_channel_at = sc.bias_once ? thread : oc_o;
+  s[bias_l].compute_at(so, per_channel_at);
+  s[bias_l].pragma(s[bias_l].axis()[0], "dma_copy");
+  if (shifts_l) {
+    s[*shifts_l].compute_at(so, per_channel_at);
+    s[*shifts_l].pragma(s[*shifts_l].axis()[0], "dma_copy");
+  }
+  for (size_t i = 0; i + 1 < stages.size(); ++i) {
+    s[stages[i]].compute_at(so, ow_o);
+    s[stages[i]].pragma(s[stages[i]].axis()[0], "alu");
+  }
+  Operator op;
+  op.args = {data, kernel, bias, out};
+  if (p.requant.per_channel()) op.args = {data, kernel, bias, shifts, out};
+  op.func = schedule::lower(s, name, op.args);
+  return op;
+}
+
+}  // namespace vacc::lower

@@ -1,0 +1,147 @@
+// dense on the accelerator with bias add, ReLU and shift-and-clip requantization fused on the
+// ALU: what it supports, its default schedule and its compute definition (operators.h).
+#include <fmt/format.h>
+
+#include <tuple>
+#include <vector>
+
+#include "divisors.h"
+#include "requantize.h"
+#include "vacc/lower/operators.h"
+#include "vacc/schedule/lower.h"
+#include "vacc/schedule/schedule.h"
+#include "vacc/support/error.h"
+#include "vacc/tir/ops.h"
+
+namespace vacc::lower {
+
+using tir::Expr;
+using tir::Scope;
+
+void check_supported(const isa::HwConfig &c, const DenseParams &p, const std::string &name) {
+  for (auto [what, v, block, key] :
+       {std::tuple{"batch", p.batch, c.batch, "gemm.batch"},
+        std::tuple{"in_features", p.in_features, c.block_in, "gemm.block_in"},
+        std::tuple{"out_features", p.out_features, c.block_out, "gemm.block_out"}}) {
+    if (v <= 0 || v % block != 0)
+      fail("{}: {} = {} is not a positive multiple of {} = {}; pad it on the host", name, what, v,
+           key, block);
+  }
+  check_requant_supported(c, p.requant, p.out_features, name);
+}
+
+AccelSchedule default_schedule(const isa::HwConfig &c, const DenseParams &p, int vthreads,
+                               const std::string &name) {
+  if (vthreads < 1 || vthreads > 2) fail("{}: vthreads = {} must be 1 or 2", name, vthreads);
+  const int64_t OB = p.out_features / c.block_out, CB = p.in_features / c.block_in;
+  if (OB % vthreads != 0) vthreads = 1;
+  const int64_t V = vthreads;
+  const int64_t acc_cap = c.acc_depth() / V, inp_cap = c.inp_depth() / V,
+                wgt_cap = c.wgt_depth() / V;
+  AccelSchedule best;
+  int64_t best_work = 0;
+  for (int64_t toc : divisors(OB)) {
+    if ((OB / toc) % V != 0 || 2 * toc > acc_cap) continue;
+    for (int64_t tic : divisors(CB)) {
+      if (tic > inp_cap || toc * tic > wgt_cap) continue;
+      // Fewest instructions: the most work per tile, then the widest reduction.
+      const int64_t work = toc * tic * 4 + tic;
+      if (work > best_work) {
+        best_work = work;
+        best.tile_oc = toc;
+        best.tile_ic = tic;
+        best.tile_h = best.tile_w = 1;
+        best.vthreads = vthreads;
+      }
+    }
+  }
+  if (best_work == 0)
+    fail("{}: no tile fits the scratchpads of config '{}' with {} virtual thread(s)", name, c.name,
+         V);
+  return best;
+}
+
+Operator define(const isa::HwConfig &c, const DenseParams &p, const AccelSchedule &sc,
+                const std::string &name) {
+  VACC_CHECK(p.batch % c.batch == 0 && p.in_features % c.block_in == 0 &&
+             p.out_features % c.block_out == 0)
+      << name << ": define() before check_supported()";
+  int64_t NB = p.batch / c.batch, CB = p.in_features / c.block_in,
+          OB = p.out_features / c.block_out;
+  tir::DataType it = tir::DataType::int_(c.inp_bits), wt = tir::DataType::int_(c.wgt_bits),
+                at = tir::DataType::int_(c.acc_bits);
+  te::Tensor data = te::placeholder("data", {NB, CB, c.batch, c.block_in}, it);
+  te::Tensor weight = te::placeholder("weight", {OB, CB, c.block_out, c.block_in}, wt);
+  te::Tensor bias = te::placeholder("bias", {NB, OB, c.batch, c.block_out}, at);
+  te::Tensor acc =
+      te::reduce_sum("dense", {NB, OB, c.batch, c.block_out}, {{"ic", CB}, {"ic_t", c.block_in}},
+                     [&](const auto &v, const auto &r) {
+                       return tir::cast(at, (*data)({v[0], r[0], v[2], r[1]})) *
+                              tir::cast(at, (*weight)({v[1], r[0], v[3], r[1]}));
+                     },
+                     {"n", "oc", "b", "oc_t"});
+  te::Tensor shifts = te::placeholder("shifts", {NB, OB, c.batch, c.block_out}, at);
+  auto stages = requantize(
+      acc, p.requant, c.inp_bits,
+      [&](const auto &v) {
+        return (*bias)({v[0], v[1], v[2], v[3]});
+      },
+      [&](const auto &v) {
+        return (*shifts)({v[0], v[1], v[2], v[3]});
+      });
+  te::Tensor out = stages.back();
+
+  schedule::Schedule s({out});
+  te::Tensor data_l = s.cache_read(data, Scope::kInp, {acc});
+  te::Tensor weight_l = s.cache_read(weight, Scope::kWgt, {acc});
+  te::Tensor bias_l = s.cache_read(bias, Scope::kAcc, {stages[0]});
+  std::optional<te::Tensor> shifts_l;
+  if (p.requant.per_channel()) shifts_l = s.cache_read(shifts, Scope::kAcc, {stages[1]});
+  s[acc].set_scope(Scope::kAcc);
+  for (size_t i = 0; i + 1 < stages.size(); ++i) s[stages[i]].set_scope(Scope::kAcc);
+
+  auto &so = s[out];
+  auto ax = so.axis();
+  auto [oc_o, oc_i] = so.split(ax[1], sc.tile_oc);
+  std::vector<te::IterVar> order;
+  if (sc.vthreads > 1) {
+    auto [vt, oc_rest] = so.split_nparts(oc_o, sc.vthreads);
+    so.bind_vthread(vt);
+    order = {vt, oc_rest};
+  } else {
+    order = {oc_o};
+  }
+  order.insert(order.end(), {ax[0], oc_i, ax[2], ax[3]});
+  so.reorder(order);
+  te::IterVar store_at = ax[0];
+  so.pragma(oc_i, "dma_copy");
+
+  auto &sd = s[acc];
+  sd.compute_at(so, store_at);
+  auto da = sd.axis();
+  auto dr = sd.reduce_axis();
+  auto [ic_o, ic_i] = sd.split(dr[0], sc.tile_ic);
+  sd.reorder({ic_o, ic_i, da[0], da[1], da[2], da[3], dr[1]});
+  sd.tensorize(da[2], "gemm");
+  s[data_l].compute_at(sd, ic_o);
+  s[weight_l].compute_at(sd, ic_o);
+  s[data_l].pragma(s[data_l].axis()[0], "dma_copy");
+  s[weight_l].pragma(s[weight_l].axis()[0], "dma_copy");
+  s[bias_l].compute_at(so, store_at);
+  s[bias_l].pragma(s[bias_l].axis()[0], "dma_copy");
+  if (shifts_l) {
+    s[*shifts_l].compute_at(so, store_at);
+    s[*shifts_l].pragma(s[*shifts_l].axis()[0], "dma_copy");
+  }
+  for (size_t i = 0; i + 1 < stages.size(); ++i) {
+    s[stages[i]].compute_at(so, store_at);
+    s[stages[i]].pragma(s[stages[i]].axis()[0], "alu");
+  }
+  Operator op;
+  op.args = {data, weight, bias, out};
+  if (p.requant.per_channel()) op.args = {data, weight, bias, shifts, out};
+  op.func = schedule::lower(s, name, op.args);
+  return op;
+}
+
+}  // namespace vacc::lower
