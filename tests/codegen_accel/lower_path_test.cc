@@ -57,11 +57,12 @@ TEST(LowerPath, PassesOfBothFormsRunInOrderAndAreDumped) {
   EXPECT_TRUE(std::filesystem::exists(std::string(tmpl) + "/08_flatten.cmd"));
   const std::string last = std::string(tmpl) + "/16_mark_overlap.cmd";
   ASSERT_TRUE(std::filesystem::exists(last));
-  // The last dump is the final command list.
+  // The last dump is the final command list (but for its header line, which names the list).
   std::ifstream in(last);
   std::stringstream text;
   text << in.rdbuf();
-  EXPECT_EQ(text.str(), isa::to_text(l.commands));
+  auto body = [](const std::string &t) { return t.substr(t.find('\n')); };
+  EXPECT_EQ(body(text.str()), body(isa::to_text(l.commands)));
   std::filesystem::remove_all(tmpl);
 }
 
