@@ -190,6 +190,7 @@ LayerResult run_conv_layer(const isa::HwConfig &c, const ConvLayerSpec &spec,
   if (!device) {
     driver::DeviceOptions o;
     o.timing_only = options.timing_only;
+    o.build_rtl_model = options.build_rtl_model;
     if (const char *dir = std::getenv("VACC_BENCH_TIMELINE"))
       o.timeline_path = fmt::format("{}/{}.json", dir, spec.name);  // rtl, perf: a timeline
     owned = driver::open_device(options.engine, c, o);

@@ -39,6 +39,8 @@ struct LayerBenchOptions {
   std::string engine = "fsim";
   // perf: count cycles without computing data; outputs are then not checked.
   bool timing_only = false;
+  // rtl: build a model on demand for a config without one (driver::DeviceOptions).
+  bool build_rtl_model = true;
   // Run on this device instead of opening `engine` (e.g. one that records its timeline).
   driver::Device *device = nullptr;
   int vthreads = 2;

@@ -27,11 +27,12 @@ double seconds_since(Clock::time_point t0) {
 
 // The two engines side by side, each keeping its last run's timeline.
 struct EnginePair {
-  explicit EnginePair(const isa::HwConfig &config)
-      : rtl(config, rtl_options()), perf(config, perf_options()) {}
-  static sim::RtlOptions rtl_options() {
+  EnginePair(const isa::HwConfig &config, bool build_rtl_model)
+      : rtl(config, rtl_options(build_rtl_model)), perf(config, perf_options()) {}
+  static sim::RtlOptions rtl_options(bool build_rtl_model) {
     sim::RtlOptions o;
     o.record_slices = true;
+    o.build_model = build_rtl_model;
     return o;
   }
   static sim::PerfOptions perf_options() {
@@ -56,9 +57,8 @@ std::string describe_divergence(const std::optional<sim::Divergence> &d) {
 }
 
 std::vector<CalibrationRow> calibrate_progen(const isa::HwConfig &config, uint64_t start,
-                                             uint64_t count) {
-  sim::RtlOptions ro;
-  ro.record_slices = true;
+                                             uint64_t count, bool build_rtl_model) {
+  sim::RtlOptions ro = EnginePair::rtl_options(build_rtl_model);
   ro.cycle_limit = 2'000'000;
   sim::RtlSim rtl(config, ro);
   sim::PerfOptions po;
@@ -87,7 +87,8 @@ std::vector<CalibrationRow> calibrate_progen(const isa::HwConfig &config, uint64
 }
 
 std::vector<CalibrationRow> calibrate_convs(const isa::HwConfig &config,
-                                            const std::vector<std::string> &layers) {
+                                            const std::vector<std::string> &layers,
+                                            bool build_rtl_model) {
   std::vector<bench::ConvLayerSpec> specs = bench::resnet18_convs();
   if (!layers.empty()) {
     std::vector<bench::ConvLayerSpec> picked;
@@ -101,7 +102,7 @@ std::vector<CalibrationRow> calibrate_convs(const isa::HwConfig &config,
   }
   std::vector<CalibrationRow> rows;
   for (const bench::ConvLayerSpec &spec : specs) {
-    EnginePair engines(config);
+    EnginePair engines(config, build_rtl_model);
     driver::RtlDevice &rtl = engines.rtl;
     driver::PerfDevice &perf = engines.perf;
     bench::LayerBenchOptions o;
@@ -123,7 +124,8 @@ std::vector<CalibrationRow> calibrate_convs(const isa::HwConfig &config,
   return rows;
 }
 
-std::vector<CalibrationRow> calibrate_model(const isa::HwConfig &config, const std::string &path) {
+std::vector<CalibrationRow> calibrate_model(const isa::HwConfig &config, const std::string &path,
+                                            bool build_rtl_model) {
   package::CompileOptions co;
   const isa::Package pkg = load_model(path, config, co, /*quiet=*/true);
   if (pkg.inputs.size() != 1) fail("{}: calibrate feeds models with one input", path);
@@ -146,7 +148,7 @@ std::vector<CalibrationRow> calibrate_model(const isa::HwConfig &config, const s
       std::memcpy(x.data.data() + 4 * i, &v, 4);
     }
   }
-  EnginePair engines(config);
+  EnginePair engines(config, build_rtl_model);
   driver::RtlDevice &rtl = engines.rtl;
   driver::PerfDevice &perf = engines.perf;
 

@@ -29,16 +29,20 @@ struct CalibrationRow {
   }
 };
 
+// Each takes `build_rtl_model`: whether the rtl engine may build a model on demand
+// (sim::RtlOptions::build_model).
 // Random programs progen::generate_program(config, seed) for seeds [start, start + count).
 std::vector<CalibrationRow> calibrate_progen(const isa::HwConfig &config, uint64_t start,
-                                             uint64_t count);
+                                             uint64_t count, bool build_rtl_model);
 // The ResNet-18 conv layers (all, or those named), two virtual threads, as the benchmark runs
 // them.
 std::vector<CalibrationRow> calibrate_convs(const isa::HwConfig &config,
-                                            const std::vector<std::string> &layers);
+                                            const std::vector<std::string> &layers,
+                                            bool build_rtl_model);
 // A model (.onnx compiled for `config`, or a .vpkg), on one input: the bundled sample for the
 // bundled model, else seeded noise of the input's shape (timing does not depend on data).
-std::vector<CalibrationRow> calibrate_model(const isa::HwConfig &config, const std::string &path);
+std::vector<CalibrationRow> calibrate_model(const isa::HwConfig &config, const std::string &path,
+                                            bool build_rtl_model);
 
 // "insn 41 on compute: GEMM, rtl 812 perf 815", or "-" for none.
 std::string describe_divergence(const std::optional<sim::Divergence> &d);

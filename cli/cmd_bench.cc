@@ -36,6 +36,7 @@ struct BenchArgs {
   bool json = false;
   bool no_fold = false;
   bool timing_only = false;
+  bool no_build = false;
   std::string layers;
   std::string layers_file;
   uint32_t seed = 1;
@@ -70,6 +71,7 @@ int run_bench(const BenchArgs &a) {
   o.seed = a.seed;
   o.fold = !a.no_fold;
   o.timing_only = a.timing_only;
+  o.build_rtl_model = !a.no_build;
   if (a.timing_only && a.engine != "perf")
     fail("--timing-only needs --engine perf (engine is '{}')", a.engine);
 
@@ -173,6 +175,7 @@ void add_bench_command(CLI::App &app) {
       ->check(CLI::IsMember({1, 2}))
       ->capture_default_str();
   cmd->add_flag("--json", a->json, "Machine-readable output");
+  add_no_build_flag(cmd, &a->no_build);
   cmd->add_option("--layers", a->layers, "Comma-separated subset, e.g. C2,C3");
   cmd->add_option("--layers-file", a->layers_file,
                   "A layer table in the format of bench/resnet18_convs.yaml");

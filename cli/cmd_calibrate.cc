@@ -24,7 +24,7 @@ struct CalibrateArgs {
   std::vector<std::string> workloads = {"progen", "convs", "models"};
   std::string layers;
   std::vector<std::string> models;
-  bool json = false, all_rows = false;
+  bool json = false, all_rows = false, no_build = false;
 };
 
 std::vector<std::string> split(const std::string &s) {
@@ -53,14 +53,14 @@ void calibrate(const CalibrateArgs &a) {
   for (const std::string &w : a.workloads) {
     std::vector<CalibrationRow> add;
     if (w == "progen") {
-      add = calibrate_progen(config, a.start, a.seeds);
+      add = calibrate_progen(config, a.start, a.seeds, !a.no_build);
     } else if (w == "convs") {
-      add = calibrate_convs(config, split(a.layers));
+      add = calibrate_convs(config, split(a.layers), !a.no_build);
     } else if (w == "models") {
       std::vector<std::string> models = a.models;
       models.insert(models.begin(), bundled_model());
       for (const std::string &m : models) {
-        std::vector<CalibrationRow> r = calibrate_model(config, m);
+        std::vector<CalibrationRow> r = calibrate_model(config, m, !a.no_build);
         add.insert(add.end(), r.begin(), r.end());
       }
     } else {
@@ -170,6 +170,7 @@ void add_calibrate_command(CLI::App &app) {
                   "models: another model (.onnx or .vpkg) beside the bundled one; repeatable");
   cmd->add_flag("--all-rows", a->all_rows, "List every random program, not only those off");
   cmd->add_flag("--json", a->json, "Print JSON instead of text");
+  add_no_build_flag(cmd, &a->no_build);
   cmd->callback([a] { calibrate(*a); });
 }
 

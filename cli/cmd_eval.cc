@@ -23,7 +23,7 @@ struct EvalArgs {
   std::string model, config = "default", engine = "fsim", cpu = "reference", calibration;
   int64_t limit = 10000, batch = 100;
   double max_drop = 1.0;
-  bool json = false;
+  bool json = false, no_build = false;
 };
 
 float metadata_float(const isa::Package &p, const std::string &key, const std::string &model) {
@@ -82,7 +82,9 @@ void eval(const EvalArgs &a) {
   bool has_accel = false;
   for (const auto &s : qp.steps) has_accel |= s.commands.has_value();
   std::unique_ptr<driver::Device> device;
-  if (has_accel) device = open_engine(a.engine, config);
+  driver::DeviceOptions device_options;
+  device_options.build_rtl_model = !a.no_build;
+  if (has_accel) device = open_engine(a.engine, config, device_options);
   auto qhost = make_host_kernels(a.cpu, qp);
   auto fhost = make_host_kernels(a.cpu, fp);
   runtime::GraphExecutor qexec(qp, *qhost, device.get(), config);
@@ -170,6 +172,7 @@ void add_eval_command(CLI::App &app) {
   cmd->add_option("--max-drop", a->max_drop, "Fail when int8 is more points below float")
       ->capture_default_str();
   cmd->add_flag("--json", a->json, "Print JSON instead of text");
+  add_no_build_flag(cmd, &a->no_build);
   cmd->callback([a] { eval(*a); });
 }
 

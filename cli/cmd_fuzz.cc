@@ -77,6 +77,7 @@ void add_fuzz_cosim_command(CLI::App &app) {
     std::string config = "default";
     uint64_t seeds = 100, start = 0, cycle_limit = 2'000'000;
     std::string save_dir, engine = "rtl";
+    bool no_build = false;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("--config", args->config, "Hardware config (YAML path or bundled name)")
@@ -89,12 +90,14 @@ void add_fuzz_cosim_command(CLI::App &app) {
       ->capture_default_str();
   cmd->add_option("--save", args->save_dir,
                   "Write each differing program to DIR/seed-N.vprog (for vacc sim --wave)");
+  add_no_build_flag(cmd, &args->no_build);
   cmd->callback([args] {
     const isa::HwConfig config = load_named_config(args->config);
     if (args->engine == "perf") return fuzz_perf(config, args->start, args->seeds);
     if (args->engine != "rtl") fail("--engine '{}': choose rtl or perf", args->engine);
     sim::RtlOptions options;
     options.cycle_limit = args->cycle_limit;
+    options.build_model = !args->no_build;
     auto rtl = std::make_unique<sim::RtlSim>(config, options);
     const auto t0 = std::chrono::steady_clock::now();
     uint64_t failures = 0, cycles = 0;

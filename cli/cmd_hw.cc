@@ -65,7 +65,7 @@ void add_hw_command(CLI::App &app) {
   synth->add_option("--part", opts->part, "Compare with an FPGA part (e.g. xc7z020, xcu250)");
   synth->add_option("--family", opts->family,
                     "synth_xilinx family (default: xc7, or the part's family)");
-  synth->add_option("--cache-dir", opts->cache_dir, "Result cache (default: $XDG_CACHE_HOME/vacc)");
+  synth->add_option("--cache-dir", opts->cache_dir, "Result cache (default: $VACC_CACHE_DIR/synth)");
   synth->add_flag("--no-cache", opts->no_cache, "Synthesize even if a cached result exists");
   synth->add_flag("--json", opts->json, "Machine-readable output");
   synth->callback([opts] {

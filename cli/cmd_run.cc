@@ -26,7 +26,7 @@ namespace {
 struct RunArgs {
   std::string model;
   bool sim = false, fpga = false, json = false, float_too = false, check = false;
-  bool timing_only = false;
+  bool timing_only = false, no_build = false;
   std::string engine = "rtl", config = "default", input, output, cpu = "reference";
   std::string fallback = "cpu";
   std::string calibration, xclbin, device;
@@ -137,6 +137,7 @@ void run(const RunArgs &a, bool config_given) {
   device_options.xclbin = a.xclbin;
   device_options.xrt_device = a.device;
   device_options.timing_only = a.timing_only;
+  device_options.build_rtl_model = !a.no_build;
   if (has_accel) device = open_engine(engine, config, device_options);
   auto host = host_kernels(pkg);
   runtime::GraphExecutor exec(pkg, *host, device.get(), config);
@@ -278,6 +279,7 @@ void add_run_command(CLI::App &app) {
       ->capture_default_str();
   cmd->add_flag("--timing-only", a->timing_only,
                 "--engine perf: count cycles without computing the data (no outputs)");
+  add_no_build_flag(cmd, &a->no_build);
   auto *config = cmd->add_option("--config", a->config,
                                  "Hardware config (YAML path or bundled name); default: the "
                                  "package's, else default");

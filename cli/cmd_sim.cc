@@ -45,6 +45,7 @@ void add_sim_command(CLI::App &app) {
     std::string wave, timeline;  // rtl (wave, timeline), perf (timeline)
     uint64_t cycle_limit = sim::kDefaultCycleLimit;
     bool timing_only = false;  // perf
+    bool no_build = false;     // rtl
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("program", args->program, "Program (.vprog, or .s assembled on the fly)")
@@ -66,6 +67,7 @@ void add_sim_command(CLI::App &app) {
   auto *timing_only = cmd->add_flag(
       "--timing-only", args->timing_only,
       "perf: count cycles without computing the data (the regions keep their inputs)");
+  add_no_build_flag(cmd, &args->no_build);
   cmd->callback([args, wave, timeline, limit, timing_only] {
     const isa::HwConfig config = load_named_config(args->config);
     const isa::Program program = load_any_program(config, args->program);
@@ -81,6 +83,7 @@ void add_sim_command(CLI::App &app) {
     options.timeline_path = args->timeline;
     options.cycle_limit = args->cycle_limit;
     options.timing_only = args->timing_only;
+    options.build_rtl_model = !args->no_build;
     auto device = driver::open_device(args->engine, config, options);
     const auto start = std::chrono::steady_clock::now();
     const driver::RunResult result = driver::run_program(*device, program);

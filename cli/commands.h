@@ -18,4 +18,8 @@ void add_run_command(CLI::App &app);
 void add_eval_command(CLI::App &app);
 void add_calibrate_command(CLI::App &app);  // perf against rtl
 
+// --no-build, on every command that can run the rtl engine: never build an RTL model on
+// demand (sim::RtlOptions::build_model).
+void add_no_build_flag(CLI::App *cmd, bool *no_build);
+
 }  // namespace vacc::cli

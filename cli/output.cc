@@ -4,9 +4,16 @@
 
 #include <algorithm>
 
+#include "commands.h"
 #include "vacc/isa/assembly.h"
 
 namespace vacc::cli {
+
+void add_no_build_flag(CLI::App *cmd, bool *no_build) {
+  cmd->add_flag("--no-build", *no_build,
+                "rtl: refuse a config whose hardware has no RTL model built into vacc or "
+                "cached, instead of building one (minutes)");
+}
 
 isa::HwConfig load_named_config(const std::string &name_or_path) {
   return isa::load_config(isa::resolve_config_path(name_or_path));

@@ -24,6 +24,7 @@ std::unique_ptr<Device> open_device(const std::string &engine, const isa::HwConf
     rtl.wave_path = options.wave_path;
     rtl.timeline_path = options.timeline_path;
     if (options.cycle_limit) rtl.cycle_limit = *options.cycle_limit;
+    rtl.build_model = options.build_rtl_model;
     return std::make_unique<RtlDevice>(config, rtl);
   }
   if (engine == "xrt") return open_xrt_device(xrt_options(options.xclbin, options.xrt_device), config);

@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "vacc/support/error.h"
+#include "vacc/support/hash.h"
 
 namespace vacc::isa {
 
@@ -18,13 +19,8 @@ uint64_t align_up(uint64_t v, uint64_t a) {
   return (v + a - 1) / a * a;
 }
 
-uint64_t fnv1a(const uint8_t *data, size_t n, uint64_t h = 1469598103934665603ull) {
-  for (size_t i = 0; i < n; ++i) {
-    h ^= data[i];
-    h *= 1099511628211ull;
-  }
-  return h;
-}
+// The payload checksum's seed (not FNV's usual offset basis; kept so packages stay readable).
+constexpr uint64_t kChecksumSeed = 1469598103934665603ull;
 
 const char *kTargets[] = {"cpu", "accel"};
 
@@ -210,7 +206,7 @@ void save_package(const Package &package, const std::string &path) {
     if (!b.empty()) std::memcpy(bytes.data() + blob_start + offset, b.data(), b.size());
     offset = align_up(offset + b.size(), kAlign);
   }
-  const uint64_t sum = fnv1a(bytes.data() + kFixedHeader, bytes.size() - kFixedHeader);
+  const uint64_t sum = fnv1a(bytes.data() + kFixedHeader, bytes.size() - kFixedHeader, kChecksumSeed);
   std::memcpy(bytes.data() + 24, &sum, 8);
 
   std::ofstream out(path, std::ios::binary);
@@ -245,7 +241,7 @@ Package load_package(const std::string &path) {
         path, version, kPackageVersion);
   if (kFixedHeader + length > bytes.size())
     fail("{}: truncated package (header of {} bytes, file of {})", path, length, bytes.size());
-  if (fnv1a(bytes.data() + kFixedHeader, bytes.size() - kFixedHeader) != sum)
+  if (fnv1a(bytes.data() + kFixedHeader, bytes.size() - kFixedHeader, kChecksumSeed) != sum)
     fail("{}: corrupt package (checksum mismatch): recompile the model with `vacc compile`", path);
   const uint64_t blob_start = align_up(kFixedHeader + length, kAlign);
   Package p;

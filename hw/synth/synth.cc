@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "vacc/hw/package.h"
+#include "vacc/support/cache_dir.h"
 #include "vacc/support/error.h"
+#include "vacc/support/hash.h"
 #include "vacc/support/file.h"
 
 namespace vacc::hw {
@@ -32,14 +34,6 @@ std::vector<std::string> rtl_sources() {
     if (!item.empty()) out.push_back(item);
   }
   return out;
-}
-
-uint64_t fnv1a(uint64_t h, const std::string &text) {
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
 }
 
 // Output of a shell command (stdout), and its exit status.
@@ -127,11 +121,7 @@ SynthReport from_json(const nlohmann::json &j) {
 }  // namespace
 
 std::string default_cache_dir() {
-  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return (fs::path(xdg) / "vacc" / "synth").string();
-  if (const char *home = std::getenv("HOME"); home && *home)
-    return (fs::path(home) / ".cache" / "vacc" / "synth").string();
-  return (fs::temp_directory_path() / "vacc-synth").string();
+  return (fs::path(user_cache_dir()) / "synth").string();
 }
 
 SynthReport synthesize(const isa::HwConfig &config, const SynthOptions &options) {
@@ -147,12 +137,11 @@ SynthReport synthesize(const isa::HwConfig &config, const SynthOptions &options)
          "the path of a yosys binary",
          options.yosys);
 
-  uint64_t h = 14695981039346656037ull;
-  h = fnv1a(h, package);
-  for (const std::string &src : sources) h = fnv1a(fnv1a(h, src), read_file(src, "RTL source"));
-  h = fnv1a(h, options.family);
-  h = fnv1a(h, version);
-  h = fnv1a(h, "flow-v1");
+  uint64_t h = fnv1a(package);
+  for (const std::string &src : sources) h = fnv1a(read_file(src, "RTL source"), fnv1a(src, h));
+  h = fnv1a(options.family, h);
+  h = fnv1a(version, h);
+  h = fnv1a("flow-v1", h);
   const std::string key = fmt::format("{:016x}", h);
 
   std::error_code ec;

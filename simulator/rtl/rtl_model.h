@@ -1,8 +1,9 @@
 // The boundary between the simulator and one Verilated model of `vacc_top`. Each config's
 // model is a different C++ class (Verilator prefix keyed by the config's hash); RtlCore<V>
-// (rtl_core.h) adapts one to this interface, and the build lists every model it compiled in
-// a generated table (models.cc). One virtual call runs a whole batch of cycles, so the
-// per-cycle loop is monomorphic and inlined.
+// (rtl_core.h) adapts one to this interface. The build lists every model it compiled in a
+// generated table (models.cc); a model built on demand is a shared library exporting one
+// symbol, kLoadableModelSymbol, that returns its LoadableModel (model_cache.h). One virtual
+// call runs a whole batch of cycles, so the per-cycle loop is monomorphic and inlined.
 #pragma once
 
 #include <array>
@@ -77,6 +78,21 @@ struct ModelEntry {
   bool standin;             // built from the test stand-in, not the accelerator
   // `bus_bytes`: memory.bus_bits / 8 of the config.
   std::unique_ptr<RtlModel> (*make)(AxiMemory &memory, int bus_bytes);
+};
+
+// What a model library built on demand exports (model_entry.cc.in, VACC_RTL_LOADABLE): the
+// versioned symbol returns a pointer to this. The library carries its own copies of the
+// Verilator runtime, AxiMemory and RtlCore, compiled from the model kit this binary embeds
+// (model_kit.h), and exports nothing else, so it coexists with the models linked into the
+// binary. Change kLoadableModelAbi and the symbol's suffix together whenever this struct,
+// ModelEntry or the objects they pass change in a way the cache key cannot see.
+inline constexpr int kLoadableModelAbi = 1;
+#define VACC_RTL_LOADABLE_SYMBOL vacc_rtl_model_v1
+inline constexpr const char *kLoadableModelSymbol = "vacc_rtl_model_v1";
+struct LoadableModel {
+  int abi;          // kLoadableModelAbi of the kit it was built from
+  const char *key;  // the cache key it was built for (model_key.h)
+  ModelEntry entry;
 };
 
 // Every model linked into this binary: the table CMake generates (models.cc) plus any

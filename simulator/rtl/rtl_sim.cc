@@ -9,6 +9,8 @@
 #include <cstring>
 #include <limits>
 
+#include "model_cache.h"
+#include "model_key.h"
 #include "rtl_model.h"
 #include "sc_system.h"
 #include "vacc/isa/registers.h"
@@ -25,14 +27,6 @@ namespace {
 // Device memory sits above 4 GiB so that a design that drops the base's high word fails.
 constexpr uint64_t kDeviceBase = 0x1'0000'0000ull;
 
-// Everything in a config that changes the RTL (timing of the DRAM model, clock and FPGA
-// settings do not: the simulator applies them at run time).
-std::string rtl_key(const isa::HwConfig &c) {
-  return fmt::format("{} {} {} {} {} {} {} {} {} {} {} {} {}", c.batch, c.block_in, c.block_out,
-                     c.inp_bits, c.wgt_bits, c.acc_bits, c.uop_kib, c.inp_kib, c.wgt_kib, c.acc_kib,
-                     c.bus_bits, c.insn_queue_depth, c.token_queue_depth);
-}
-
 struct KnownModel {
   const ModelEntry *entry;
   std::string key;
@@ -48,17 +42,22 @@ const std::vector<KnownModel> &known_models() {
   static const std::vector<KnownModel> models = [] {
     std::vector<KnownModel> out;
     for (const ModelEntry &e : built_model_entries())
-      out.push_back({&e, rtl_key(isa::parse_config(e.config_yaml, e.name))});
+      if (!e.standin)
+        out.push_back({&e, rtl_hardware_text(isa::parse_config(e.config_yaml, e.name))});
     return out;
   }();
   return models;
 }
 
-const ModelEntry *find_model(const isa::HwConfig &config) {
-  const std::string key = rtl_key(config);
+// The built-in model for hardware `key` (rtl_hardware_text), if any.
+const ModelEntry *find_model(const std::string &key) {
   for (const KnownModel &m : known_models())
     if (m.key == key) return m.entry;
   return nullptr;
+}
+
+const ModelEntry *find_model(const isa::HwConfig &config) {
+  return find_model(rtl_hardware_text(config));
 }
 
 const ModelEntry *find_model_by_name(const std::string &name) {
@@ -306,20 +305,32 @@ std::vector<InsnSlice> RtlSim::Impl::build_slices() const {
 }
 
 RtlSim::RtlSim(const isa::HwConfig &config, RtlOptions options) {
-  const ModelEntry *entry =
-      options.model.empty() ? find_model(config) : find_model_by_name(options.model);
-  if (entry == nullptr && !options.model.empty())
-    fail("no RTL model named '{}' is built into this binary", options.model);
-  if (entry == nullptr) {
-    std::string names;
-    for (const KnownModel &m : known_models())
-      names += (names.empty() ? "" : ", ") + std::string(m.entry->name);
-    fail(
-        "no RTL model is built for config '{}' ({}): the rtl engine simulates only the "
-        "configs it was built for ({}); use --engine fsim, or add the config to "
-        "VACC_RTL_CONFIGS when configuring CMake",
-        config.name, config.source.empty() ? "built in code" : config.source,
-        names.empty() ? "none" : names);
+  const ModelEntry *entry = nullptr;
+  if (!options.model.empty()) {
+    entry = find_model_by_name(options.model);
+    if (entry == nullptr) fail("no RTL model named '{}' is built into this binary", options.model);
+  } else {
+    const std::string hardware = rtl_hardware_text(config);
+    entry = find_model(hardware);
+    ModelCacheOptions cache;
+    cache.build = options.build_model;
+    cache.dir = options.cache_dir;
+    cache.progress = options.progress ? options.progress : [](const std::string &line) {
+      fmt::print(stderr, "vacc rtl: {}\n", line);
+      std::fflush(stderr);
+    };
+    if (entry == nullptr) entry = cached_model(config, hardware, cache);
+    if (entry == nullptr) {
+      std::string names;
+      for (const KnownModel &m : known_models())
+        names += (names.empty() ? "" : ", ") + std::string(m.entry->name);
+      fail(
+          "no RTL model for config '{}' ({}) is built into vacc (it has {}) or cached in {}, and "
+          "--no-build forbids building one: drop --no-build to build it (a few minutes, once "
+          "per hardware), or use --engine perf",
+          config.name, config.source.empty() ? "built in code" : config.source,
+          names.empty() ? "none" : names, model_cache_dir(cache));
+    }
   }
   impl_ = std::make_unique<Impl>(config, std::move(options), *entry);
 }

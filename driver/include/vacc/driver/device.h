@@ -53,6 +53,9 @@ struct DeviceOptions {
   // perf: count cycles without computing the data (sim::PerfOptions::timing_only); the device
   // memory keeps its input.
   bool timing_only = false;
+  // rtl: a config whose hardware has no model built into vacc gets one built into the model
+  // cache (minutes, once); false: only a cached one is used, else it is refused (--no-build).
+  bool build_rtl_model = true;
 };
 
 // Opens a device by engine name ("fsim", "perf", "rtl", "xrt"); throws vacc::Error if unknown.

@@ -14,7 +14,8 @@ namespace vacc::driver {
 class RtlDevice : public Device {
  public:
   // `options`: cycle limit, waveform and timeline paths (vacc sim --cycle-limit, --wave,
-  // --timeline). Throws vacc::Error when no RTL model is built for `config`.
+  // --timeline), building a model on demand. Throws vacc::Error when there is no RTL model
+  // for `config` and none may or can be built.
   explicit RtlDevice(const isa::HwConfig &config, sim::RtlOptions options = {});
 
   std::string name() const override { return "rtl"; }

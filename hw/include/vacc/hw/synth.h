@@ -17,7 +17,7 @@ namespace vacc::hw {
 struct SynthOptions {
   std::string family = "xc7";  // synth_xilinx -family (xc7, xcup, ...)
   std::string yosys = "yosys";
-  // Cache directory; "" means $XDG_CACHE_HOME/vacc/synth (or ~/.cache/vacc/synth).
+  // Cache directory; "" means the user cache's synth/ (support/cache_dir.h).
   std::string cache_dir;
   bool use_cache = true;
 };

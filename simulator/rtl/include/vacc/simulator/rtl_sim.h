@@ -4,12 +4,15 @@
 // and an AXI4 device memory with the config's latency and bandwidth (axi_memory.h).
 //
 // One RtlSim is one board: device memory, registers, and the model, which keeps its state
-// between runs like the hardware does. Which Verilated model runs is chosen from the config at
-// run time among those built into this binary (CMake builds one per config the tests need,
-// keyed by a hash of the config); rtl_model_names() lists them.
+// between runs like the hardware does. Which Verilated model runs is chosen from the config's
+// hardware (the generated SystemVerilog package: memory timing and clock do not count) at run
+// time: one built into this binary (CMake builds the bundled configs; rtl_model_names() lists
+// them), else one from the per-user model cache, which builds it on demand the first time
+// (minutes; simulator/rtl/README.md).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -32,11 +35,18 @@ struct RtlOptions {
   uint64_t poll_interval_cycles = 256;        // how often the host reads the control register
   int max_outstanding = 8;                    // AXI bursts in flight, each direction
   std::string model;                          // force a model by name ("" = by config)
+  // A config whose hardware has no model built into vacc: build one into the model cache
+  // (minutes, once per hardware), or when false use only one already cached (--no-build).
+  bool build_model = true;
+  std::string cache_dir;  // the model cache; "" = $VACC_CACHE_DIR/rtl (support/cache_dir.h)
+  // Progress of a model build, one line at a time; unset: printed on stderr.
+  std::function<void(const std::string &)> progress;
 };
 
 class RtlSim {
  public:
-  // Throws vacc::Error when no model for `config` is built into this binary.
+  // Throws vacc::Error when there is no model for `config` and it cannot (or may not) be
+  // built; the message names the step that failed and its log.
   explicit RtlSim(const isa::HwConfig &config, RtlOptions options = {});
   ~RtlSim();
   RtlSim(const RtlSim &) = delete;
@@ -81,7 +91,8 @@ class RtlSim {
 
 // Names of the configs whose models are built into this binary.
 std::vector<std::string> rtl_model_names();
-// Whether a model for `config` is built into this binary (and whether it is the stand-in).
+// Whether a model for `config`'s hardware is built into this binary (and whether it is the
+// stand-in). Models in the cache do not count.
 bool rtl_model_available(const isa::HwConfig &config);
 bool rtl_model_standin(const isa::HwConfig &config);
 
