@@ -50,6 +50,9 @@ expect calibrate 0 "progen +20 +20 \(100.0%, bound 5%\)" -- \
   "$vacc" calibrate --config small --workloads progen --seeds 20
 expect fuzz-perf 0 "30 of 30 programs on perf match fsim" -- \
   "$vacc" fuzz-cosim --config small --engine perf --seeds 30
+expect sim-rtl-no-build 1 "^error: no RTL model for config 'tiny_wide_out'.*--no-build forbids building one" -- \
+  env VACC_CACHE_DIR="$tmp/cache" "$vacc" sim "$src/programs/dense_relu.s" --engine rtl \
+  --config "$src/tests/rtl/configs/tiny_wide_out.yaml" --no-build
 expect calibrate-bad 1 "^error: --workloads: unknown workload 'nope'" -- \
   "$vacc" calibrate --config small --workloads nope
 expect asm-error 1 "^error: .*unknown_region.s:2:15: unknown region 'weights'" -- \
