@@ -29,12 +29,25 @@ std::vector<std::vector<int64_t>> random_args(const lower::Operator &op, uint32_
     if (i == 2) {
       args.push_back(test::random_values(n, -3000, 3000, seed + i));
     } else if (i + 1 == op.args.size()) {
-      args.emplace_back(n, 0);
+      args.emplace_back(n, test::kPoison);
     } else {
       args.push_back(test::random_values(n, -128, 127, seed + i));
     }
   }
   return args;
+}
+
+// Sets the requantization shift from the data random_args(seed) gives the layer (a 1x1-tile
+// operator has the same arguments as any schedule's), so that nearly no output clamps.
+void fit_shift(const isa::HwConfig &c, lower::Conv2dParams &p, uint32_t seed) {
+  auto args = random_args(lower::define(c, p, lower::AccelSchedule{1, 1, 1, 1, 1}), seed);
+  p.requant.shift =
+      test::fitting_shift(test::conv2d_accumulators(c, p, args[0], args[1], args[2]), c.inp_bits);
+}
+void fit_shift(const isa::HwConfig &c, lower::DenseParams &p, uint32_t seed) {
+  auto args = random_args(lower::define(c, p, lower::AccelSchedule{1, 1, 1, 1, 1}), seed);
+  p.requant.shift =
+      test::fitting_shift(test::dense_accumulators(c, p, args[0], args[1], args[2]), c.inp_bits);
 }
 
 // Runs `layer` on every engine and checks it against the interpreter and `want`.
@@ -93,6 +106,7 @@ TEST_P(ConvOnConfig, RandomShapesOneAndTwoThreadsMatchReference) {
                                p.batch, p.in_channels, p.out_channels, p.height, p.width,
                                p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.pad_h, p.pad_w,
                                vt));
+      fit_shift(c, p, 77 + i);
       LowerOptions o;
       o.vthreads = vt;
       LoweredLayer layer = lower::compile_conv2d(c, p, o);
@@ -112,6 +126,7 @@ TEST_P(ConvOnConfig, DenseOneAndTwoThreadsMatchReference) {
     p.in_features = 5 * c.block_in;
     p.out_features = 6 * c.block_out;
     p.requant = {7, vt == 2};
+    fit_shift(c, p, 11 * vt);
     LowerOptions o;
     o.vthreads = vt;
     LoweredLayer layer = lower::compile_dense(c, p, o);
@@ -133,6 +148,7 @@ TEST(CodegenAccel, PartialTilesAndExplicitSchedule) {
   p.out_channels = 64;
   LowerOptions o;
   o.schedule = lower::AccelSchedule{3, 3, 1, 1, 2};
+  fit_shift(c, p, 5);
   LoweredLayer layer = lower::compile_conv2d(c, p, o);
   auto args = random_args(layer.op, 5);
   check_layer(c, layer, args, test::conv2d_reference(c, p, args[0], args[1], args[2]));
@@ -149,6 +165,7 @@ TEST(CodegenAccel, KernelsAreDeduplicatedAndMerged) {
   LowerOptions o;
   o.vthreads = 1;
   o.schedule = lower::AccelSchedule{4, 4, 1, 2, 1};
+  fit_shift(c, p, 8);
   LoweredLayer merged = lower::compile_conv2d(c, p, o);
   o.commands.merge_kernels = false;
   LoweredLayer plain = lower::compile_conv2d(c, p, o);
@@ -209,6 +226,7 @@ TEST(CodegenAccel, TwoThreadsOverlapRequantizationWithGemms) {
   LowerOptions o;
   o.vthreads = 2;
   o.schedule = lower::AccelSchedule{7, 14, 1, 2, 2};
+  fit_shift(c, p, 21);
   LoweredLayer flagged = lower::compile_conv2d(c, p, o);
   o.commands.overlap = false;
   LoweredLayer plain = lower::compile_conv2d(c, p, o);
@@ -263,6 +281,7 @@ TEST(CodegenAccel, FirstGemmsOfEachThreadFollowTheirLoads) {
   LowerOptions o;
   o.vthreads = 2;
   o.schedule = lower::AccelSchedule{7, 7, 4, 2, 2};
+  fit_shift(c, p, 31);
   LoweredLayer split = lower::compile_conv2d(c, p, o);
   o.commands.split_first_gemms = false;
   LoweredLayer whole = lower::compile_conv2d(c, p, o);
@@ -318,6 +337,7 @@ TEST(CodegenAccel, EachChannelBlockIsStoredAfterItsOwnRequantization) {
   LowerOptions o;
   o.vthreads = 2;
   o.schedule = lower::AccelSchedule{7, 7, 4, 1, 2};
+  fit_shift(c, p, 41);
   LoweredLayer layer = lower::compile_conv2d(c, p, o);
   size_t alus = 0, stores = 0;
   for (const auto &cmd : layer.commands.commands) {
@@ -342,6 +362,7 @@ TEST(CommandList, SerializationRoundTrips) {
   lower::Conv2dParams p;
   p.in_channels = p.out_channels = 16;
   p.height = p.width = 6;
+  fit_shift(c, p, 3);
   LoweredLayer layer = lower::compile_conv2d(c, p);
   std::vector<uint8_t> bytes = isa::serialize(layer.commands);
   isa::CommandList back = isa::deserialize(bytes);

@@ -20,7 +20,8 @@ struct LayerRun {
   driver::Counters counters;
 };
 
-// Runs `layer` on `engine`; args[i] are the values of layer.op.args[i] (the output ignored).
+// Runs `layer` on `engine`; args[i] are the values of layer.op.args[i], the output's being
+// what its buffer holds before the run.
 LayerRun run_layer(const std::string &engine, const isa::HwConfig &config,
                    const lower::LoweredLayer &layer,
                    const std::vector<std::vector<int64_t>> &args);

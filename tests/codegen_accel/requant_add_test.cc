@@ -7,6 +7,7 @@
 
 #include <random>
 
+#include "../expect_error.h"
 #include "layer_kit.h"
 #include "program_kit.h"
 #include "reference.h"
@@ -143,9 +144,8 @@ TEST_P(OnConfig, ConvPerChannelShiftsAndClipBounds) {
       args.push_back(test::random_values(layer.op.args[0]->buffer->elems(), -128, 127, 3 + i));
       args.push_back(test::random_values(layer.op.args[1]->buffer->elems(), -128, 127, 4 + i));
       args.push_back(test::random_values(layer.op.args[2]->buffer->elems(), -3000, 3000, 5 + i));
-      args.push_back(
-          lower::pack_bias(c, p.batch, p.out_channels, p.requant.channel_shifts));
-      args.emplace_back(layer.op.args[4]->buffer->elems(), 0);
+      args.push_back(lower::pack_bias(c, p.batch, p.out_channels, p.requant.channel_shifts));
+      args.emplace_back(layer.op.args[4]->buffer->elems(), test::kPoison);
       check(c, layer, args, conv_reference(c, p, args[0], args[1], args[2]));
     }
   }
@@ -169,7 +169,7 @@ TEST_P(OnConfig, DensePerChannelShiftsAndClipBounds) {
     args.push_back(test::random_values(layer.op.args[1]->buffer->elems(), -128, 127, 22));
     args.push_back(test::random_values(layer.op.args[2]->buffer->elems(), -3000, 3000, 23));
     args.push_back(lower::pack_bias(c, p.batch, p.out_features, p.requant.channel_shifts));
-    args.emplace_back(layer.op.args[4]->buffer->elems(), 0);
+    args.emplace_back(layer.op.args[4]->buffer->elems(), test::kPoison);
     check(c, layer, args, dense_reference(c, p, args[0], args[1], args[2]));
   }
 }
@@ -209,7 +209,7 @@ TEST_P(OnConfig, ResidualAddMatchesGraphSemantics) {
       auto a = test::random_values(n, -128, 127, 40 + i);
       auto b = test::random_values(n, -128, 127, 50 + i);
       std::vector<std::vector<int64_t>> args = {a, b, lower::add_weight(c, p),
-                                                std::vector<int64_t>(n, 0)};
+                                                std::vector<int64_t>(n, test::kPoison)};
       check(c, layer, args, add_reference(p, a, b));
     }
   }
@@ -232,7 +232,7 @@ TEST(RequantErrors, WrongShiftCountAndBadBoundsAreDiagnosed) {
   lower::DenseParams d;
   d.requant.clip_min = 10;
   d.requant.clip_max = 5;
-  EXPECT_THROW(lower::compile_dense(c, d, {}, "fc"), Error);
+  EXPECT_ERROR(lower::compile_dense(c, d, {}, "fc"), "fc: clip_min = 10 is above clip_max = 5");
   AddParams a;
   a.rshift = 17;
   try {

@@ -67,11 +67,15 @@ void check_conv(const std::string &cfg, lower::Conv2dParams p, lower::AccelSched
     if (i == 2) {
       args.push_back(test::random_values(n, -2000, 2000, seed + i));
     } else if (i == 3) {
-      args.emplace_back(n, 99);  // poison the output
+      args.emplace_back(n, test::kPoison);
     } else {
       args.push_back(test::random_values(n, -128, 127, seed + i));
     }
   }
+  // The shift is picked from the data so that nearly no output clamps.
+  p.requant.shift =
+      test::fitting_shift(test::conv2d_accumulators(c, p, args[0], args[1], args[2]), c.inp_bits);
+  op = lower::define(c, p, s);
   auto want = test::conv2d_reference(c, p, args[0], args[1], args[2]);
   tir::InterpStats st;
   auto got = run_final(op, c, args, &st);
@@ -162,9 +166,13 @@ TEST(E2E, DenseAllConfigsOneAndTwoThreads) {
       std::vector<std::vector<int64_t>> args;
       for (size_t i = 0; i < 4; ++i) {
         int64_t n = op.args[i]->buffer->elems();
-        args.push_back(i == 2 ? test::random_values(n, -3000, 3000, 40 + i)
-                              : test::random_values(n, -128, 127, 30 + i));
+        args.push_back(i == 3   ? std::vector<int64_t>(n, test::kPoison)
+                       : i == 2 ? test::random_values(n, -3000, 3000, 40 + i)
+                                : test::random_values(n, -128, 127, 30 + i));
       }
+      p.requant.shift = test::fitting_shift(
+          test::dense_accumulators(c, p, args[0], args[1], args[2]), c.inp_bits);
+      op = lower::define(c, p, s);
       auto want = test::dense_reference(c, p, args[0], args[1], args[2]);
       tir::InterpStats st;
       auto got = run_final(op, c, args, &st);

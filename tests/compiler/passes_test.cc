@@ -3,6 +3,7 @@
 // the expected text.
 #include <gtest/gtest.h>
 
+#include "../expect_error.h"
 #include "ir_test_util.h"
 #include "vacc/support/error.h"
 #include "vacc/tir/interpreter.h"
@@ -75,11 +76,30 @@ TEST(LowerDmaCopies, PaddedLoadBecomesOneDmaWithPadding) {
   }
 }
 )");
-  // Both forms compute the same tile contents.
-  std::vector<std::vector<int64_t>> a1 = {std::vector<int64_t>(576), std::vector<int64_t>(576)};
-  for (size_t i = 0; i < 576; ++i) a1[0][i] = static_cast<int64_t>(i % 251) - 120;
-  interpret(f, a1);
-  interpret(got, a1);
+  // Both forms load the same tile contents, zero padding included: each tile is copied out
+  // to `seen` after its load, and the two forms' `seen` must be equal (and not all zero).
+  Buffer seen = make_buffer("seen", int8(), {3, 4, 5, 1, 16});
+  Var y2 = make_var("y2"), x2 = make_var("x2"), b2 = make_var("b2"), e2 = make_var("e2");
+  Stmt observe = loop(
+      y2, 4,
+      loop(
+          x2, 5,
+          loop(b2, 1,
+               loop(e2, 16, Store::make(seen, {o, y2, x2, b2, e2}, load(buf, {y2, x2, b2, e2}))))));
+  auto observed = [&](Stmt load_tile) {
+    return Func{
+        "g", {data, seen}, loop(o, 3, Allocate::make(buf, Seq::make({load_tile, observe})))};
+  };
+  const Stmt lowered_copy =
+      lower_dma_copies(observed(Attr::make("pragma", "dma_copy", copy)), c).body;
+  std::vector<std::vector<int64_t>> by_loops = {std::vector<int64_t>(576),
+                                                std::vector<int64_t>(960)};
+  for (size_t i = 0; i < 576; ++i) by_loops[0][i] = static_cast<int64_t>(i % 251) - 120;
+  std::vector<std::vector<int64_t>> by_dma = by_loops;
+  interpret(observed(Attr::make("pragma", "dma_copy", copy)), by_loops);
+  interpret(Func{"g", {data, seen}, lowered_copy}, by_dma);
+  EXPECT_EQ(by_dma[1], by_loops[1]);
+  EXPECT_NE(std::count(by_loops[1].begin(), by_loops[1].end(), 0), 960);
 }
 
 TEST(LowerDmaCopies, StoreNarrowsAndShrinksPartialRows) {
@@ -346,7 +366,7 @@ TEST(InsertDependencies, PipelineInALoopGetsTransitionAndLoopCarriedTokens) {
   // The interpreter's token checks accept it, and reject the IR without tokens.
   std::vector<std::vector<int64_t>> args = {std::vector<int64_t>(64, 1), std::vector<int64_t>(64)};
   EXPECT_NO_THROW(interpret(got, args));
-  EXPECT_THROW(interpret(Func{"f", {data, out}, body}, args), vacc::Error);
+  EXPECT_ERROR(interpret(Func{"f", {data, out}, body}, args), "interpret f: race on buffer");
 }
 
 }  // namespace

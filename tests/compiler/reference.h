@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "../test_data.h"
 #include "vacc/lower/operators.h"
 #include "vacc/isa/config.h"
 
@@ -27,11 +28,12 @@ inline int64_t requant(int64_t acc, const lower::Requant &q, int bits) {
   return std::min(v, hi);
 }
 
-inline std::vector<int64_t> conv2d_reference(const isa::HwConfig &c,
-                                             const lower::Conv2dParams &p,
-                                             const std::vector<int64_t> &data,
-                                             const std::vector<int64_t> &kernel,
-                                             const std::vector<int64_t> &bias) {
+// The accumulators of conv2d_reference before requantization, in the output's layout.
+inline std::vector<int64_t> conv2d_accumulators(const isa::HwConfig &c,
+                                                const lower::Conv2dParams &p,
+                                                const std::vector<int64_t> &data,
+                                                const std::vector<int64_t> &kernel,
+                                                const std::vector<int64_t> &bias) {
   int64_t B = c.batch, BI = c.block_in, BO = c.block_out;
   int64_t N = p.batch, C = p.in_channels, O = p.out_channels, H = p.height, W = p.width;
   int64_t KH = p.kernel_h, KW = p.kernel_w, OH = p.out_height(), OW = p.out_width();
@@ -59,15 +61,27 @@ inline std::vector<int64_t> conv2d_reference(const isa::HwConfig &c,
           acc += bias[((n / B) * OB + o / BO) * B * BO + (n % B) * BO + o % BO];
           int64_t idx =
               ((((n / B) * OB + o / BO) * OH + oh) * OW + ow) * B * BO + (n % B) * BO + o % BO;
-          out[idx] = requant(acc, p.requant, c.inp_bits);
+          out[idx] = acc;
         }
   return out;
 }
 
-inline std::vector<int64_t> dense_reference(const isa::HwConfig &c, const lower::DenseParams &p,
-                                            const std::vector<int64_t> &data,
-                                            const std::vector<int64_t> &weight,
-                                            const std::vector<int64_t> &bias) {
+inline std::vector<int64_t> conv2d_reference(const isa::HwConfig &c,
+                                             const lower::Conv2dParams &p,
+                                             const std::vector<int64_t> &data,
+                                             const std::vector<int64_t> &kernel,
+                                             const std::vector<int64_t> &bias) {
+  std::vector<int64_t> out = conv2d_accumulators(c, p, data, kernel, bias);
+  for (int64_t &v : out) v = requant(v, p.requant, c.inp_bits);
+  return out;
+}
+
+// The accumulators of dense_reference before requantization, in the output's layout.
+inline std::vector<int64_t> dense_accumulators(const isa::HwConfig &c,
+                                               const lower::DenseParams &p,
+                                               const std::vector<int64_t> &data,
+                                               const std::vector<int64_t> &weight,
+                                               const std::vector<int64_t> &bias) {
   int64_t B = c.batch, BI = c.block_in, BO = c.block_out;
   int64_t CB = p.in_features / BI, OB = p.out_features / BO;
   std::vector<int64_t> out(p.batch * p.out_features);
@@ -80,8 +94,17 @@ inline std::vector<int64_t> dense_reference(const isa::HwConfig &c, const lower:
       }
       int64_t at = ((n / B) * OB + o / BO) * B * BO + (n % B) * BO + o % BO;
       acc += bias[at];
-      out[at] = requant(acc, p.requant, c.inp_bits);
+      out[at] = acc;
     }
+  return out;
+}
+
+inline std::vector<int64_t> dense_reference(const isa::HwConfig &c, const lower::DenseParams &p,
+                                            const std::vector<int64_t> &data,
+                                            const std::vector<int64_t> &weight,
+                                            const std::vector<int64_t> &bias) {
+  std::vector<int64_t> out = dense_accumulators(c, p, data, weight, bias);
+  for (int64_t &v : out) v = requant(v, p.requant, c.inp_bits);
   return out;
 }
 

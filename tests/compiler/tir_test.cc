@@ -2,6 +2,7 @@
 // interpreter's intrinsic semantics against hand-computed values from isa/README.md.
 #include <gtest/gtest.h>
 
+#include "../expect_error.h"
 #include "ir_test_util.h"
 #include "vacc/support/error.h"
 #include "vacc/tir/arith.h"
@@ -115,7 +116,8 @@ TEST(Interpreter, DmaPadsWithZerosAndStoreTruncates) {
   std::vector<std::vector<int64_t>> args = {
       {1, 2, 3, 4}, std::vector<int64_t>(9, 7), {300, -1, 128, 5}};
   // Without tokens between the load (compute engine, ACC) and the store the race checker objects.
-  EXPECT_THROW(interpret(Func{"dma", {data, out, dram_acc}, body}, args), Error);
+  EXPECT_ERROR(interpret(Func{"dma", {data, out, dram_acc}, body}, args),
+               "interpret dma: race on buffer 'acc'");
   InterpOptions o;
   o.check_tokens = false;
   interpret(Func{"dma", {data, out, dram_acc}, body}, args, o);
@@ -128,7 +130,8 @@ TEST(Interpreter, OutOfBoundsAccessIsAnError) {
   Var i = make_var("i");
   Func f{"oob", {b}, loop(i, 5, Store::make(b, {i}, i))};
   std::vector<std::vector<int64_t>> args = {std::vector<int64_t>(4)};
-  EXPECT_THROW(interpret(f, args), Error);
+  EXPECT_ERROR(interpret(f, args),
+               "interpret oob: index 4 of dimension 0 of buffer 'b' is out of bounds [0, 4)");
 }
 
 }  // namespace

@@ -1,8 +1,14 @@
 // The bundled Fashion-MNIST model end to end: compiled into a package, run by the runtime's
-// graph executor with its accelerator layers on each simulator, and held against independent
-// references — the compiler's own int8 execution of the same graph (graph::Executor on the
-// pipeline's output, bit for bit), PyTorch's float logits shipped in models/ (float package),
-// and the labels (int8 package).
+// graph executor with its accelerator layers on each simulator, and held against references:
+// the compiler's own int8 execution of the same graph (graph::Executor on the pipeline's
+// output, bit for bit), PyTorch's float logits shipped in models/ (float package), and the
+// labels (int8 package).
+// What the int8 comparison proves, and what it does not: its reference runs the same
+// calibration and quantization code as compile_model, so it checks lowering, packaging and
+// execution (the accelerator and CPU steps against the graph they came from), not the
+// quantization itself; a quantization bug would be in both. Quantization is carried by the
+// comparisons with PyTorch's float outputs (the logits here, the fidelity tests) and by the
+// labels.
 #include <gtest/gtest.h>
 
 #include <cmath>

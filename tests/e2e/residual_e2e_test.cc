@@ -1,6 +1,9 @@
 // A residual block end to end (tests/e2e/data, made by tools/make_residual_model.py): every
 // convolution, the residual add and the dense head run on the accelerator, and the output
 // equals the compiler's own int8 reference on every engine, with both CPU backends.
+// The reference runs the same calibration and quantization code as compile_model: this proves
+// lowering and execution of the quantized graph, not quantization (a bug there would be in
+// both); the fidelity tests against PyTorch's float outputs carry that.
 #include <gtest/gtest.h>
 
 #include <cstring>

@@ -3,6 +3,9 @@
 // packages and run by the runtime's graph executor with the accelerator layers on fsim; the
 // result must equal, bit for bit, the compiler's own int8 execution of the same graph
 // (graph::Executor on the pipeline's output, computed independently of the package).
+// That reference shares compile_model's calibration and quantization code, so this proves
+// lowering and execution at the scale of real networks, not quantization; the fidelity tests
+// (tests/graph/torchvision_fidelity_test.cc, against PyTorch's float outputs) carry that.
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -10,8 +10,19 @@ std::vector<Tensor> run_reference(const Graph &graph, const std::vector<Tensor> 
   return Executor(graph).run(inputs);
 }
 
-TEST(OnnxConformance, NodeTests) { check_suite("node", 150, run_reference); }
-TEST(OnnxConformance, PytorchConverted) { check_suite("pytorch-converted", 40, run_reference); }
+// Floors: the counts passing today (raise them when more pass).
+TEST(OnnxConformance, NodeTests) {
+  check_suite("node", 165, run_reference);
+}
+TEST(OnnxConformance, PytorchConverted) {
+  check_suite("pytorch-converted", 60, run_reference);
+}
+TEST(OnnxConformance, PytorchOperator) {
+  check_suite("pytorch-operator", 17, run_reference);
+}
+TEST(OnnxConformance, Simple) {
+  check_suite("simple", 1, run_reference);
+}
 
 }  // namespace
 }  // namespace vacc::graph::conformance

@@ -3,6 +3,7 @@
 
 #include <random>
 
+#include "../expect_error.h"
 #include "vacc/isa/encoding.h"
 #include "vacc/support/error.h"
 
@@ -123,10 +124,10 @@ TEST_P(Encoding, ValueTooWideIsAnErrorNamingTheField) {
   }
   MemInsn m;
   m.sram_base = 1u << 20;
-  EXPECT_THROW(encode(config, m), Error);
+  EXPECT_ERROR(encode(config, m), "field 'sram_base' = 1048576 does not fit its");
   AluInsn a;
   a.imm = -40000;
-  EXPECT_THROW(encode(config, a), Error);
+  EXPECT_ERROR(encode(config, a), "ALU field 'imm' = -40000 does not fit its 16 signed bits");
 }
 
 TEST_P(Encoding, UnknownOpcodeIsAnError) {

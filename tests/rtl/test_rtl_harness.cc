@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "../expect_error.h"
 #include "rtl_model.h"
 #include "vacc/isa/registers.h"
 #include "vacc/simulator/rtl_sim.h"
@@ -170,7 +171,7 @@ TEST(RtlHarness, WaveformIsWrittenOnlyWhenAsked) {
 TEST(RtlHarness, UnknownModelNameIsAnError) {
   RtlOptions o;
   o.model = "no-such-model";
-  EXPECT_THROW(RtlSim(standin_config(), o), Error);
+  EXPECT_ERROR(RtlSim(standin_config(), o), "no-such-model");
 }
 
 }  // namespace
