@@ -16,6 +16,7 @@
 #include "output.h"
 #include "vacc/cli/gpu_kernels.h"
 #include "vacc/cli/reference_check.h"
+#include "vacc/driver/rtl_device.h"
 #include "vacc/support/error.h"
 #include "vacc/support/npy.h"
 
@@ -31,6 +32,7 @@ struct RunArgs {
   std::string fallback = "cpu";
   std::string calibration, xclbin, device;
   int64_t sample = 0, batch = 0;
+  uint64_t cycle_limit = sim::kDefaultCycleLimit;
 };
 
 runtime::HostTensor host_tensor(const graph::Tensor &t) {
@@ -138,6 +140,7 @@ void run(const RunArgs &a, bool config_given) {
   device_options.xrt_device = a.device;
   device_options.timing_only = a.timing_only;
   device_options.build_rtl_model = !a.no_build;
+  device_options.cycle_limit = a.cycle_limit;
   if (has_accel) device = open_engine(engine, config, device_options);
   auto host = host_kernels(pkg);
   runtime::GraphExecutor exec(pkg, *host, device.get(), config);
@@ -289,6 +292,10 @@ void add_run_command(CLI::App &app) {
   cmd->add_flag("--float", a->float_too, "Also run the float model on the CPU and compare");
   cmd->add_flag("--check", a->check,
                 "Compare every step's output with the compiler's reference execution");
+  cmd->add_option("--cycle-limit", a->cycle_limit,
+                  "--sim: stop an accelerator run after N cycles (fsim: N operations, i.e. "
+                  "instructions, micro-ops and tiles moved; 0: no limit)")
+      ->capture_default_str();
   cmd->add_option("--cpu", a->cpu, "CPU kernels: reference or llvm")->capture_default_str();
   cmd->add_option("--fallback", a->fallback,
                   "Where steps the accelerator does not run go: cpu (--cpu's kernels) or gpu "

@@ -61,21 +61,21 @@ void add_sim_command(CLI::App &app) {
   auto *wave = cmd->add_option("--wave", args->wave, "rtl: write an FST waveform of the run");
   auto *timeline = cmd->add_option("--timeline", args->timeline,
                                    "rtl, perf: write a Chrome-trace/Perfetto timeline (JSON)");
-  auto *limit = cmd->add_option("--cycle-limit", args->cycle_limit,
-                                "rtl, perf: stop and report a deadlock after N cycles (0: none)")
-                    ->capture_default_str();
+  cmd->add_option("--cycle-limit", args->cycle_limit,
+                  "Stop the run after N cycles (fsim: N operations, i.e. instructions, "
+                  "micro-ops and tiles moved; 0: no limit)")
+      ->capture_default_str();
   auto *timing_only = cmd->add_flag(
       "--timing-only", args->timing_only,
       "perf: count cycles without computing the data (the regions keep their inputs)");
   add_no_build_flag(cmd, &args->no_build);
-  cmd->callback([args, wave, timeline, limit, timing_only] {
+  cmd->callback([args, wave, timeline, timing_only] {
     const isa::HwConfig config = load_named_config(args->config);
     const isa::Program program = load_any_program(config, args->program);
     if (args->engine != "rtl" && *wave)
       fail("--wave needs --engine rtl (engine is '{}')", args->engine);
-    if (args->engine != "rtl" && args->engine != "perf" && (*timeline || *limit))
-      fail("--timeline and --cycle-limit need --engine rtl or perf (engine is '{}')",
-           args->engine);
+    if (args->engine != "rtl" && args->engine != "perf" && *timeline)
+      fail("--timeline needs --engine rtl or perf (engine is '{}')", args->engine);
     if (args->engine != "perf" && *timing_only)
       fail("--timing-only needs --engine perf (engine is '{}')", args->engine);
     driver::DeviceOptions options;

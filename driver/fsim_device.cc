@@ -2,7 +2,8 @@
 
 namespace vacc::driver {
 
-FsimDevice::FsimDevice(const isa::HwConfig &config) : config_(config), fsim_(config_) {}
+FsimDevice::FsimDevice(const isa::HwConfig &config, uint64_t op_limit)
+    : config_(config), fsim_(config_, sim::FsimOptions{.op_limit = op_limit}) {}
 
 Counters FsimDevice::counters() {
   const sim::FsimStats &s = fsim_.stats();

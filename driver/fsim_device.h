@@ -9,7 +9,8 @@ namespace vacc::driver {
 
 class FsimDevice : public ArenaDevice {
  public:
-  explicit FsimDevice(const isa::HwConfig &config);
+  // op_limit: sim::FsimOptions::op_limit (0: none).
+  FsimDevice(const isa::HwConfig &config, uint64_t op_limit);
 
   std::string name() const override { return "fsim"; }
   Counters counters() override;

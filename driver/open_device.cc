@@ -11,11 +11,13 @@ namespace vacc::driver {
 
 std::unique_ptr<Device> open_device(const std::string &engine, const isa::HwConfig &config,
                                     const DeviceOptions &options) {
-  if (engine == "fsim") return std::make_unique<FsimDevice>(config);
+  // Every simulator stops at the default limit unless told otherwise: no input hangs one.
+  const uint64_t limit = options.cycle_limit.value_or(sim::kDefaultCycleLimit);
+  if (engine == "fsim") return std::make_unique<FsimDevice>(config, limit);
   if (engine == "perf") {
     sim::PerfOptions perf;
     perf.timeline_path = options.timeline_path;
-    if (options.cycle_limit) perf.cycle_limit = *options.cycle_limit;
+    perf.cycle_limit = limit;
     perf.timing_only = options.timing_only;
     return std::make_unique<PerfDevice>(config, perf);
   }
@@ -23,7 +25,7 @@ std::unique_ptr<Device> open_device(const std::string &engine, const isa::HwConf
     sim::RtlOptions rtl;
     rtl.wave_path = options.wave_path;
     rtl.timeline_path = options.timeline_path;
-    if (options.cycle_limit) rtl.cycle_limit = *options.cycle_limit;
+    rtl.cycle_limit = limit;
     rtl.build_model = options.build_rtl_model;
     return std::make_unique<RtlDevice>(config, rtl);
   }

@@ -6,6 +6,8 @@
 
 #include "vacc/support/error.h"
 #include "vacc/support/hash.h"
+#include "vacc/support/file.h"
+#include "vacc/support/limits.h"
 
 namespace vacc::isa {
 
@@ -133,18 +135,22 @@ void Package::check_config(const isa::HwConfig &config, const std::string &path)
 
 void Package::validate(const std::string &path) const {
   const auto tensor_ok = [&](int32_t i) { return i >= 0 && size_t(i) < tensors.size(); };
+  if (arena_bytes < 0 || uint64_t(arena_bytes) > max_tensor_bytes())
+    fail(
+        "{}: the activation arena of {} bytes is outside [0, {}] (set VACC_MAX_TENSOR_BYTES to "
+        "raise the limit)",
+        path, arena_bytes, max_tensor_bytes());
   for (size_t i = 0; i < tensors.size(); ++i) {
     const PackageTensor &t = tensors[i];
-    for (int64_t d : t.shape)
-      if (d < 0) fail("{}: tensor '{}' has a negative dimension", path, t.name);
-    const int64_t bytes = t.elements() * package_dtype_size(t.dtype);
+    const int64_t bytes = int64_t(checked_tensor_bytes(
+        t.shape, package_dtype_size(t.dtype), fmt::format("{}: tensor '{}'", path, t.name)));
     if (t.blob) {
       if (*t.blob >= blobs.size())
         fail("{}: constant '{}' refers to blob {} of {}", path, t.name, *t.blob, blobs.size());
       if (int64_t(blobs[*t.blob].size()) != bytes)
         fail("{}: constant '{}' holds {} bytes, its shape needs {}", path, t.name,
              blobs[*t.blob].size(), bytes);
-    } else if (t.arena_offset >= 0 && t.arena_offset + bytes > arena_bytes) {
+    } else if (t.arena_offset >= 0 && t.arena_offset > arena_bytes - bytes) {
       fail("{}: tensor '{}' lies outside the {}-byte arena", path, t.name, arena_bytes);
     }
   }
@@ -222,32 +228,40 @@ bool is_package_file(const std::string &path) {
   return in && std::memcmp(magic, kMagic, 8) == 0;
 }
 
+uint64_t package_checksum(std::string_view file) {
+  if (file.size() < kFixedHeader) return 0;
+  return fnv1a(reinterpret_cast<const uint8_t *>(file.data()) + kFixedHeader,
+               file.size() - kFixedHeader, kChecksumSeed);
+}
+
 Package load_package(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("{}: cannot open package file", path);
-  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                                   std::istreambuf_iterator<char>());
-  if (bytes.size() < kFixedHeader || std::memcmp(bytes.data(), kMagic, 8) != 0)
+  return parse_package(read_file(path, "package file"), path);
+}
+
+Package parse_package(std::string_view file, const std::string &path) {
+  const auto *bytes = reinterpret_cast<const uint8_t *>(file.data());
+  const uint64_t size = file.size();
+  if (size < kFixedHeader || std::memcmp(bytes, kMagic, 8) != 0)
     fail("{}: not a vacc package (bad magic; expected a .vpkg written by `vacc compile`)", path);
   uint32_t version;
   uint64_t length, sum;
-  std::memcpy(&version, bytes.data() + 8, 4);
-  std::memcpy(&length, bytes.data() + 16, 8);
-  std::memcpy(&sum, bytes.data() + 24, 8);
+  std::memcpy(&version, bytes + 8, 4);
+  std::memcpy(&length, bytes + 16, 8);
+  std::memcpy(&sum, bytes + 24, 8);
   if (version != kPackageVersion)
     fail(
         "{}: package format version {} is not supported (this vacc reads version {}): "
         "recompile the model with `vacc compile`",
         path, version, kPackageVersion);
-  if (kFixedHeader + length > bytes.size())
-    fail("{}: truncated package (header of {} bytes, file of {})", path, length, bytes.size());
-  if (fnv1a(bytes.data() + kFixedHeader, bytes.size() - kFixedHeader, kChecksumSeed) != sum)
+  if (length > size - kFixedHeader)
+    fail("{}: truncated package (header of {} bytes, file of {})", path, length, size);
+  if (package_checksum(file) != sum)
     fail("{}: corrupt package (checksum mismatch): recompile the model with `vacc compile`", path);
   const uint64_t blob_start = align_up(kFixedHeader + length, kAlign);
   Package p;
   try {
-    const nlohmann::json j = nlohmann::json::parse(
-        bytes.begin() + kFixedHeader, bytes.begin() + static_cast<int64_t>(kFixedHeader + length));
+    const nlohmann::json j =
+        nlohmann::json::parse(bytes + kFixedHeader, bytes + kFixedHeader + length);
     p.model = j.at("model").get<std::string>();
     p.config_name = j.at("config").get<std::string>();
     p.isa_fingerprint = j.at("isa_fingerprint").get<uint64_t>();
@@ -260,10 +274,9 @@ Package load_package(const std::string &path) {
     for (const auto &s : j.at("steps")) p.steps.push_back(step_from_json(s));
     for (const auto &b : j.at("blobs")) {
       const uint64_t off = b.at(0).get<uint64_t>(), n = b.at(1).get<uint64_t>();
-      if (blob_start + off + n > bytes.size())
+      if (blob_start > size || off > size - blob_start || n > size - blob_start - off)
         fail("blob at {} of {} bytes lies outside the file", off, n);
-      p.blobs.emplace_back(bytes.begin() + int64_t(blob_start + off),
-                           bytes.begin() + int64_t(blob_start + off + n));
+      p.blobs.emplace_back(bytes + blob_start + off, bytes + blob_start + off + n);
     }
   } catch (const nlohmann::json::exception &e) {
     fail("{}: corrupt package header: {}", path, e.what());

@@ -7,6 +7,7 @@
 
 #include "vacc/isa/encoding.h"
 #include "vacc/support/error.h"
+#include "vacc/support/file.h"
 
 namespace vacc::isa {
 
@@ -121,23 +122,27 @@ bool is_program_file(const std::string &path) {
 }
 
 Program load_program(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("{}: cannot open program file", path);
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
-  if (bytes.size() < 16 || std::memcmp(bytes.data(), kMagic, 8) != 0)
-    fail("{}: not a vacc program file (bad magic; expected a .vprog written by vacc asm or "
-         "vacc compile)",
-         path);
+  return parse_program(read_file(path, "program file"), path);
+}
+
+Program parse_program(std::string_view file, const std::string &path) {
+  const auto *bytes = reinterpret_cast<const uint8_t *>(file.data());
+  const uint64_t size = file.size();
+  if (size < 16 || std::memcmp(bytes, kMagic, 8) != 0)
+    fail(
+        "{}: not a vacc program file (bad magic; expected a .vprog written by vacc asm or "
+        "vacc compile)",
+        path);
   uint32_t version, length;
-  std::memcpy(&version, bytes.data() + 8, 4);
-  std::memcpy(&length, bytes.data() + 12, 4);
+  std::memcpy(&version, bytes + 8, 4);
+  std::memcpy(&length, bytes + 12, 4);
   if (version != kFormatVersion)
     fail("{}: program format version {} is not supported (this vacc reads version {})", path,
          version, kFormatVersion);
-  if (16 + uint64_t{length} > bytes.size()) fail("{}: truncated header", path);
+  if (16 + uint64_t{length} > size) fail("{}: truncated header", path);
   nlohmann::json header;
   try {
-    header = nlohmann::json::parse(bytes.begin() + 16, bytes.begin() + 16 + length);
+    header = nlohmann::json::parse(bytes + 16, bytes + 16 + length);
   } catch (const nlohmann::json::exception &e) {
     fail("{}: corrupt header: {}", path, e.what());
   }
@@ -149,10 +154,10 @@ Program load_program(const std::string &path) {
     p.insn_count = header.at("insn_count").get<uint32_t>();
     const uint64_t dram_bytes = header.at("dram_bytes").get<uint64_t>();
     const uint64_t data_at = align_up(16 + uint64_t{length}, kHeaderAlign);
-    if (data_at + dram_bytes != bytes.size())
+    if (data_at > size || size - data_at != dram_bytes)
       fail("{}: memory image is {} bytes but the header says {}", path,
-           bytes.size() < data_at ? 0 : bytes.size() - data_at, dram_bytes);
-    p.dram.assign(bytes.begin() + data_at, bytes.end());
+           size < data_at ? 0 : size - data_at, dram_bytes);
+    p.dram.assign(bytes + data_at, bytes + size);
     for (const auto &r : header.at("regions")) {
       Region region;
       region.name = r.at("name").get<std::string>();
@@ -163,7 +168,7 @@ Program load_program(const std::string &path) {
       region.mem = *mem;
       region.offset = r.at("offset").get<uint64_t>();
       region.bytes = r.at("bytes").get<uint64_t>();
-      if (region.offset + region.bytes > p.dram.size())
+      if (region.bytes > p.dram.size() || region.offset > p.dram.size() - region.bytes)
         fail("{}: region '{}' [{}, {}) lies outside the {}-byte memory image", path, region.name,
              region.offset, region.offset + region.bytes, p.dram.size());
       p.regions.push_back(region);
@@ -171,8 +176,8 @@ Program load_program(const std::string &path) {
   } catch (const nlohmann::json::exception &e) {
     fail("{}: corrupt header: {}", path, e.what());
   }
-  if (p.insn_offset % kInsnBytes != 0 ||
-      p.insn_offset + uint64_t{p.insn_count} * kInsnBytes > p.dram.size())
+  if (p.insn_offset % kInsnBytes != 0 || p.insn_offset > p.dram.size() ||
+      uint64_t{p.insn_count} * kInsnBytes > p.dram.size() - p.insn_offset)
     fail("{}: instruction stream ({} instructions at offset {}) lies outside the memory image",
          path, p.insn_count, p.insn_offset);
   return p;

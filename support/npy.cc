@@ -5,6 +5,8 @@
 #include <regex>
 
 #include "vacc/support/error.h"
+#include "vacc/support/file.h"
+#include "vacc/support/limits.h"
 
 namespace vacc {
 
@@ -53,25 +55,27 @@ void write_npy(const std::string &path, const NpyArray &array) {
 }
 
 NpyArray read_npy(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("{}: cannot open .npy file", path);
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
-  if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
+  return parse_npy(read_file(path, ".npy file"), path);
+}
+
+NpyArray parse_npy(std::string_view bytes, const std::string &path) {
+  if (bytes.size() < 10 || bytes.substr(0, 6) != "\x93NUMPY")
     fail("{}: not a .npy file (bad magic)", path);
-  const int major = bytes[6];
+  const auto byte = [&](size_t i) -> size_t { return static_cast<uint8_t>(bytes[i]); };
+  const int major = static_cast<int>(byte(6));
   size_t header_len, header_at;
   if (major == 1) {
-    header_len = bytes[8] | (bytes[9] << 8);
+    header_len = byte(8) | (byte(9) << 8);
     header_at = 10;
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12) fail("{}: truncated .npy header", path);
-    header_len = bytes[8] | (bytes[9] << 8) | (bytes[10] << 16) | (size_t{bytes[11]} << 24);
+    header_len = byte(8) | (byte(9) << 8) | (byte(10) << 16) | (byte(11) << 24);
     header_at = 12;
   } else {
     fail("{}: unsupported .npy version {}", path, major);
   }
-  if (header_at + header_len > bytes.size()) fail("{}: truncated .npy header", path);
-  const std::string header(bytes.begin() + header_at, bytes.begin() + header_at + header_len);
+  if (header_len > bytes.size() - header_at) fail("{}: truncated .npy header", path);
+  const std::string header(bytes.substr(header_at, header_len));
   std::smatch m;
   NpyArray array;
   if (!std::regex_search(header, m, std::regex(R"('descr':\s*'([<>|=])([a-z]\d+)')")))
@@ -85,13 +89,16 @@ NpyArray read_npy(const std::string &path) {
     fail("{}: .npy header has no shape", path);
   const std::string dims = m[1];
   static const std::regex digits(R"(\d+)");
-  for (std::sregex_iterator it(dims.begin(), dims.end(), digits), end; it != end; ++it)
+  for (std::sregex_iterator it(dims.begin(), dims.end(), digits), end; it != end; ++it) {
+    if (it->length() > 18) fail("{}: .npy shape ({}) has an absurd dimension", path, dims);
     array.shape.push_back(std::stoll(it->str()));
+  }
   const size_t data_at = header_at + header_len;
-  const size_t want = static_cast<size_t>(array.elements()) * array.item_bytes();
+  const uint64_t want = checked_tensor_bytes(array.shape, array.item_bytes(), path + ": .npy data");
   if (bytes.size() - data_at < want)
     fail("{}: .npy data holds {} bytes, the shape needs {}", path, bytes.size() - data_at, want);
-  array.data.assign(bytes.begin() + data_at, bytes.begin() + data_at + want);
+  const auto *data = reinterpret_cast<const uint8_t *>(bytes.data()) + data_at;
+  array.data.assign(data, data + want);
   return array;
 }
 

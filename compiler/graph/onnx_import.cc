@@ -7,6 +7,7 @@
 
 #include "vacc/graph/shape_inference.h"
 #include "vacc/support/file.h"
+#include "vacc/support/limits.h"
 
 namespace vacc::graph {
 
@@ -52,16 +53,9 @@ Tensor tensor_from_proto(const onnx::TensorProto &proto, const std::string &what
   }
   DType dtype = dtype_from_onnx(proto.data_type(), what);
   Shape shape(proto.dims().begin(), proto.dims().end());
-  for (int64_t d : shape) {
-    if (d < 0) fail("{} has a negative dimension", what);
-  }
   // Sizes are checked before anything is allocated: a corrupt file must not exhaust memory.
-  int64_t n = 1;
-  for (int64_t d : shape) {
-    if (d > 0 && n > (int64_t{1} << 40) / d)
-      fail("{} has an absurd shape {}", what, shape_str(shape));
-    n *= d;
-  }
+  checked_tensor_bytes(shape, dtype_size(dtype), what);
+  const int64_t n = num_elements(shape);
   auto check = [&](int64_t count) {
     if (count != n)
       fail("{} has {} values, expected {} for shape {}", what, count, n, shape_str(shape));
@@ -179,6 +173,7 @@ class Importer {
         shape.push_back(it != options_.dims.end() ? it->second : options_.default_dim);
       }
     }
+    checked_tensor_bytes(shape, dtype_size(dtype), what);
     return graph_.add_value(info.name(), dtype, shape);
   }
 

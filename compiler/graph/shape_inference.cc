@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "kernels/kernels.h"
+#include "vacc/support/limits.h"
 #include "window.h"
 
 namespace vacc::graph {
@@ -151,9 +152,7 @@ void check_requant_attrs(Node &n, int64_t channels) {
   }
 }
 
-}  // namespace
-
-void infer_node(Node &n) {
+void infer_output_shapes(Node &n) {
   switch (n.op) {
     case OpKind::kConv: {
       Value &x = in(n, 0, "X"), &w = in(n, 1, "W");
@@ -516,6 +515,17 @@ void infer_node(Node &n) {
     }
   }
   fail("no shape inference for {}", op_name(n.op));
+}
+
+}  // namespace
+
+void infer_node(Node &n) {
+  infer_output_shapes(n);
+  // Bounded here, before the importer, a pass or the executor allocates what a shape claims.
+  for (const Value *out : n.outputs)
+    if (out)
+      checked_tensor_bytes(out->shape, dtype_size(out->dtype),
+                           fmt::format("output '{}'", out->name));
 }
 
 void infer_shapes(Graph &graph) {

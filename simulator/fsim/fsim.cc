@@ -410,6 +410,21 @@ class Fsim::Machine {
   GemmKernel gemm_kernel_;
 };
 
+uint64_t insn_operations(const isa::Insn &insn) {
+  uint64_t work = 0;
+  if (const auto *m = std::get_if<MemInsn>(&insn)) {
+    work = (uint64_t{m->pad_top} + m->y_size + m->pad_bottom) *
+           (uint64_t{m->pad_left} + m->x_size + m->pad_right);
+  } else if (const auto *g = std::get_if<GemmInsn>(&insn)) {
+    if (g->uop_end > g->uop_begin)
+      work = uint64_t{g->loop_out} * g->loop_in * (g->uop_end - g->uop_begin);
+  } else if (const auto *a = std::get_if<AluInsn>(&insn)) {
+    if (a->uop_end > a->uop_begin)
+      work = uint64_t{a->loop_out} * a->loop_in * (a->uop_end - a->uop_begin);
+  }
+  return 1 + work;
+}
+
 Fsim::Fsim(const isa::HwConfig &config, FsimOptions options)
     : config_(config),
       options_(options),
@@ -441,8 +456,18 @@ void Fsim::run(std::vector<uint8_t> &dram, uint64_t insn_offset, uint32_t insn_c
   }
   if (!has_finish)
     fail("the program has no FINISH instruction: the accelerator would never signal done");
-  schedule_program(config_, insns,
-                   [&](size_t i) { machine_->execute(i, insns[i], dram); });
+  uint64_t operations = 0;
+  const uint64_t limit = options_.op_limit;
+  schedule_program(config_, insns, [&](size_t i) {
+    operations += insn_operations(insns[i]);
+    if (limit != 0 && operations > limit)
+      fail(
+          "{}: the run reaches {} operations, over its limit of {} (instructions, micro-ops and "
+          "tiles moved); a program this long is likely wrong: raise the limit (--cycle-limit) "
+          "if it is not",
+          describe(i, insns[i]), operations, limit);
+    machine_->execute(i, insns[i], dram);
+  });
 }
 
 }  // namespace vacc::sim

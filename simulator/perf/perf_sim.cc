@@ -1,15 +1,37 @@
 #include "vacc/simulator/perf_sim.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "machine.h"
 #include "timed_program.h"
 #include "vacc/support/error.h"
 
 namespace vacc::sim {
 
+namespace {
+
+// fsim runs first, so a runaway program must be stopped there too: with fsim's operations
+// bounded by what the RTL can do in `cycle_limit` cycles (per cycle at most an instruction per
+// engine, a GEMM and an ALU micro-op, and a bus beat's worth of tiles each way), every run the
+// cycle limit lets through also passes fsim's limit.
+uint64_t fsim_op_limit(const isa::HwConfig &config, uint64_t cycle_limit) {
+  if (cycle_limit == 0) return 0;
+  int smallest_tile = config.out_tile_bytes();
+  for (int m = 0; m < isa::kNumMemIds; ++m)
+    smallest_tile = std::min(smallest_tile, config.tile_bytes(static_cast<isa::MemId>(m)));
+  const uint64_t tiles_per_beat = std::max(1, config.bus_bits / 8 / std::max(1, smallest_tile));
+  const uint64_t per_cycle = 3 + 2 + 2 * tiles_per_beat;
+  return cycle_limit > UINT64_MAX / per_cycle ? 0 : cycle_limit * per_cycle;
+}
+
+}  // namespace
+
 PerfSim::PerfSim(const isa::HwConfig &config, PerfOptions options)
     : config_(config),
       options_(std::move(options)),
-      fsim_(config_, FsimOptions{.data = !options_.timing_only}) {}
+      fsim_(config_, FsimOptions{.data = !options_.timing_only,
+                                 .op_limit = fsim_op_limit(config_, options_.cycle_limit)}) {}
 
 PerfSim::~PerfSim() = default;
 

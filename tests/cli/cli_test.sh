@@ -41,6 +41,13 @@ expect sim-timing-only-fsim 1 "^error: --timing-only needs --engine perf" -- \
 expect sim-wave-perf 1 "^error: --wave needs --engine rtl" -- \
   "$vacc" sim "$tmp/dense.vprog" --engine perf --wave "$tmp/w.fst"
 expect sim-perf-deadlock 1 "deadlock" -- "$vacc" sim "$src/tests/error/sim/deadlock.s" --engine perf
+expect sim-op-limit 1 "^error: instruction [0-9]+ \(.*\): the run reaches [0-9]+ operations, over its limit of 5 " -- \
+  "$vacc" sim "$tmp/dense.vprog" --engine fsim --cycle-limit 5
+expect sim-no-limit 0 "macs +4096" -- "$vacc" sim "$tmp/dense.vprog" --engine fsim --cycle-limit 0
+expect sim-default-limit 1 "over its limit of 200000000 " -- \
+  "$vacc" sim "$src/tests/error/sim/operation_limit.s" --engine fsim
+expect run-cycle-limit 1 "over its limit of 100 " -- \
+  "$vacc" run --sim --engine fsim --cycle-limit 100
 expect run-perf 0 "accelerator cycles" -- "$vacc" run --sim --engine perf
 expect run-timing-only 0 "timing only: no outputs were computed" -- \
   "$vacc" run --sim --engine perf --timing-only

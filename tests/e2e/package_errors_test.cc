@@ -36,6 +36,25 @@ std::string error_of(const std::function<void()> &action) {
   return "(no error)";
 }
 
+// A float32 .npy file of version 1.0 that claims `shape` (a Python tuple) and holds no data.
+std::vector<uint8_t> npy_header(const std::string &shape) {
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+  header.append(63 - (10 + header.size()) % 64, ' ');
+  header.push_back('\n');
+  std::vector<uint8_t> bytes = {0x93,
+                                'N',
+                                'U',
+                                'M',
+                                'P',
+                                'Y',
+                                1,
+                                0,
+                                uint8_t(header.size() & 0xff),
+                                uint8_t(header.size() >> 8)};
+  bytes.insert(bytes.end(), header.begin(), header.end());
+  return bytes;
+}
+
 class PackageErrors : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -124,6 +143,48 @@ TEST_F(PackageErrors, InconsistentHeader) {
                    "tensor 9999"),
             std::string::npos)
       << e;
+}
+
+// Resource bounds (support/limits.h): what a package claims is checked before the runtime
+// allocates it.
+TEST_F(PackageErrors, HugeTensorIsRefusedNamingIt) {
+  isa::Package bad = *package_;
+  isa::PackageTensor &t = bad.tensors[bad.outputs[0]];
+  t.shape = {int64_t{1} << 40, int64_t{1} << 30};  // 2^72 bytes: overflows 64 bits
+  const std::string p = temp_path("huge_tensor.vpkg");
+  isa::save_package(bad, p);
+  const std::string e = error_of([&] { isa::load_package(p); });
+  EXPECT_NE(e.find(p + ": tensor '" + t.name +
+                   "': shape [1099511627776,1073741824] needs more "
+                   "than"),
+            std::string::npos)
+      << e;
+}
+
+TEST_F(PackageErrors, HugeArenaIsRefused) {
+  isa::Package bad = *package_;
+  bad.arena_bytes = int64_t{1} << 50;
+  const std::string p = temp_path("huge_arena.vpkg");
+  isa::save_package(bad, p);
+  const std::string e = error_of([&] { isa::load_package(p); });
+  EXPECT_NE(e.find(p + ": the activation arena of 1125899906842624 bytes is outside [0, "),
+            std::string::npos)
+      << e;
+}
+
+TEST_F(PackageErrors, NpyWithHugeShapeIsRefusedBeforeAllocating) {
+  // The header claims 2^40 x 2^30 elements; the file holds none of them.
+  const std::string p = write("huge.npy", npy_header("(1099511627776, 1073741824)"));
+  const std::string e = error_of([&] { read_npy(p); });
+  EXPECT_NE(e.find(p + ": .npy data: shape [1099511627776,1073741824] needs more than"),
+            std::string::npos)
+      << e;
+}
+
+TEST_F(PackageErrors, NpyWithAbsurdDimensionIsRefused) {
+  const std::string p = write("absurd.npy", npy_header("(99999999999999999999999,)"));
+  EXPECT_EQ(error_of([&] { read_npy(p); }),
+            p + ": .npy shape (99999999999999999999999,) has an absurd dimension");
 }
 
 TEST_F(PackageErrors, CompiledForAnotherConfig) {

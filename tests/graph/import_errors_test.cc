@@ -187,6 +187,41 @@ TEST(ImportErrors, TruncatedInitializer) {
   EXPECT_HAS(import_error(m), "initializer 'w' has 7 bytes of raw data, expected 16");
 }
 
+// Resource bounds (support/limits.h): a claimed shape is refused before anything is allocated,
+// with a message naming the tensor.
+TEST(ImportErrors, HugeGraphInputIsRefusedBeforeAllocating) {
+  auto m = model_with_input(13, onnx::TensorProto::FLOAT, {1, 1 << 20, 1 << 20, 1 << 10});
+  add_node(m, "Relu", "r", {"x"});
+  const std::string e = import_error(m);
+  EXPECT_HAS(e, "model.onnx: graph input 'x': shape [1,1048576,1048576,1024] needs more than");
+  EXPECT_HAS(e, "the limit on one tensor");
+}
+
+TEST(ImportErrors, InitializerWhoseShapeOverflowsIsRefused) {
+  auto m = model_with_input(13);
+  auto *t = m.mutable_graph()->add_initializer();
+  t->set_name("w");
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  for (int i = 0; i < 3; ++i) t->add_dims(int64_t{1} << 30);  // 2^90 elements: overflows
+  add_node(m, "Add", "add", {"x", "w"});
+  EXPECT_HAS(import_error(m), "initializer 'w': shape [1073741824,1073741824,1073741824] needs");
+}
+
+TEST(ImportErrors, HugeInferredOutputNamesTheNodeAndTensor) {
+  // Two inputs within the limit whose broadcast sum is not: 2^16 x 2^16 floats = 16 GiB.
+  auto m = model_with_input(13, onnx::TensorProto::FLOAT, {65536, 1});
+  auto *in = m.mutable_graph()->add_input();
+  in->set_name("z");
+  auto *tt = in->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  tt->mutable_shape()->add_dim()->set_dim_value(1);
+  tt->mutable_shape()->add_dim()->set_dim_value(65536);
+  add_node(m, "Add", "outer", {"x", "z"}, "sum");
+  const std::string e = import_error(m);
+  EXPECT_HAS(e, "node 'outer' (#0, Add)");
+  EXPECT_HAS(e, "output 'sum': shape [65536,65536] needs more than");
+}
+
 TEST(ExecutorErrors, WrongInputShape) {
   auto m = model_with_input(13);
   add_node(m, "Relu", "r", {"x"});

@@ -45,8 +45,10 @@ struct DeviceOptions {
   // VACC_XCLBIN / VACC_XRT_DEVICE.
   std::string xclbin;
   std::string xrt_device;
-  // rtl, perf: a Perfetto timeline of the run (empty: none), and the cycle after which a run
-  // that has not finished is stopped as a deadlock (unset: the default); rtl: an FST waveform.
+  // rtl, perf: a Perfetto timeline of the run (empty: none); rtl: an FST waveform. Every
+  // simulator: the cycle after which a run that has not finished is stopped (unset: the
+  // default, sim::kDefaultCycleLimit; 0: none); fsim counts operations instead of cycles
+  // (sim::FsimOptions::op_limit).
   std::string wave_path;
   std::string timeline_path;
   std::optional<uint64_t> cycle_limit;

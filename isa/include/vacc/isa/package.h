@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vacc/isa/config.h"
@@ -86,6 +87,11 @@ struct Package {
 
 void save_package(const Package &package, const std::string &path);
 Package load_package(const std::string &path);
+// The same from a file's bytes; `path` names it in diagnostics.
+Package parse_package(std::string_view bytes, const std::string &path);
+// The checksum a package file stores at byte 24: FNV-1a 64 of every byte after the fixed
+// header (0 for a file shorter than that header).
+uint64_t package_checksum(std::string_view bytes);
 bool is_package_file(const std::string &path);
 
 // Bytes of one element of a graph dtype name; throws vacc::Error for an unknown name.

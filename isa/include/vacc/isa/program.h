@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vacc/isa/config.h"
@@ -54,6 +55,8 @@ uint64_t region_alignment(const HwConfig &config);
 void save_program(const Program &program, const std::string &path);
 // Throws vacc::Error naming the file on a bad magic, header, or out-of-range region.
 Program load_program(const std::string &path);
+// The same from a file's bytes; `path` names it in diagnostics.
+Program parse_program(std::string_view bytes, const std::string &path);
 bool is_program_file(const std::string &path);
 
 // Builds a program: declare regions, append micro-ops and instructions, then finish().

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace vacc {
@@ -24,5 +25,7 @@ struct NpyArray {
 void write_npy(const std::string &path, const NpyArray &array);
 // Throws vacc::Error naming the file when it is not a readable .npy of a supported dtype.
 NpyArray read_npy(const std::string &path);
+// The same from a file's bytes; `path` names it in diagnostics.
+NpyArray parse_npy(std::string_view bytes, const std::string &path);
 
 }  // namespace vacc

@@ -29,7 +29,15 @@ struct FsimOptions {
   // and stores are skipped; micro-ops are still loaded): the device memory keeps its input.
   // For timing-only runs of the perf engine, whose timing does not depend on data.
   bool data = true;
+  // Stop the run with a vacc::Error once it would exceed this many operations (0: no limit):
+  // an operation is an instruction, a micro-op issued by a GEMM or ALU loop, or a tile moved by
+  // a LOAD or STORE. A single GEMM can issue billions of micro-ops, so the limit is charged
+  // before each instruction runs, and no program can keep fsim busy for long unasked.
+  uint64_t op_limit = 0;
 };
+
+// An instruction's operations as FsimOptions::op_limit counts them.
+uint64_t insn_operations(const isa::Insn &insn);
 
 class Fsim {
  public:
