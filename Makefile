@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: all deps configure build run test bench clean
+.PHONY: all deps configure build run test test-asan fuzz bench clean
 
 all: build
 
@@ -26,6 +26,30 @@ run: build
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 1500
+
+# One sanitizer build tree, clang with AddressSanitizer (and LeakSanitizer),
+# UndefinedBehaviorSanitizer and libFuzzer's coverage instrumentation (docs/fuzzing.md), for
+# both of these:
+#   make test-asan   the whole test suite under the sanitizers (CI's second stage)
+#   make fuzz        every libFuzzer target (tests/fuzz), each run for FUZZ_SECONDS
+SAN_DIR ?= build-san
+FUZZ_SECONDS ?= 60
+# Tests left out of the sanitizer stage (ctest -LE): none by default.
+ASAN_EXCLUDE ?=
+
+$(SAN_DIR)/build.ninja: | deps
+	cmake -S . -B $(SAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DVACC_FUZZ=ON \
+	  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+	  -DCMAKE_C_FLAGS_RELEASE="-O1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG"
+
+test-asan: deps $(SAN_DIR)/build.ninja
+	cmake --build $(SAN_DIR) -j $(JOBS)
+	cd $(SAN_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 3000 \
+	  $(if $(ASAN_EXCLUDE),-LE '$(ASAN_EXCLUDE)')
+
+fuzz: build $(SAN_DIR)/build.ninja
+	cmake --build $(SAN_DIR) -j $(JOBS) --target fuzzers
+	tests/fuzz/run-fuzzers $(BUILD_DIR)/vacc $(SAN_DIR) $(FUZZ_SECONDS)
 
 bench: build
 	bench/run
