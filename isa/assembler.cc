@@ -12,6 +12,7 @@
 #include "vacc/isa/assembly.h"
 #include "vacc/isa/encoding.h"
 #include "vacc/support/error.h"
+#include "vacc/support/limits.h"
 #include "vacc/support/file.h"
 
 namespace vacc::isa {
@@ -148,6 +149,12 @@ class Assembler {
     r.mem = mem;
     int64_t count = number(line, t[4], t[4].text, t[4].column);
     if (count < 0) error(pos(line, t[4]), "element count must not be negative");
+    try {  // bounded before the region's bytes are allocated
+      checked_tensor_bytes(std::vector<int64_t>{count}, config_.tile_bytes(mem),
+                           fmt::format("region '{}'", r.name));
+    } catch (const Error &e) {
+      error(pos(line, t[4]), e.what());
+    }
     r.elements = static_cast<uint64_t>(count);
     if (t.size() == 7) {
       if (t[5].text != "random")

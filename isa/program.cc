@@ -8,6 +8,7 @@
 #include "vacc/isa/encoding.h"
 #include "vacc/support/error.h"
 #include "vacc/support/file.h"
+#include "vacc/support/limits.h"
 
 namespace vacc::isa {
 
@@ -196,6 +197,12 @@ uint32_t ProgramBuilder::add_region(const std::string &name, RegionKind kind, Me
   for (const auto &p : regions_)
     if (p.region.name == name) fail("region '{}' is declared twice", name);
   if (name == "uops" || name == "insns") fail("region name '{}' is reserved", name);
+  // The whole image is one allocation: bounded like a tensor before it grows.
+  const uint64_t bytes = checked_tensor_bytes(std::vector<int64_t>{int64_t(elements)},
+                                              config_.tile_bytes(mem), "region '" + name + "'");
+  if (next_offset_ > max_tensor_bytes() || bytes > max_tensor_bytes() - next_offset_)
+    fail("region '{}' of {} bytes makes the program's memory image larger than {} bytes", name,
+         bytes, max_tensor_bytes());
   Pending p;
   p.region.name = name;
   p.region.kind = kind;
