@@ -54,7 +54,7 @@ const char *fashion_mnist_class(int64_t label) {
 }
 
 isa::Package load_model(const std::string &path, const isa::HwConfig &config,
-                            const package::CompileOptions &options, bool quiet) {
+                        const package::CompileOptions &options, bool quiet) {
   if (!std::filesystem::exists(path))
     fail("{}: no such model file (give an .onnx model or a .vpkg package)", path);
   if (isa::is_package_file(path)) {
@@ -80,8 +80,7 @@ std::unique_ptr<runtime::HostKernels> make_host_kernels(const std::string &name,
   fail("--cpu '{}': choose reference or llvm", name);
 }
 
-std::unique_ptr<driver::Device> open_engine(const std::string &engine,
-                                            const isa::HwConfig &config,
+std::unique_ptr<driver::Device> open_engine(const std::string &engine, const isa::HwConfig &config,
                                             const driver::DeviceOptions &options) {
   if (engine != "fsim" && engine != "perf" && engine != "rtl" && engine != "xrt")
     fail(
@@ -93,21 +92,24 @@ std::unique_ptr<driver::Device> open_engine(const std::string &engine,
 
 std::string profile_table(const runtime::RunProfile &profile, const isa::HwConfig &config) {
   std::vector<std::vector<std::string>> rows = {
-      {"#", "layer", "op", "where", "MACs", "cycles", "util", "ms"}};
+      {"#", "layer", "op", "where", "MACs", "executed", "cycles", "util", "ms"}};
   for (const auto &s : profile.steps) {
     auto u = utilization(s.macs, s.cycles, config);
-    rows.push_back({std::to_string(s.index), s.name, s.op, isa::step_target_name(s.where),
-                    s.macs ? count_text(s.macs) : "-", s.cycles ? std::to_string(*s.cycles) : "-",
-                    u ? fmt::format("{:.1f}%", 100 * *u) : "-",
-                    fmt::format("{:.2f}", 1000 * s.seconds)});
+    rows.push_back(
+        {std::to_string(s.index), s.name, s.op, isa::step_target_name(s.where),
+         s.macs ? count_text(s.macs) : "-", s.executed_macs ? count_text(s.executed_macs) : "-",
+         s.cycles ? std::to_string(*s.cycles) : "-", u ? fmt::format("{:.1f}%", 100 * *u) : "-",
+         fmt::format("{:.2f}", 1000 * s.seconds)});
   }
   std::string out = format_table(rows);
   const int64_t accel = profile.macs(isa::StepTarget::kAccel);
+  const int64_t executed = profile.executed_macs(isa::StepTarget::kAccel);
   const int64_t cpu = profile.macs(isa::StepTarget::kCpu);
   int accel_steps = 0;
   for (const auto &s : profile.steps) accel_steps += s.where == isa::StepTarget::kAccel;
-  out += fmt::format("\ntotal: {} steps, {} on the accelerator; MACs {} accel, {} cpu",
-                     profile.steps.size(), accel_steps, count_text(accel), count_text(cpu));
+  out += fmt::format(
+      "\ntotal: {} steps, {} on the accelerator; MACs {} accel (executed {}), {} cpu",
+      profile.steps.size(), accel_steps, count_text(accel), count_text(executed), count_text(cpu));
   if (auto c = profile.cycles()) {
     auto u = utilization(accel, c, config);
     out += fmt::format("; {} accelerator cycles ({:.3f} ms at {} MHz), utilization {:.1f}%", *c,
@@ -132,6 +134,7 @@ nlohmann::ordered_json profile_json(const runtime::RunProfile &profile,
     l["op"] = s.op;
     l["where"] = isa::step_target_name(s.where);
     l["macs"] = s.macs;
+    l["executed_macs"] = s.executed_macs;
     l["cycles"] = s.cycles ? nlohmann::ordered_json(*s.cycles) : nlohmann::ordered_json();
     auto u = utilization(s.macs, s.cycles, config);
     l["utilization"] = u ? nlohmann::ordered_json(*u) : nlohmann::ordered_json();
@@ -144,6 +147,7 @@ nlohmann::ordered_json profile_json(const runtime::RunProfile &profile,
   nlohmann::ordered_json t;
   t["steps"] = profile.steps.size();
   t["macs_accel"] = profile.macs(isa::StepTarget::kAccel);
+  t["executed_macs_accel"] = profile.executed_macs(isa::StepTarget::kAccel);
   t["macs_cpu"] = profile.macs(isa::StepTarget::kCpu);
   auto c = profile.cycles();
   t["cycles"] = c ? nlohmann::ordered_json(*c) : nlohmann::ordered_json();

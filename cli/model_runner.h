@@ -35,7 +35,9 @@ std::unique_ptr<runtime::HostKernels> make_host_kernels(const std::string &name,
 std::unique_ptr<driver::Device> open_engine(const std::string &engine, const isa::HwConfig &config,
                                             const driver::DeviceOptions &options = {});
 
-// The per-layer table (op, where, MACs, cycles, utilization, time) and totals.
+// The per-layer table (op, where, MACs, executed MACs, cycles, utilization, time) and totals.
+// MACs and utilization count the model's own multiply-accumulates; "executed" includes the
+// channels padded to the GEMM blocks.
 std::string profile_table(const runtime::RunProfile &profile, const isa::HwConfig &config);
 nlohmann::ordered_json profile_json(const runtime::RunProfile &profile,
                                     const isa::HwConfig &config);

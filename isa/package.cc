@@ -63,6 +63,7 @@ nlohmann::ordered_json step_json(const PackageStep &s) {
   j["outputs"] = s.outputs;
   j["attrs"] = s.attrs;
   j["macs"] = s.macs;
+  j["model_macs"] = s.model_macs;
   if (s.commands) {
     j["commands"] = *s.commands;
     j["bindings"] = s.bindings;
@@ -87,6 +88,7 @@ PackageStep step_from_json(const nlohmann::json &j) {
   s.outputs = j.at("outputs").get<std::vector<int32_t>>();
   s.attrs = j.at("attrs");
   s.macs = j.value("macs", int64_t{0});
+  s.model_macs = j.value("model_macs", int64_t{0});
   if (j.contains("commands")) {
     s.commands = j["commands"].get<uint32_t>();
     s.bindings = j.at("bindings").get<std::vector<int32_t>>();

@@ -36,6 +36,13 @@ int64_t RunProfile::macs(isa::StepTarget where) const {
   return n;
 }
 
+int64_t RunProfile::executed_macs(isa::StepTarget where) const {
+  int64_t n = 0;
+  for (const auto &s : steps)
+    if (s.where == where) n += s.executed_macs;
+  return n;
+}
+
 std::optional<uint64_t> RunProfile::cycles() const {
   std::optional<uint64_t> total;
   for (const auto &s : steps)
@@ -182,7 +189,8 @@ std::vector<HostTensor> GraphExecutor::run(const std::vector<HostTensor> &inputs
     prof.index = i;
     prof.op = s.op;
     prof.name = s.name;
-    prof.macs = s.macs;
+    prof.macs = s.model_macs;
+    prof.executed_macs = s.macs;
     prof.note = s.note;
     const auto t0 = Clock::now();
     if (impl_->lists[i]) {

@@ -2,6 +2,7 @@
 
 #include <unordered_map>
 
+#include "vacc/graph/macs.h"
 #include "vacc/support/error.h"
 
 namespace vacc::package {
@@ -86,13 +87,6 @@ graph::Attributes attrs_from_json(const nlohmann::ordered_json &j, const isa::Pa
   return attrs;
 }
 
-// Output channels of a GEMM result: dim 1 of a plain [N, C, ...] value; blocked values
-// ([N/bn, C/bc, ..., bn, bc]) hold C/bc blocks of bc.
-int64_t out_channels(const graph::Value &v) {
-  if (v.layout.blocked) return v.shape.at(1) * v.shape.back();
-  return v.rank() >= 2 ? v.shape.at(1) : v.shape.at(0);
-}
-
 }  // namespace
 
 graph::DType dtype_from_name(const std::string &name) {
@@ -101,39 +95,8 @@ graph::DType dtype_from_name(const std::string &name) {
   fail("unknown tensor dtype '{}'", name);
 }
 
-int64_t count_macs(const graph::Node &node) {
-  using graph::OpKind;
-  const graph::Value *out = node.outputs.empty() ? nullptr : node.outputs[0];
-  if (!out) return 0;
-  const int64_t n_out = graph::num_elements(out->shape);
-  switch (node.op) {
-    case OpKind::kConv:
-    case OpKind::kConvInteger:
-    case OpKind::kQConv:
-    case OpKind::kQLinearConv:
-    case OpKind::kQDense: {
-      const graph::Value *w = node.input(node.op == OpKind::kQLinearConv ? 3 : 1);
-      if (!w) return 0;
-      const int64_t oc = out_channels(*out);
-      return oc ? n_out * (graph::num_elements(w->shape) / oc) : 0;
-    }
-    case OpKind::kGemm: {
-      const graph::Value *a = node.input(0);
-      const int64_t k = node.attrs.get_int("transA", 0) ? a->shape.at(0) : a->shape.at(1);
-      return n_out * k;
-    }
-    case OpKind::kMatMul:
-    case OpKind::kMatMulInteger:
-      return node.input(0)->rank() ? n_out * node.input(0)->shape.back() : 0;
-    case OpKind::kQLinearMatMul:
-      return node.input(0)->rank() ? n_out * node.input(0)->shape.back() : 0;
-    default:
-      return 0;
-  }
-}
-
 isa::Package package_graph(const graph::Graph &graph, const graph::MemoryPlan &plan,
-                               const isa::HwConfig &config) {
+                           const isa::HwConfig &config) {
   isa::Package p;
   p.model = graph.name;
   p.config_name = config.name;
@@ -170,12 +133,14 @@ isa::Package package_graph(const graph::Graph &graph, const graph::MemoryPlan &p
     isa::PackageStep s;
     s.op = graph::op_name(node->op);
     s.name = node->name;
-    s.target = node->target == graph::Target::kAccel ? isa::StepTarget::kAccel
-                                                     : isa::StepTarget::kCpu;
+    s.target =
+        node->target == graph::Target::kAccel ? isa::StepTarget::kAccel : isa::StepTarget::kCpu;
     for (const graph::Value *v : node->inputs) s.inputs.push_back(tensor_of(v));
     for (const graph::Value *v : node->outputs) s.outputs.push_back(tensor_of(v));
     s.attrs = attrs_json(node->attrs, p);
-    s.macs = count_macs(*node);
+    s.macs = graph::count_macs(*node);
+    // Nodes that pack_layout never saw (CPU steps, float models) are not padded.
+    s.model_macs = node->model_macs.value_or(s.macs);
     quantized |= node->op == graph::OpKind::kQuantizeLinear;
     p.steps.push_back(std::move(s));
   }

@@ -18,17 +18,17 @@
 #include <memory>
 
 #include "program_kit.h"
+#include "vacc/cli/reference_check.h"
+#include "vacc/cli/reference_kernels.h"
 #include "vacc/driver/device.h"
 #include "vacc/graph/executor.h"
 #include "vacc/graph/onnx_import.h"
 #include "vacc/graph/pipeline.h"
+#include "vacc/isa/package.h"
 #include "vacc/lower/legality.h"
 #include "vacc/package/compile_model.h"
 #include "vacc/package/graph_package.h"
-#include "vacc/cli/reference_check.h"
-#include "vacc/cli/reference_kernels.h"
 #include "vacc/runtime/graph_executor.h"
-#include "vacc/isa/package.h"
 #include "vacc/support/npy.h"
 
 namespace vacc {
@@ -154,11 +154,54 @@ TEST(ModelE2E, RtlCountsCyclesPerLayer) {
     if (s.where != isa::StepTarget::kAccel) continue;
     ASSERT_TRUE(s.cycles.has_value()) << s.name;
     EXPECT_GT(*s.cycles, 0u) << s.name;
-    // The GEMM core cannot do more than its peak per cycle.
-    EXPECT_LE(s.macs, int64_t(*s.cycles) * c.peak_macs_per_cycle()) << s.name;
+    // The GEMM core cannot do more than its peak per cycle, padding included.
+    EXPECT_LE(s.executed_macs, int64_t(*s.cycles) * c.peak_macs_per_cycle()) << s.name;
+    EXPECT_LE(s.macs, s.executed_macs) << s.name;
   }
   run_package(p, c, "fsim", samples(0, 1), &profile);
   for (const auto &s : profile.steps) EXPECT_FALSE(s.cycles.has_value()) << "fsim has no cycles";
+}
+
+// Utilization counts the model's own MACs: each accelerator step's count equals the one of
+// its ONNX operator (plain shapes, before the channels are padded to the GEMM blocks), while
+// the executed count includes the padding (conv1's single input channel fills a block).
+TEST(ModelE2E, StepsCarryTheModelsOwnMacs) {
+  const isa::HwConfig c = config_named("default");
+  const isa::Package p = package::compile_model(kModel, c).package;
+  graph::ImportOptions io;
+  io.dims["N"] = 1;
+  const graph::Graph onnx = graph::import_onnx(kModel, io);
+  std::vector<int64_t> want;  // the ONNX GEMM operators' MACs, in graph order
+  for (const graph::Node *n : onnx.nodes()) {
+    const graph::Value *out = n->outputs.at(0);
+    const graph::Value *w = n->input(1);
+    if (n->op == graph::OpKind::kConv)  // [OC, C/groups, KH, KW]
+      want.push_back(graph::num_elements(out->shape) * w->shape[1] * w->shape[2] * w->shape[3]);
+    else if (n->op == graph::OpKind::kGemm)  // [N, K] x [K, M]
+      want.push_back(graph::num_elements(out->shape) * n->input(0)->shape.at(1));
+  }
+  ASSERT_EQ(want.size(), 5u);
+  ASSERT_EQ(want[0], 1 * 28 * 28 * 16 * 1 * 3 * 3)
+      << "the model's first convolution: 1 -> 16 channels, 3x3, 28x28";
+  std::vector<const isa::PackageStep *> accel;
+  for (const auto &s : p.steps)
+    if (s.commands) accel.push_back(&s);
+  ASSERT_EQ(accel.size(), want.size());
+  for (size_t i = 0; i < accel.size(); ++i) {
+    EXPECT_EQ(accel[i]->model_macs, want[i]) << accel[i]->name;
+    EXPECT_GE(accel[i]->macs, accel[i]->model_macs) << accel[i]->name;
+  }
+  EXPECT_EQ(accel[0]->macs, accel[0]->model_macs * c.block_in)
+      << "1 input channel padded to a block of " << c.block_in;
+
+  // The run profile carries both counts through.
+  runtime::RunProfile profile;
+  run_package(p, c, "fsim", samples(0, 1), &profile);
+  ASSERT_EQ(profile.steps.size(), p.steps.size());
+  for (size_t i = 0; i < p.steps.size(); ++i) {
+    EXPECT_EQ(profile.steps[i].macs, p.steps[i].model_macs) << p.steps[i].name;
+    EXPECT_EQ(profile.steps[i].executed_macs, p.steps[i].macs) << p.steps[i].name;
+  }
 }
 
 TEST(ModelE2E, FloatPackageMatchesPyTorchLogits) {

@@ -3,18 +3,17 @@
 // reference inside the header, and inputs that do not fit the model. Each message must name
 // the file (or the input) and say what to do.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 
-#include <unistd.h>
-
-#include "vacc/package/compile_model.h"
 #include "vacc/cli/reference_kernels.h"
-#include "vacc/runtime/graph_executor.h"
 #include "vacc/isa/package.h"
+#include "vacc/package/compile_model.h"
+#include "vacc/runtime/graph_executor.h"
 #include "vacc/support/error.h"
 #include "vacc/support/npy.h"
 
@@ -58,8 +57,7 @@ std::vector<uint8_t> npy_header(const std::string &shape) {
 class PackageErrors : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    package_ =
-        new isa::Package(package::compile_model(kModel, config_named("default")).package);
+    package_ = new isa::Package(package::compile_model(kModel, config_named("default")).package);
     path_ = temp_path("package_errors.vpkg");
     isa::save_package(*package_, path_);
     std::ifstream in(path_, std::ios::binary);
@@ -112,7 +110,17 @@ TEST_F(PackageErrors, OtherFormatVersion) {
   b[8] = 99;
   const std::string p = write("version.vpkg", b);
   EXPECT_EQ(error_of([&] { isa::load_package(p); }),
-            p + ": package format version 99 is not supported (this vacc reads version 1): "
+            p + ": package format version 99 is not supported (this vacc reads version 2): "
+                "recompile the model with `vacc compile`");
+}
+
+// Version 1 packages lack the model's own MACs per step (utilization would count padding).
+TEST_F(PackageErrors, VersionOnePackage) {
+  auto b = bytes_;
+  b[8] = 1;
+  const std::string p = write("version1.vpkg", b);
+  EXPECT_EQ(error_of([&] { isa::load_package(p); }),
+            p + ": package format version 1 is not supported (this vacc reads version 2): "
                 "recompile the model with `vacc compile`");
 }
 

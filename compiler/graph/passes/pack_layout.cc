@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "../kernels/kernels.h"
+#include "vacc/graph/macs.h"
 #include "vacc/graph/shape_inference.h"
 
 namespace vacc::graph {
@@ -17,6 +18,8 @@ class Packer {
   int run() {
     std::vector<Node *> nodes = g_.nodes();
     for (Node *node : nodes) {
+      // Utilization counts the model's MACs, not the padded channels: record them first.
+      if (!node->model_macs) node->model_macs = count_macs(*node);
       if (node->target == Target::kAccel) pack_node(node);
     }
     // Unpack at the borders: accelerator results read by the CPU or returned.

@@ -25,7 +25,7 @@
 
 namespace vacc::isa {
 
-inline constexpr uint32_t kPackageVersion = 1;
+inline constexpr uint32_t kPackageVersion = 2;  // 2: steps carry model_macs
 
 enum class StepTarget : uint8_t { kCpu, kAccel };
 const char *step_target_name(StepTarget target);  // "cpu", "accel"
@@ -57,7 +57,8 @@ struct PackageStep {
   nlohmann::ordered_json attrs = nlohmann::ordered_json::object();
   std::vector<int32_t> inputs;   // tensor indices; -1 for an absent optional input
   std::vector<int32_t> outputs;  // tensor indices; -1 for an absent optional output
-  int64_t macs = 0;              // multiply-accumulates of one run
+  int64_t macs = 0;        // multiply-accumulates one run executes (channels padded to blocks)
+  int64_t model_macs = 0;  // the model's own: the ONNX operator's, before padding
   // Accelerator steps: the serialized isa::CommandList (isa/command.h) and, for each of its
   // DRAM buffers in order, the tensor it binds to.
   std::optional<uint32_t> commands;

@@ -45,7 +45,8 @@ struct StepProfile {
   size_t index = 0;
   std::string op, name;
   isa::StepTarget where = isa::StepTarget::kCpu;
-  int64_t macs = 0;
+  int64_t macs = 0;           // the model's own multiply-accumulates (utilization counts these)
+  int64_t executed_macs = 0;  // with the channels padded to the GEMM blocks
   std::optional<uint64_t> cycles;  // the engine's cycle counter; fsim has none
   double seconds = 0;              // host wall time of the step
   driver::Counters counters;       // accelerator steps: the device's counters
@@ -55,7 +56,8 @@ struct StepProfile {
 struct RunProfile {
   std::vector<StepProfile> steps;
   double seconds = 0;
-  int64_t macs(isa::StepTarget where) const;
+  int64_t macs(isa::StepTarget where) const;           // the model's own
+  int64_t executed_macs(isa::StepTarget where) const;  // padded, as executed
   std::optional<uint64_t> cycles() const;  // total accelerator cycles, when counted
 };
 

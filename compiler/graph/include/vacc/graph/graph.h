@@ -54,6 +54,9 @@ struct Node {
   std::vector<Value *> outputs;  // nullptr where an optional output is absent
   Attributes attrs;
   Target target = Target::kCpu;
+  // GEMM operators: the model's own multiply-accumulates, before pack_layout pads channels to
+  // the GEMM blocks (graph/macs.h); unset where the node was never packed.
+  std::optional<int64_t> model_macs;
 
   Value *input(size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
   // "'conv1' (#3, Conv)": how diagnostics name a node.

@@ -14,7 +14,8 @@ namespace vacc::package {
 
 // The steps and tensors of `graph`, with `plan` giving each activation its arena offset.
 // Accelerator steps get no command list here (compiler/lower: lower_model.h). MACs are counted for the
-// GEMM operators (convolutions, dense layers) from their shapes.
+// GEMM operators (convolutions, dense layers) from their shapes: executed (channels padded
+// to the GEMM blocks) and the model's own (graph/macs.h).
 isa::Package package_graph(const graph::Graph &graph, const graph::MemoryPlan &plan,
                                const isa::HwConfig &config);
 
@@ -24,8 +25,5 @@ graph::Graph graph_from_package(const isa::Package &package);
 
 // The graph IR's dtype of a package dtype name ("f32", "i8", ...).
 graph::DType dtype_from_name(const std::string &name);
-
-// Multiply-accumulates of one run of `node` (0 for operators that are not GEMMs).
-int64_t count_macs(const graph::Node &node);
 
 }  // namespace vacc::package
