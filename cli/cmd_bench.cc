@@ -186,6 +186,7 @@ void add_bench_command(CLI::App &app) {
     int rc = run_bench(*a);
     if (rc) throw CLI::RuntimeError(rc);
   });
+  add_bench_model_command(*bench);
 }
 
 }  // namespace vacc::cli

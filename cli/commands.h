@@ -9,7 +9,8 @@ void add_config_command(CLI::App &app);
 void add_asm_command(CLI::App &app);
 void add_disasm_command(CLI::App &app);
 void add_sim_command(CLI::App &app);
-void add_bench_command(CLI::App &app);  // `vacc bench resnet18-convs`
+void add_bench_command(CLI::App &app);  // `vacc bench resnet18-convs`, `vacc bench model`
+void add_bench_model_command(CLI::App &bench);  // cmd_bench_model.cc, under `vacc bench`
 void add_hw_command(CLI::App &app);
 void add_fuzz_cosim_command(CLI::App &app);
 void add_fpga_command(CLI::App &app);  // `vacc devices` and `vacc fpga ...`
