@@ -30,7 +30,7 @@ test: build
 # One sanitizer build tree, clang with AddressSanitizer (and LeakSanitizer),
 # UndefinedBehaviorSanitizer and libFuzzer's coverage instrumentation (docs/fuzzing.md), for
 # both of these:
-#   make test-asan   the whole test suite under the sanitizers (CI's second stage)
+#   make test-asan   the whole test suite under the sanitizers
 #   make fuzz        every libFuzzer target (tests/fuzz), each run for FUZZ_SECONDS
 SAN_DIR ?= build-san
 FUZZ_SECONDS ?= 60

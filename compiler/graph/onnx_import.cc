@@ -67,7 +67,8 @@ Tensor tensor_from_proto(const onnx::TensorProto &proto, const std::string &what
            nbytes, dtype_name(dtype), shape_str(shape));
     }
     Tensor t(dtype, shape);
-    std::memcpy(t.raw(), proto.raw_data().data(), t.nbytes());
+    // An empty tensor has no buffer: memcpy from or to a null pointer is undefined even for 0.
+    if (t.nbytes() != 0) std::memcpy(t.raw(), proto.raw_data().data(), t.nbytes());
     return t;
   }
   switch (dtype) {
