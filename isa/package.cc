@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "json_integer.h"
 #include "vacc/support/error.h"
 #include "vacc/support/hash.h"
 #include "vacc/support/file.h"
@@ -42,15 +43,16 @@ PackageTensor tensor_from_json(const nlohmann::json &j) {
   PackageTensor t;
   t.name = j.at("name").get<std::string>();
   t.dtype = j.at("dtype").get<std::string>();
-  t.shape = j.at("shape").get<std::vector<int64_t>>();
+  t.shape = json_integers<int64_t>(j.at("shape"), "tensor " + t.name + " shape");
   if (j.contains("layout")) {
     t.blocked = true;
-    t.block_n = j["layout"].at("block_n").get<int>();
-    t.block_c = j["layout"].at("block_c").get<int>();
+    t.block_n = json_integer<int>(j["layout"].at("block_n"), "block_n");
+    t.block_c = json_integer<int>(j["layout"].at("block_c"), "block_c");
   }
-  if (j.contains("frac_bits")) t.frac_bits = j["frac_bits"].get<int>();
-  if (j.contains("blob")) t.blob = j["blob"].get<uint32_t>();
-  t.arena_offset = j.value("arena_offset", int64_t{-1});
+  if (j.contains("frac_bits")) t.frac_bits = json_integer<int>(j["frac_bits"], "frac_bits");
+  if (j.contains("blob")) t.blob = json_integer<uint32_t>(j["blob"], "blob");
+  t.arena_offset =
+      j.contains("arena_offset") ? json_integer<int64_t>(j["arena_offset"], "arena_offset") : -1;
   return t;
 }
 
@@ -84,14 +86,15 @@ PackageStep step_from_json(const nlohmann::json &j) {
   } else {
     fail("step '{}' has an unknown target '{}'", s.name, target);
   }
-  s.inputs = j.at("inputs").get<std::vector<int32_t>>();
-  s.outputs = j.at("outputs").get<std::vector<int32_t>>();
+  s.inputs = json_integers<int32_t>(j.at("inputs"), "step inputs");
+  s.outputs = json_integers<int32_t>(j.at("outputs"), "step outputs");
   s.attrs = j.at("attrs");
-  s.macs = j.value("macs", int64_t{0});
-  s.model_macs = j.value("model_macs", int64_t{0});
+  s.macs = j.contains("macs") ? json_integer<int64_t>(j["macs"], "macs") : 0;
+  s.model_macs =
+      j.contains("model_macs") ? json_integer<int64_t>(j["model_macs"], "model_macs") : 0;
   if (j.contains("commands")) {
-    s.commands = j["commands"].get<uint32_t>();
-    s.bindings = j.at("bindings").get<std::vector<int32_t>>();
+    s.commands = json_integer<uint32_t>(j["commands"], "commands");
+    s.bindings = json_integers<int32_t>(j.at("bindings"), "bindings");
   }
   s.note = j.value("note", std::string());
   return s;
@@ -266,16 +269,17 @@ Package parse_package(std::string_view file, const std::string &path) {
         nlohmann::json::parse(bytes + kFixedHeader, bytes + kFixedHeader + length);
     p.model = j.at("model").get<std::string>();
     p.config_name = j.at("config").get<std::string>();
-    p.isa_fingerprint = j.at("isa_fingerprint").get<uint64_t>();
+    p.isa_fingerprint = json_integer<uint64_t>(j.at("isa_fingerprint"), "isa_fingerprint");
     p.quantized = j.at("quantized").get<bool>();
-    p.arena_bytes = j.at("arena_bytes").get<int64_t>();
-    p.inputs = j.at("inputs").get<std::vector<int32_t>>();
-    p.outputs = j.at("outputs").get<std::vector<int32_t>>();
+    p.arena_bytes = json_integer<int64_t>(j.at("arena_bytes"), "arena_bytes");
+    p.inputs = json_integers<int32_t>(j.at("inputs"), "inputs");
+    p.outputs = json_integers<int32_t>(j.at("outputs"), "outputs");
     p.metadata = j.at("metadata");
     for (const auto &t : j.at("tensors")) p.tensors.push_back(tensor_from_json(t));
     for (const auto &s : j.at("steps")) p.steps.push_back(step_from_json(s));
     for (const auto &b : j.at("blobs")) {
-      const uint64_t off = b.at(0).get<uint64_t>(), n = b.at(1).get<uint64_t>();
+      const uint64_t off = json_integer<uint64_t>(b.at(0), "blob offset"),
+                   n = json_integer<uint64_t>(b.at(1), "blob size");
       if (blob_start > size || off > size - blob_start || n > size - blob_start - off)
         fail("blob at {} of {} bytes lies outside the file", off, n);
       p.blobs.emplace_back(bytes + blob_start + off, bytes + blob_start + off + n);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "json_integer.h"
 #include "vacc/isa/encoding.h"
 #include "vacc/support/error.h"
 #include "vacc/support/file.h"
@@ -150,10 +151,10 @@ Program parse_program(std::string_view file, const std::string &path) {
   Program p;
   try {
     p.config_name = header.at("config").get<std::string>();
-    p.isa_fingerprint = header.at("isa_fingerprint").get<uint64_t>();
-    p.insn_offset = header.at("insn_offset").get<uint64_t>();
-    p.insn_count = header.at("insn_count").get<uint32_t>();
-    const uint64_t dram_bytes = header.at("dram_bytes").get<uint64_t>();
+    p.isa_fingerprint = json_integer<uint64_t>(header.at("isa_fingerprint"), path + ": isa_fingerprint");
+    p.insn_offset = json_integer<uint64_t>(header.at("insn_offset"), path + ": insn_offset");
+    p.insn_count = json_integer<uint32_t>(header.at("insn_count"), path + ": insn_count");
+    const uint64_t dram_bytes = json_integer<uint64_t>(header.at("dram_bytes"), path + ": dram_bytes");
     const uint64_t data_at = align_up(16 + uint64_t{length}, kHeaderAlign);
     if (data_at > size || size - data_at != dram_bytes)
       fail("{}: memory image is {} bytes but the header says {}", path,
@@ -167,8 +168,8 @@ Program parse_program(std::string_view file, const std::string &path) {
       if (!kind || !mem) fail("{}: region '{}' has an unknown kind or memory", path, region.name);
       region.kind = *kind;
       region.mem = *mem;
-      region.offset = r.at("offset").get<uint64_t>();
-      region.bytes = r.at("bytes").get<uint64_t>();
+      region.offset = json_integer<uint64_t>(r.at("offset"), path + ": region offset");
+      region.bytes = json_integer<uint64_t>(r.at("bytes"), path + ": region bytes");
       if (region.bytes > p.dram.size() || region.offset > p.dram.size() - region.bytes)
         fail("{}: region '{}' [{}, {}) lies outside the {}-byte memory image", path, region.name,
              region.offset, region.offset + region.bytes, p.dram.size());
