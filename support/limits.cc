@@ -47,11 +47,15 @@ uint64_t checked_tensor_bytes(std::span<const int64_t> shape, int item_bytes,
   const uint64_t max = max_tensor_bytes();
   for (int64_t d : shape)
     if (d < 0) fail("{}: shape {} has a negative dimension", what, shape_text(shape));
-  // Any zero dimension makes an empty tensor, whatever the others claim.
-  for (int64_t d : shape)
-    if (d == 0) return 0;
+  // The bound holds for the product of the non-zero dimensions too, so that an empty tensor
+  // cannot claim dimensions whose product overflows wherever an element count is computed.
   uint64_t bytes = static_cast<uint64_t>(item_bytes);
+  bool empty = false;
   for (int64_t d : shape) {
+    if (d == 0) {
+      empty = true;
+      continue;
+    }
     if (static_cast<uint64_t>(d) > max / bytes)
       fail(
           "{}: shape {} needs more than {} bytes, the limit on one tensor (the file is corrupt, "
@@ -59,7 +63,7 @@ uint64_t checked_tensor_bytes(std::span<const int64_t> shape, int item_bytes,
           what, shape_text(shape), max);
     bytes *= static_cast<uint64_t>(d);
   }
-  return bytes;
+  return empty ? 0 : bytes;
 }
 
 }  // namespace vacc

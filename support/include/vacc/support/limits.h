@@ -19,7 +19,7 @@ void set_max_tensor_bytes(uint64_t bytes);
 
 // Bytes of a tensor of `shape` with `item_bytes` per element. Throws vacc::Error "WHAT: ..."
 // when a dimension is negative, the element count overflows, or the bytes exceed
-// max_tensor_bytes().
+// max_tensor_bytes() (for an empty tensor: those of its non-zero dimensions).
 uint64_t checked_tensor_bytes(std::span<const int64_t> shape, int item_bytes,
                               const std::string &what);
 
