@@ -1,6 +1,8 @@
 #include "vacc/isa/encoding.h"
 
 #include <algorithm>
+#include <array>
+#include <memory>
 
 #include "vacc/support/error.h"
 
@@ -24,107 +26,137 @@ class FieldList {
 };
 
 int sram_base_bits(const HwConfig &c) {
-  return std::max({c.uop_index_bits(), c.inp_index_bits(), c.wgt_index_bits(),
-                   c.acc_index_bits()});
+  return std::max({c.uop_index_bits(), c.inp_index_bits(), c.wgt_index_bits(), c.acc_index_bits()});
 }
 
-// Bit-level access to a 128-bit word.
+uint64_t mask(int width) {
+  return width >= 64 ? ~0ull : (1ull << width) - 1;
+}
+
+// A field of `width` <= 64 bits at bit `offset` of a 128-bit word (it may straddle the halves).
 void put_bits(InsnWord &w, int offset, int width, uint64_t value) {
-  for (int i = 0; i < width; ++i) {
-    int bit = offset + i;
-    uint64_t b = (value >> i) & 1;
-    uint64_t &half = bit < 64 ? w.lo : w.hi;
-    half |= b << (bit % 64);
+  value &= mask(width);
+  if (offset < 64) {
+    w.lo |= value << offset;
+    if (offset + width > 64) w.hi |= value >> (64 - offset);
+  } else {
+    w.hi |= value << (offset - 64);
   }
 }
 
 uint64_t get_bits(const InsnWord &w, int offset, int width) {
-  uint64_t v = 0;
-  for (int i = 0; i < width; ++i) {
-    int bit = offset + i;
-    uint64_t half = bit < 64 ? w.lo : w.hi;
-    v |= ((half >> (bit % 64)) & 1) << i;
+  uint64_t v;
+  if (offset < 64) {
+    v = w.lo >> offset;
+    if (offset + width > 64) v |= w.hi << (64 - offset);
+  } else {
+    v = w.hi >> (offset - 64);
   }
-  return v;
+  return v & mask(width);
 }
 
-// Packs values by field name, checking that each fits.
+// The field tables of one config, built once per distinct key (the fields' widths follow from
+// the GEMM shape, data widths and buffer sizes) and kept for the thread's lifetime: encode and
+// decode run for every instruction a runtime streams, and rebuilding the named tables each time
+// dominated them.
+struct Layout {
+  std::vector<Field> insn[5];  // by opcode
+  std::vector<Field> uop;
+};
+
+const Layout &layout(const HwConfig &c) {
+  struct Entry {
+    std::array<int, 10> key;
+    std::unique_ptr<Layout> layout;
+  };
+  thread_local std::vector<Entry> cache;
+  const std::array<int, 10> key = {c.batch,    c.block_in, c.block_out, c.inp_bits, c.wgt_bits,
+                                   c.acc_bits, c.uop_kib,  c.inp_kib,   c.wgt_kib,  c.acc_kib};
+  for (const Entry &e : cache)
+    if (e.key == key) return *e.layout;
+  auto l = std::make_unique<Layout>();
+  for (int op = 0; op < 5; ++op) l->insn[op] = insn_fields(c, static_cast<Opcode>(op));
+  l->uop = uop_fields(c);
+  cache.push_back({key, std::move(l)});
+  return *cache.back().layout;
+}
+
+// Packs values in the order of the opcode's field table (encode() sets them in that order;
+// the names serve the messages), checking that each fits.
 class Packer {
  public:
   Packer(const std::vector<Field> &fields, Opcode op) : fields_(fields), op_(op) {}
 
-  Packer &set(const std::string &name, int64_t value) {
-    const Field &f = find(name);
+  Packer &set(int64_t value) {
+    VACC_CHECK(next_ < fields_.size()) << "more values than fields";
+    const Field &f = fields_[next_++];
     if (f.is_signed) {
       int64_t lo = -(int64_t{1} << (f.width - 1)), hi = (int64_t{1} << (f.width - 1)) - 1;
       if (value < lo || value > hi)
-        fail("{} field '{}' = {} does not fit its {} signed bits (range {}..{})",
-             opcode_name(op_), name, value, f.width, lo, hi);
-      put_bits(word_, f.offset, f.width, static_cast<uint64_t>(value) & mask(f.width));
-    } else {
-      uint64_t max = mask(f.width);
-      if (value < 0 || static_cast<uint64_t>(value) > max)
-        fail("{} field '{}' = {} does not fit its {} bits (max {})", opcode_name(op_), name,
-             value, f.width, max);
-      put_bits(word_, f.offset, f.width, static_cast<uint64_t>(value));
+        fail("{} field '{}' = {} does not fit its {} signed bits (range {}..{})", opcode_name(op_),
+             f.name, value, f.width, lo, hi);
+    } else if (value < 0 || static_cast<uint64_t>(value) > mask(f.width)) {
+      fail("{} field '{}' = {} does not fit its {} bits (max {})", opcode_name(op_), f.name, value,
+           f.width, mask(f.width));
     }
+    put_bits(word_, f.offset, f.width, static_cast<uint64_t>(value));
     return *this;
   }
-  InsnWord word() const { return word_; }
-
-  static uint64_t mask(int width) { return width >= 64 ? ~0ull : (1ull << width) - 1; }
+  InsnWord word() const {
+    VACC_CHECK(next_ == fields_.size()) << "encode set " << next_ << " of " << fields_.size();
+    return word_;
+  }
 
  private:
-  const Field &find(const std::string &name) const {
-    for (const auto &f : fields_)
-      if (f.name == name) return f;
-    VACC_CHECK(false) << "no field " << name;
-    return fields_.front();
-  }
   const std::vector<Field> &fields_;
   Opcode op_;
+  size_t next_ = 0;
   InsnWord word_;
 };
 
+// Reads fields in the order of the opcode's field table.
 class Unpacker {
  public:
   Unpacker(const std::vector<Field> &fields, const InsnWord &w) : fields_(fields), w_(w) {}
-  int64_t get(const std::string &name) const {
-    for (const auto &f : fields_) {
-      if (f.name != name) continue;
-      uint64_t raw = get_bits(w_, f.offset, f.width);
-      if (f.is_signed && (raw >> (f.width - 1)) & 1)
-        return static_cast<int64_t>(raw | ~Packer::mask(f.width));
-      return static_cast<int64_t>(raw);
-    }
-    VACC_CHECK(false) << "no field " << name;
-    return 0;
+  int64_t next() {
+    VACC_CHECK(next_ < fields_.size()) << "more reads than fields";
+    const Field &f = fields_[next_++];
+    const uint64_t raw = get_bits(w_, f.offset, f.width);
+    if (f.is_signed && (raw >> (f.width - 1)) & 1)
+      return static_cast<int64_t>(raw | ~mask(f.width));
+    return static_cast<int64_t>(raw);
   }
+  uint32_t next_u32() { return static_cast<uint32_t>(next()); }
 
  private:
   const std::vector<Field> &fields_;
   const InsnWord &w_;
+  size_t next_ = 0;
 };
 
 void set_deps(Packer &p, Opcode op, const DepFlags &d) {
-  p.set("opcode", static_cast<int>(op))
-      .set("pop_prev", d.pop_prev)
-      .set("pop_next", d.pop_next)
-      .set("push_prev", d.push_prev)
-      .set("push_next", d.push_next);
+  p.set(static_cast<int>(op)).set(d.pop_prev).set(d.pop_next).set(d.push_prev).set(d.push_next);
 }
 
-DepFlags get_deps(const Unpacker &u) {
-  return DepFlags{u.get("pop_prev") != 0, u.get("pop_next") != 0, u.get("push_prev") != 0,
-                  u.get("push_next") != 0};
+DepFlags get_deps(Unpacker &u) {
+  u.next();  // opcode
+  DepFlags d;
+  d.pop_prev = u.next() != 0;
+  d.pop_next = u.next() != 0;
+  d.push_prev = u.next() != 0;
+  d.push_next = u.next() != 0;
+  return d;
 }
 
 }  // namespace
 
 std::vector<Field> insn_fields(const HwConfig &c, Opcode op) {
   FieldList f;
-  f.add("opcode", kOpcodeBits).add("pop_prev", 1).add("pop_next", 1).add("push_prev", 1).add(
-      "push_next", 1);
+  f.add("opcode", kOpcodeBits)
+      .add("pop_prev", 1)
+      .add("pop_next", 1)
+      .add("push_prev", 1)
+      .add("push_next", 1);
   const int uop = c.uop_index_bits();
   switch (op) {
     case Opcode::kLoad:
@@ -189,46 +221,45 @@ std::vector<Field> uop_fields(const HwConfig &c) {
 
 InsnWord encode(const HwConfig &config, const Insn &insn) {
   const Opcode op = opcode_of(insn);
-  const auto fields = insn_fields(config, op);
-  Packer p(fields, op);
+  Packer p(layout(config).insn[static_cast<int>(op)], op);
   set_deps(p, op, deps_of(insn));
   if (const auto *m = std::get_if<MemInsn>(&insn)) {
-    p.set("mem", static_cast<int>(m->mem))
-        .set("sram_base", m->sram_base)
-        .set("dram_base", m->dram_base)
-        .set("y_size", m->y_size)
-        .set("x_size", m->x_size)
-        .set("x_stride", m->x_stride)
-        .set("pad_top", m->pad_top)
-        .set("pad_bottom", m->pad_bottom)
-        .set("pad_left", m->pad_left)
-        .set("pad_right", m->pad_right);
+    p.set(static_cast<int>(m->mem))
+        .set(m->sram_base)
+        .set(m->dram_base)
+        .set(m->y_size)
+        .set(m->x_size)
+        .set(m->x_stride)
+        .set(m->pad_top)
+        .set(m->pad_bottom)
+        .set(m->pad_left)
+        .set(m->pad_right);
   } else if (const auto *g = std::get_if<GemmInsn>(&insn)) {
-    p.set("reset", g->reset)
-        .set("uop_begin", g->uop_begin)
-        .set("uop_end", g->uop_end)
-        .set("loop_out", g->loop_out)
-        .set("loop_in", g->loop_in)
-        .set("acc_factor_out", g->acc.out)
-        .set("acc_factor_in", g->acc.in)
-        .set("inp_factor_out", g->inp.out)
-        .set("inp_factor_in", g->inp.in)
-        .set("wgt_factor_out", g->wgt.out)
-        .set("wgt_factor_in", g->wgt.in)
-        .set("overlap", g->overlap);
+    p.set(g->reset)
+        .set(g->uop_begin)
+        .set(g->uop_end)
+        .set(g->loop_out)
+        .set(g->loop_in)
+        .set(g->acc.out)
+        .set(g->acc.in)
+        .set(g->inp.out)
+        .set(g->inp.in)
+        .set(g->wgt.out)
+        .set(g->wgt.in)
+        .set(g->overlap);
   } else if (const auto *a = std::get_if<AluInsn>(&insn)) {
-    p.set("alu_op", static_cast<int>(a->op))
-        .set("uop_begin", a->uop_begin)
-        .set("uop_end", a->uop_end)
-        .set("loop_out", a->loop_out)
-        .set("loop_in", a->loop_in)
-        .set("dst_factor_out", a->dst.out)
-        .set("dst_factor_in", a->dst.in)
-        .set("src_factor_out", a->src.out)
-        .set("src_factor_in", a->src.in)
-        .set("use_imm", a->use_imm)
-        .set("imm", a->imm)
-        .set("overlap", a->overlap);
+    p.set(static_cast<int>(a->op))
+        .set(a->uop_begin)
+        .set(a->uop_end)
+        .set(a->loop_out)
+        .set(a->loop_in)
+        .set(a->dst.out)
+        .set(a->dst.in)
+        .set(a->src.out)
+        .set(a->src.in)
+        .set(a->use_imm)
+        .set(a->imm)
+        .set(a->overlap);
   }
   return p.word();
 }
@@ -238,60 +269,63 @@ Insn decode(const HwConfig &config, const InsnWord &word) {
   if (raw_op > static_cast<uint64_t>(Opcode::kAlu))
     fail("unknown opcode {} (valid: 0 LOAD, 1 STORE, 2 GEMM, 3 FINISH, 4 ALU)", raw_op);
   const Opcode op = static_cast<Opcode>(raw_op);
-  const auto fields = insn_fields(config, op);
-  Unpacker u(fields, word);
+  Unpacker u(layout(config).insn[raw_op], word);
   const DepFlags deps = get_deps(u);
-  auto u32 = [&](const char *name) { return static_cast<uint32_t>(u.get(name)); };
   switch (op) {
     case Opcode::kLoad:
     case Opcode::kStore: {
       MemInsn m;
       m.opcode = op;
       m.deps = deps;
-      int64_t mem = u.get("mem");
+      const int64_t mem = u.next();
       if (mem >= kNumMemIds) fail("{} has unknown memory id {}", opcode_name(op), mem);
       m.mem = static_cast<MemId>(mem);
-      m.sram_base = u32("sram_base");
-      m.dram_base = u32("dram_base");
-      m.y_size = u32("y_size");
-      m.x_size = u32("x_size");
-      m.x_stride = u32("x_stride");
-      m.pad_top = u32("pad_top");
-      m.pad_bottom = u32("pad_bottom");
-      m.pad_left = u32("pad_left");
-      m.pad_right = u32("pad_right");
+      m.sram_base = u.next_u32();
+      m.dram_base = u.next_u32();
+      m.y_size = u.next_u32();
+      m.x_size = u.next_u32();
+      m.x_stride = u.next_u32();
+      m.pad_top = u.next_u32();
+      m.pad_bottom = u.next_u32();
+      m.pad_left = u.next_u32();
+      m.pad_right = u.next_u32();
       return m;
     }
     case Opcode::kGemm: {
       GemmInsn g;
       g.deps = deps;
-      g.reset = u.get("reset") != 0;
-      g.uop_begin = u32("uop_begin");
-      g.uop_end = u32("uop_end");
-      g.loop_out = u32("loop_out");
-      g.loop_in = u32("loop_in");
-      g.acc = {u32("acc_factor_out"), u32("acc_factor_in")};
-      g.inp = {u32("inp_factor_out"), u32("inp_factor_in")};
-      g.wgt = {u32("wgt_factor_out"), u32("wgt_factor_in")};
-      g.overlap = u.get("overlap") != 0;
+      g.reset = u.next() != 0;
+      g.uop_begin = u.next_u32();
+      g.uop_end = u.next_u32();
+      g.loop_out = u.next_u32();
+      g.loop_in = u.next_u32();
+      g.acc.out = u.next_u32();
+      g.acc.in = u.next_u32();
+      g.inp.out = u.next_u32();
+      g.inp.in = u.next_u32();
+      g.wgt.out = u.next_u32();
+      g.wgt.in = u.next_u32();
+      g.overlap = u.next() != 0;
       return g;
     }
     case Opcode::kAlu: {
       AluInsn a;
       a.deps = deps;
-      int64_t alu_op = u.get("alu_op");
+      const int64_t alu_op = u.next();
       if (alu_op >= kNumAluOps)
         fail("ALU has unknown operation {} (valid: 0 min, 1 max, 2 add, 3 shr, 4 mul)", alu_op);
       a.op = static_cast<AluOp>(alu_op);
-      a.uop_begin = u32("uop_begin");
-      a.uop_end = u32("uop_end");
-      a.loop_out = u32("loop_out");
-      a.loop_in = u32("loop_in");
-      a.dst = {u32("dst_factor_out"), u32("dst_factor_in")};
-      a.src = {u32("src_factor_out"), u32("src_factor_in")};
-      a.use_imm = u.get("use_imm") != 0;
-      a.imm = static_cast<int32_t>(u.get("imm"));
-      a.overlap = u.get("overlap") != 0;
+      a.uop_begin = u.next_u32();
+      a.uop_end = u.next_u32();
+      a.loop_out = u.next_u32();
+      a.loop_in = u.next_u32();
+      a.dst.out = u.next_u32();
+      a.dst.in = u.next_u32();
+      a.src.out = u.next_u32();
+      a.src.in = u.next_u32();
+      a.use_imm = u.next() != 0;
+      a.imm = static_cast<int32_t>(u.next());
+      a.overlap = u.next() != 0;
       return a;
     }
     case Opcode::kFinish:
@@ -302,22 +336,22 @@ Insn decode(const HwConfig &config, const InsnWord &word) {
 }
 
 uint64_t encode_uop(const HwConfig &config, const Uop &uop) {
-  const auto fields = uop_fields(config);
+  const std::vector<Field> &fields = layout(config).uop;
   uint64_t bits = 0;
   const uint32_t values[3] = {uop.dst, uop.src, uop.wgt};
   for (int i = 0; i < 3; ++i) {
-    if (values[i] > Packer::mask(fields[i].width))
-      fail("micro-op field '{}' = {} does not fit its {} bits (max {})", fields[i].name,
-           values[i], fields[i].width, Packer::mask(fields[i].width));
+    if (values[i] > mask(fields[i].width))
+      fail("micro-op field '{}' = {} does not fit its {} bits (max {})", fields[i].name, values[i],
+           fields[i].width, mask(fields[i].width));
     bits |= uint64_t{values[i]} << fields[i].offset;
   }
   return bits;
 }
 
 Uop decode_uop(const HwConfig &config, uint64_t bits) {
-  const auto fields = uop_fields(config);
+  const std::vector<Field> &fields = layout(config).uop;
   auto get = [&](int i) {
-    return static_cast<uint32_t>((bits >> fields[i].offset) & Packer::mask(fields[i].width));
+    return static_cast<uint32_t>((bits >> fields[i].offset) & mask(fields[i].width));
   };
   return Uop{get(0), get(1), get(2)};
 }

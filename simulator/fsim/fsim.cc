@@ -105,10 +105,11 @@ class Fsim::Machine {
     std::fill(acc_writer_.begin(), acc_writer_.end(), 0);
     store_tokens_.clear();
     store_guard_[0] = store_guard_[1] = -1;
+    std::fill(uop_.begin(), uop_.end(), isa::Uop{});
+    if (!data_) return;  // the data scratchpads are never read
     std::fill(inp_.begin(), inp_.end(), 0);
     std::fill(wgt_.begin(), wgt_.end(), 0);
     std::fill(acc_.begin(), acc_.end(), 0);
-    std::fill(uop_.begin(), uop_.end(), isa::Uop{});
   }
 
   // Rejects what no engine can execute, before anything runs.
@@ -293,13 +294,13 @@ class Fsim::Machine {
     const uint64_t uops = uint64_t{g.loop_out} * g.loop_in * (g.uop_end - g.uop_begin);
     check_bank(index, g, overlap_bank(g.overlap, g.uop_begin, g.uop_end),
                {{&isa::Uop::dst, &g.acc, "acc index (micro-op dst + acc_factor_*)"}});
-    for (uint32_t i = 0; i < g.loop_out; ++i)
+    if (!data_) mark_acc_written(index, g, g.acc);
+    for (uint32_t i = 0; data_ && i < g.loop_out; ++i)
       for (uint32_t j = 0; j < g.loop_in; ++j)
         for (uint32_t u = g.uop_begin; u < g.uop_end; ++u) {
           const isa::Uop &op = uop_[u];
           const uint32_t a = op.dst + i * g.acc.out + j * g.acc.in;
           acc_writer_[a] = static_cast<uint32_t>(index) + 1;
-          if (!data_) continue;
           int32_t *acc = &acc_[size_t{a} * acc_n];
           if (g.reset) {
             std::fill_n(acc, acc_n, 0);
@@ -326,20 +327,37 @@ class Fsim::Machine {
     const int bank = overlap_bank(a.overlap, a.uop_begin, a.uop_end);
     if (a.use_imm) check_bank(index, a, bank, {dst});
     else check_bank(index, a, bank, {dst, src});
-    for (uint32_t i = 0; i < a.loop_out; ++i)
+    if (!data_) mark_acc_written(index, a, a.dst);
+    for (uint32_t i = 0; data_ && i < a.loop_out; ++i)
       for (uint32_t j = 0; j < a.loop_in; ++j)
         for (uint32_t u = a.uop_begin; u < a.uop_end; ++u) {
           const isa::Uop &op = uop_[u];
           const uint32_t d = op.dst + i * a.dst.out + j * a.dst.in;
           const uint32_t s = op.src + i * a.src.out + j * a.src.in;
           acc_writer_[d] = static_cast<uint32_t>(index) + 1;
-          if (!data_) continue;
           int32_t *dst = &acc_[size_t{d} * n];
           const int32_t *src = &acc_[size_t{s} * n];
           for (int e = 0; e < n; ++e)
             dst[e] = alu_apply(a.op, dst[e], a.use_imm ? imm : src[e], bits);
         }
     stats_.alu_ops += uint64_t{a.loop_out} * a.loop_in * (a.uop_end - a.uop_begin) * n;
+  }
+
+  // Without data, only the store-ordering check needs to know which ACC entries an instruction
+  // writes: each distinct micro-op dst once per loop iteration, not once per micro-op (the
+  // micro-ops of a reduction share their dst), and a loop whose factor is 0 once.
+  template <typename Insn>
+  void mark_acc_written(size_t index, const Insn &insn, const isa::LoopFactors &f) {
+    dsts_.clear();
+    for (uint32_t u = insn.uop_begin; u < insn.uop_end; ++u) dsts_.push_back(uop_[u].dst);
+    std::sort(dsts_.begin(), dsts_.end());
+    dsts_.erase(std::unique(dsts_.begin(), dsts_.end()), dsts_.end());
+    const uint32_t loop_out = f.out == 0 ? std::min<uint32_t>(insn.loop_out, 1) : insn.loop_out;
+    const uint32_t loop_in = f.in == 0 ? std::min<uint32_t>(insn.loop_in, 1) : insn.loop_in;
+    const uint32_t writer = static_cast<uint32_t>(index) + 1;
+    for (uint32_t i = 0; i < loop_out; ++i)
+      for (uint32_t j = 0; j < loop_in; ++j)
+        for (const uint32_t d : dsts_) acc_writer_[d + i * f.out + j * f.in] = writer;
   }
 
   // An instruction with the overlap flag touches only the ACC bank (half) of its first
@@ -401,6 +419,7 @@ class Fsim::Machine {
   // entry, the banks each compute->store token in flight vouches for, and per bank the
   // latest compute instruction the store engine's popped tokens cover.
   std::vector<uint32_t> acc_writer_;
+  std::vector<uint32_t> dsts_;  // mark_acc_written's scratch
   struct StoreToken {
     size_t pusher;
     uint8_t banks;

@@ -144,11 +144,12 @@ TimingResult Machine::run() {
 }
 
 Machine::Wires Machine::eval() const {
-  Wires w;
-  w.le = load_.eval(head(0), avail(kComputeToLoad), full(kLoadToCompute));
-  w.ce = compute_.eval(head(1), avail(kLoadToCompute), avail(kStoreToCompute), full(kComputeToLoad),
-                       full(kComputeToStore));
-  w.se = store_.eval(head(2), avail(kComputeToStore), full(kStoreToCompute));
+  // The engines' decisions are built in place (copying these structs of flags right after
+  // writing them byte by byte stalled the store-to-load forwarding on every cycle).
+  Wires w{.le = load_.eval(head(0), avail(kComputeToLoad), full(kLoadToCompute)),
+          .ce = compute_.eval(head(1), avail(kLoadToCompute), avail(kStoreToCompute),
+                              full(kComputeToLoad), full(kComputeToStore)),
+          .se = store_.eval(head(2), avail(kComputeToStore), full(kStoreToCompute))};
   // vacc_control: the run ends in the first cycle the core is done (FINISH executed, every
   // instruction dispatched, every engine idle); that cycle still counts.
   w.core_done = compute_.finished() && fetch_.done() && w.le.seq.idle && w.ce.idle && w.se.seq.idle;
