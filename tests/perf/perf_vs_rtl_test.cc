@@ -2,7 +2,8 @@
 // progen programs on both, total cycles within 5% on at least 95% of them, and ResNet-18 conv
 // layers within 2%; both engines must leave the same device memory. Every program off by more
 // is named with its seed and the first instruction whose start diverges. Configs: small, and
-// b8x16_bus128 (tests/perf/configs, not bundled), whose RTL this test's build verilates.
+// b8x16_bus128 (tests/perf/configs, not bundled), whose RTL model the rtl engine builds on
+// demand.
 // VACC_PERF_SEEDS / VACC_PERF_START / VACC_PERF_VERBOSE widen and show the sample.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -12,7 +13,6 @@
 #include <filesystem>
 
 #include "layer_bench.h"
-#include "rtl_model.h"
 #include "test_configs.h"
 #include "vacc/driver/perf_device.h"
 #include "vacc/driver/rtl_device.h"
@@ -24,29 +24,14 @@
 
 namespace vacc::sim {
 
-ModelEntry VACC_PERF_TEST_MODEL_ENTRY();  // b8x16_bus128's RTL (tests/perf/CMakeLists.txt)
-
 namespace {
 
-// The RTL options for `config`: by name for the model this test registers.
-RtlOptions rtl_options(const isa::HwConfig &config) {
-  static const bool registered = [] {
-    add_model_entry(VACC_PERF_TEST_MODEL_ENTRY());
-    return true;
-  }();
+// The RTL options: a model the binary lacks is built on demand into the test's
+// cache (tests/perf/CMakeLists.txt).
+RtlOptions rtl_options() {
   RtlOptions o;
-  if (registered && !rtl_model_available(config) && config.name == "b8x16_bus128")
-    o.model = config.name;
+  o.cache_dir = VACC_PERF_TEST_MODEL_CACHE;
   return o;
-}
-
-bool has_model(const isa::HwConfig &config) {
-  return rtl_model_available(config) || !rtl_options(config).model.empty();
-}
-
-std::string no_model(const std::string &name) {
-  return "this binary has no RTL model for " + name +
-         " (add it to VACC_RTL_CONFIGS, or let the rtl engine build it on demand)";
 }
 
 uint64_t env_or(const char *name, uint64_t fallback) {
@@ -58,8 +43,7 @@ class PerfVsRtl : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(PerfVsRtl, RandomProgramsWithinFivePercent) {
   const isa::HwConfig config = config_named(GetParam());
-  if (!has_model(config)) GTEST_SKIP() << no_model(GetParam());
-  RtlOptions ro = rtl_options(config);
+  RtlOptions ro = rtl_options();
   ro.record_slices = true;
   ro.cycle_limit = 2'000'000;
   RtlSim rtl(config, ro);
@@ -98,10 +82,9 @@ TEST_P(PerfVsRtl, RandomProgramsWithinFivePercent) {
 
 TEST_P(PerfVsRtl, ConvLayersWithinTwoPercent) {
   const isa::HwConfig config = config_named(GetParam());
-  if (!has_model(config)) GTEST_SKIP() << no_model(GetParam());
   for (const bench::ConvLayerSpec &layer : bench::resnet18_convs()) {
     if (layer.name != "C8" && layer.name != "C11") continue;  // the two shortest
-    driver::RtlDevice rtl(config, rtl_options(config));
+    driver::RtlDevice rtl(config, rtl_options());
     driver::PerfDevice perf(config, {});
     bench::LayerBenchOptions o;
     o.device = &rtl;
