@@ -242,8 +242,8 @@ const LoadableModel *build_entry(const isa::HwConfig &config, const std::string 
     fs::rename(entry / "build.log", failed_log, move_ec);
     remove_quietly(entry);
     fail(
-        "cannot build the RTL model for config '{}': step 'load' failed: the new model {}; "
-        "log: {}",
+        "cannot build the RTL model for config '{}': step 'load' failed: the library just "
+        "built cannot be used ({}); log: {}",
         config.name, loaded.problem, failed_log.string());
   }
   if (options.progress)
