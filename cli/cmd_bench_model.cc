@@ -30,7 +30,7 @@ struct ModelBenchArgs {
   std::string input, calibration;
   int64_t batch = 1;
   uint32_t seed = 1;
-  bool json = false;
+  bool json = false, no_build = false;
 };
 
 // One step's place against its roofline.
@@ -107,7 +107,9 @@ void run_model_bench(const ModelBenchArgs &a) {
   const isa::Package pkg = load_model(a.model, config, co, /*quiet=*/true);
   bool has_accel = false;
   for (const auto &s : pkg.steps) has_accel |= s.commands.has_value();
-  std::unique_ptr<driver::Device> device = open_engine(a.engine, config);
+  driver::DeviceOptions device_options;
+  device_options.build_rtl_model = !a.no_build;
+  std::unique_ptr<driver::Device> device = open_engine(a.engine, config, device_options);
   if (!has_accel) device.reset();
   auto host = make_host_kernels(a.cpu, pkg);
   runtime::GraphExecutor exec(pkg, *host, device.get(), config);
@@ -254,6 +256,7 @@ void add_bench_model_command(CLI::App &bench) {
       ->capture_default_str();
   cmd->add_option("--seed", a->seed, "Seed of the default input")->capture_default_str();
   cmd->add_flag("--json", a->json, "Machine-readable output");
+  add_no_build_flag(cmd, &a->no_build);
   cmd->callback([a] { run_model_bench(*a); });
 }
 
