@@ -13,9 +13,9 @@
 #include "model_key.h"
 #include "rtl_model.h"
 #include "sc_system.h"
-#include "vacc/isa/registers.h"
 #include "vacc/isa/encoding.h"
 #include "vacc/isa/insn.h"
+#include "vacc/isa/registers.h"
 #include "vacc/simulator/axi_memory.h"
 #include "vacc/support/error.h"
 
@@ -56,8 +56,13 @@ const ModelEntry *find_model(const std::string &key) {
   return nullptr;
 }
 
+// Null also for a config this RTL cannot be built for (RtlSim names its key and rule).
 const ModelEntry *find_model(const isa::HwConfig &config) {
-  return find_model(rtl_hardware_text(config));
+  try {
+    return find_model(rtl_hardware_text(config));
+  } catch (const Error &) {
+    return nullptr;
+  }
 }
 
 const ModelEntry *find_model_by_name(const std::string &name) {

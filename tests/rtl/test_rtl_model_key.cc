@@ -11,6 +11,7 @@
 #include "model_kit.h"
 #include "vacc/isa/config.h"
 #include "vacc/simulator/rtl_sim.h"
+#include "vacc/support/error.h"
 
 namespace vacc::sim {
 namespace {
@@ -69,6 +70,27 @@ TEST(RtlModelKey, ABundledModelServesEveryConfigWithItsHardware) {
   EXPECT_TRUE(rtl_model_available(small));
   small.block_out = 16;
   EXPECT_FALSE(rtl_model_available(small));
+}
+
+TEST(RtlModelKey, AConfigTheRtlCannotBuildIsNamedNotBuilt) {
+  isa::HwConfig c = tiny();
+  c.block_in = 128;  // a 64 x 128 weight tile of 8 KiB: more than one AXI page
+  c.block_out = 64;
+  c.wgt_kib = 64;
+  c.inp_kib = 4;
+  c.acc_kib = 16;
+  isa::validate_config(c);
+  EXPECT_FALSE(rtl_model_available(c));
+  try {
+    RtlOptions o;
+    o.build_model = true;
+    o.cache_dir = "/nonexistent/never-created";
+    RtlSim rtl(c, o);
+    FAIL() << "the RTL cannot be built for this config";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("larger than a 4 KiB AXI page"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(RtlModelKey, TheKeyCoversTheTools) {
