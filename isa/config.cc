@@ -275,6 +275,19 @@ HwConfig parse_config(const std::string &yaml_text, const std::string &source_na
   return config;
 }
 
+const std::vector<ConfigKey> &config_keys() {
+  static const std::vector<ConfigKey> keys = [] {
+    std::vector<ConfigKey> out;
+    for (const auto &[section, fields] : int_schema())
+      for (const auto &[key, _] : fields) out.push_back({section + "." + key});
+    out.push_back({"clock_mhz", ConfigKey::Kind::kNumber});
+    out.push_back({"fpga.part", ConfigKey::Kind::kText});
+    out.push_back({"fpga.platform", ConfigKey::Kind::kText});
+    return out;
+  }();
+  return keys;
+}
+
 HwConfig load_config(const std::string &path) {
   return parse_config(read_file(path, "config file"), path);
 }

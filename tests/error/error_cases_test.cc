@@ -1,7 +1,8 @@
-// One case per user-facing diagnostic: each file under tests/error/{config,asm,sim} starts
-// with `# expect: TEXT` lines, and loading (config), assembling (asm) or running on fsim and
-// on perf (sim) the file must fail with a vacc::Error whose message contains every TEXT. For asm, TEXT
-// begins with LINE:COLUMN and the message must carry FILE:LINE:COLUMN.
+// One case per user-facing diagnostic: each file under tests/error/{config,asm,sim,sweep}
+// starts with `# expect: TEXT` lines, and loading (config), assembling (asm), running on fsim
+// and on perf (sim) or reading as a sweep spec (sweep) the file must fail with a vacc::Error
+// whose message contains every TEXT. For asm, TEXT begins with LINE:COLUMN and the message
+// must carry FILE:LINE:COLUMN.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -11,6 +12,8 @@
 #include "vacc/isa/assembly.h"
 #include "vacc/isa/config.h"
 #include "vacc/support/error.h"
+#include "vacc/support/file.h"
+#include "vacc/sweep/spec.h"
 
 namespace vacc {
 namespace {
@@ -87,12 +90,23 @@ TEST_P(SimError, NamesInstructionAndField) {
   }
 }
 
+// A sweep spec is read by a pure function from text: the message names the file and key.
+using SweepSpecError = ErrorCase;
+TEST_P(SweepSpecError, NamesKey) {
+  const std::string path = GetParam();
+  const std::string message =
+      error_of([&] { sweep::parse_spec(read_file(path, "sweep spec"), path); });
+  EXPECT_EQ(message.rfind(path + ":", 0), 0u) << "the message must start with the file: " << message;
+  check(path, message);
+}
+
 std::string case_name(const ::testing::TestParamInfo<std::string> &info) {
   return fs::path(info.param).stem().string();
 }
 
 INSTANTIATE_TEST_SUITE_P(Config, ConfigError, ::testing::ValuesIn(cases("config")), case_name);
 INSTANTIATE_TEST_SUITE_P(Asm, AsmError, ::testing::ValuesIn(cases("asm")), case_name);
+INSTANTIATE_TEST_SUITE_P(Sweep, SweepSpecError, ::testing::ValuesIn(cases("sweep")), case_name);
 INSTANTIATE_TEST_SUITE_P(Sim, SimError, ::testing::ValuesIn(cases("sim")), case_name);
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace vacc::isa {
 
@@ -89,6 +90,16 @@ HwConfig parse_config(const std::string &yaml_text, const std::string &source_na
 
 // Checks the rules on a config built in code; throws vacc::Error like load_config.
 void validate_config(const HwConfig &config);
+
+// Every key a config file accepts, as written in the file ("gemm.block_in", "clock_mhz",
+// "fpga.part"), with the kind of value it takes; `name` is left out. Architecture sweeps
+// check their axes against this list.
+struct ConfigKey {
+  enum class Kind { kInteger, kNumber, kText };
+  std::string path;
+  Kind kind = Kind::kInteger;
+};
+const std::vector<ConfigKey> &config_keys();
 
 // Finds a config by name or path: an existing path is used as is; otherwise NAME resolves to
 // configs/NAME.yaml under the directory of VACC_CONFIG_DIR or vacc's installed config dir.

@@ -1,0 +1,40 @@
+// Scale-out over MPI (Debian's Open MPI): under `mpirun -n N vacc sweep ...` (or Slurm's
+// `srun`), rank 0 is the coordinator (it alone opens the results database) and every rank,
+// 0 included, runs its own local worker processes. A rank whose worker is idle asks rank 0
+// for a task and sends the outcome back, so work is handed out dynamically: a rank that
+// finishes asks for more. MPI is initialized only when the process was started by an MPI
+// launcher, so a plain `vacc sweep` does not pay for it.
+#pragma once
+
+#include <memory>
+
+#include "vacc/sweep/worker_pool.h"
+
+namespace vacc::sweep {
+
+// Whether an MPI launcher (mpirun, mpiexec, srun) started this process.
+bool launched_by_mpi();
+
+class MpiSession {
+ public:
+  MpiSession();  // MPI_Init
+  ~MpiSession();  // MPI_Finalize
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  // Ends every rank (rank 0 failed: the others would wait for it forever).
+  [[noreturn]] void abort(int code) const;
+
+ private:
+  int rank_ = 0, size_ = 1;
+};
+
+// Rank 0: `local` (the coordinator's queue) also serves the other ranks; exhausted once it
+// is and every other rank has reported its last outcome.
+std::unique_ptr<TaskSource> serve_ranks(TaskSource &local, const MpiSession &session);
+
+// Ranks > 0: tasks asked from rank 0, outcomes sent back.
+std::unique_ptr<TaskSource> ask_rank0(const MpiSession &session);
+// Ranks > 0: tell rank 0 this rank is done (after its pool has drained).
+void say_goodbye(const MpiSession &session);
+
+}  // namespace vacc::sweep
