@@ -39,6 +39,8 @@ void add_sweep_command(CLI::App &app) {
                   "Energy table (YAML; default configs/energy/45nm.yaml)");
   cmd->add_option("--area", o->area_table, "Area table (YAML; default configs/area/45nm.yaml)");
   cmd->add_option("--synth-cache", o->synth_cache, "Yosys result cache directory");
+  cmd->add_flag("--retry-failed", o->retry_failed,
+                "Run again the tasks that failed in an earlier run of this DIR");
   cmd->add_flag("--json", o->json, "One JSON object per line (start, task, finish events)");
   auto no_report = std::make_shared<bool>(false);
   cmd->add_flag("--no-report", *no_report, "Do not write DIR/report.html");

@@ -58,17 +58,21 @@ EnergyBreakdown estimate_energy(const isa::HwConfig &c,
     if (m.name == "uop") uop_copies = m.copies;
   }
   const double store_acc_reads = count("store_bytes_out") * c.acc_bits / c.out_bits();
-  const std::map<std::string, std::pair<double, double>> bytes_and_kib = {
-      {"inp", {mac_uops * c.inp_tile_bytes() + count("load_bytes_inp"), c.inp_kib}},
-      {"wgt", {mac_uops * c.wgt_tile_bytes() + count("load_bytes_wgt"), c.wgt_kib}},
+  // Bytes moved per scratchpad, and the KiB of one 64-bit bank of it (its depth x 8 bytes):
+  // a wide scratchpad is many 64-bit banks read side by side, so a byte costs what it costs
+  // in one bank, not in an SRAM of the whole size.
+  const double uop_depth = c.uop_depth(), acc_bank_depth = c.acc_bank_depth();
+  const std::map<std::string, std::pair<double, double>> bytes_and_bank_kib = {
+      {"inp", {mac_uops * c.inp_tile_bytes() + count("load_bytes_inp"), c.inp_depth() / 128.0}},
+      {"wgt", {mac_uops * c.wgt_tile_bytes() + count("load_bytes_wgt"), c.wgt_depth() / 128.0}},
       {"acc",
        {(mac_uops + alu_steps) * acc_tile + store_acc_reads +
             acc_copies * ((gemm_uops + alu_steps) * acc_tile + count("load_bytes_acc")),
-        c.acc_kib / 2.0}},
+        acc_bank_depth / 128.0}},
       {"uop", {(gemm_uops + alu_steps) * c.uop_bytes() + uop_copies * count("load_bytes_uop"),
-               c.uop_kib}},
+               uop_depth / 128.0}},
   };
-  for (const auto &[name, bk] : bytes_and_kib) {
+  for (const auto &[name, bk] : bytes_and_bank_kib) {
     const double pj = bk.first * t.interpolate("sram_pj_per_byte_by_kib", bk.second);
     e.sram_by_memory[name] = pj;
     e.sram += pj;

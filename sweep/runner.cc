@@ -204,6 +204,7 @@ int coordinate(const SweepOptions &o, const MpiSession *mpi) {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   const int64_t released = store->release_abandoned(host);
+  const int64_t retried = o.retry_failed ? store->retry_failed() : 0;
 
   const TaskCounts counts = store->counts();
   Progress progress(Progress::choose(o.json, stdout), stdout, counts.total(),
@@ -213,10 +214,11 @@ int coordinate(const SweepOptions &o, const MpiSession *mpi) {
   const int jobs = o.jobs > 0 ? o.jobs : default_jobs(mpi != nullptr);
   std::string text = fmt::format(
       "sweep '{}': {} points ({} invalid, {} excluded by constraints), {} workloads; {} tasks, "
-      "{} done before{}; {} workers{}; results in {}",
+      "{} done before{}{}; {} workers{}; results in {}",
       spec.name, points.size(), invalid, excluded, spec.workloads.size(), counts.total(),
       counts.ok + counts.failed,
-      released ? fmt::format(", {} taken back from a stopped run", released) : "", jobs,
+      released ? fmt::format(", {} taken back from a stopped run", released) : "",
+      retried ? fmt::format(", {} failed ones retried", retried) : "", jobs,
       mpi ? fmt::format(" per rank x {} MPI ranks", mpi->size()) : "", store->path());
   progress.start({{"text", text},
                   {"spec", spec.name},

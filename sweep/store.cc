@@ -225,6 +225,16 @@ int64_t Store::release_abandoned(const std::string &host) {
   return released;
 }
 
+int64_t Store::retry_failed() {
+  sql::Transaction t(*db_);
+  db_->exec(
+      "UPDATE tasks SET status = 'pending', owner = NULL, claimed_at = NULL, message = '' "
+      "WHERE status = 'failed'");
+  const int64_t n = db_->changes();
+  t.commit();
+  return n;
+}
+
 std::optional<TaskKey> Store::claim(const std::string &owner) {
   sql::Transaction t(*db_);
   // Runs first (by point), then synthesis and verification, which take longer.

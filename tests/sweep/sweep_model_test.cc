@@ -157,15 +157,18 @@ TEST(Energy, FromCountersByHand) {
   EXPECT_DOUBLE_EQ(e.mac, 2560 * 0.3);
   EXPECT_DOUBLE_EQ(e.alu, 48 * 0.1);
   EXPECT_DOUBLE_EQ(e.dram, 1024 * 100.0);
-  // 10 MAC micro-ops read 10 INP tiles (8 KiB: 1 pJ/B) plus 160 loaded bytes.
+  // Each scratchpad costs what one 64-bit bank of its depth does (depth x 8 bytes).
+  // 10 MAC micro-ops read 10 INP tiles plus 160 loaded bytes; INP is 512 deep: 4 KiB banks,
+  // below the table's first point (8 KiB, 1 pJ/B).
   EXPECT_DOUBLE_EQ(e.sram_by_memory.at("inp"), (10 * 16 + 160) * 1.0);
-  // WGT at 32 KiB: 2 pJ/B.
-  EXPECT_DOUBLE_EQ(e.sram_by_memory.at("wgt"), (10 * 256 + 2560) * 2.0);
-  // ACC banks of 32 KiB: reads (10 GEMM + 3 ALU) x 64 B + 16 B stored as 64 B of int32,
-  // writes (12 GEMM + 3 ALU) x 64 B into both copies.
-  EXPECT_DOUBLE_EQ(e.sram_by_memory.at("acc"), ((10 + 3) * 64 + 64 + 2 * (12 + 3) * 64) * 2.0);
-  // UOP at 8 KiB: (12 + 3) micro-ops read, 40 loaded bytes into both copies.
-  EXPECT_DOUBLE_EQ(e.sram_by_memory.at("uop"), ((12 + 3) * 4 + 2 * 40) * 1.0);
+  // WGT: 128 deep, 1 KiB banks: 1 pJ/B.
+  EXPECT_DOUBLE_EQ(e.sram_by_memory.at("wgt"), (10 * 256 + 2560) * 1.0);
+  // ACC banks of 512 entries (4 KiB per 64-bit bank): reads (10 GEMM + 3 ALU) x 64 B + 16 B
+  // stored as 64 B of int32, writes (12 GEMM + 3 ALU) x 64 B into both copies.
+  EXPECT_DOUBLE_EQ(e.sram_by_memory.at("acc"), ((10 + 3) * 64 + 64 + 2 * (12 + 3) * 64) * 1.0);
+  // UOP: 2048 deep, 16 KiB banks: sqrt(2) pJ/B between (8, 1) and (32, 2) on log scales;
+  // (12 + 3) micro-ops read, 40 loaded bytes into both copies.
+  EXPECT_DOUBLE_EQ(e.sram_by_memory.at("uop"), ((12 + 3) * 4 + 2 * 40) * std::sqrt(2.0));
   // 10 mW/mm2 x 2 mm2 x 10 us = 200 nJ.
   EXPECT_NEAR(e.leakage, 200e3, 1e-6);
 }

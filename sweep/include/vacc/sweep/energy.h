@@ -2,7 +2,9 @@
 // value with its published source; `vacc sweep --energy FILE` swaps it):
 //   MACs        counters.macs x pJ per 8-bit MAC (accumulator width's adder)
 //   ALU         counters.alu_ops (lane operations) x pJ per accumulator-width add
-//   SRAM        bytes read and written per scratchpad x pJ/byte at that scratchpad's size:
+//   SRAM        bytes read and written per scratchpad x pJ/byte of one 64-bit bank of it (a
+//               wide scratchpad is W/64 banks of its depth read side by side: the table's
+//               SRAM size is depth x 8 bytes):
 //               each GEMM micro-op reads an INP and a WGT tile and reads and writes an ACC
 //               tile (a reset one only writes), each ALU step reads and writes an ACC tile,
 //               GEMM and ALU steps read a micro-op, loads write their bytes, stores read ACC

@@ -20,6 +20,7 @@ struct SweepOptions {
   std::string energy_table;  // "" = configs/energy/45nm.yaml
   std::string area_table;    // "" = configs/area/45nm.yaml
   std::string synth_cache;   // "" = hw::default_cache_dir()
+  bool retry_failed = false;  // failed tasks of an earlier run go back in the queue
   bool json = false;
   bool report = true;
 };

@@ -90,6 +90,8 @@ class Store {
   void add_tasks(const std::vector<TaskKey> &tasks);
   // Hands tasks that a process on this host claimed but no longer runs back to pending.
   int64_t release_abandoned(const std::string &host);
+  // Puts failed tasks back in the queue (--retry-failed); returns how many.
+  int64_t retry_failed();
   // Claims the next pending task for `owner` (host:pid); nullopt when none is pending.
   std::optional<TaskKey> claim(const std::string &owner);
   void finish(const TaskKey &key, bool ok, const std::string &message,
