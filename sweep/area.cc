@@ -5,10 +5,17 @@
 namespace vacc::sweep {
 
 const std::vector<std::string> &area_coefficient_names() {
-  static const std::vector<std::string> names = {
-      "mult8_um2",          "mult16_um2",         "mult32_um2",     "add16_um2",
-      "add32_um2",          "sram_bitcell_um2",   "sram_array_efficiency",
-      "sram_column_um2",    "sram_row_um2",       "dff_um2",        "placement_utilization"};
+  static const std::vector<std::string> names = {"mult8_um2",
+                                                 "mult16_um2",
+                                                 "mult32_um2",
+                                                 "add16_um2",
+                                                 "add32_um2",
+                                                 "sram_bitcell_um2",
+                                                 "sram_array_efficiency",
+                                                 "sram_column_um2",
+                                                 "sram_row_um2",
+                                                 "dff_um2",
+                                                 "placement_utilization"};
   return names;
 }
 
@@ -16,7 +23,9 @@ CoefficientTable load_area_table(const std::string &path) {
   return parse_coefficients(read_file(path, "area table"), path, area_coefficient_names());
 }
 
-std::string default_area_table() { return isa::resolve_config_path("area/45nm"); }
+std::string default_area_table() {
+  return isa::resolve_config_path("area/45nm");
+}
 
 AreaBreakdown estimate_area(const isa::HwConfig &c, const Resources &resources,
                             const CoefficientTable &t) {
@@ -25,8 +34,8 @@ AreaBreakdown estimate_area(const isa::HwConfig &c, const Resources &resources,
   const double add = t.get(acc32 ? "add32_um2" : "add16_um2");
   const double mult = t.get(acc32 ? "mult32_um2" : "mult16_um2");
   AreaBreakdown a;
-  a.mac_array = static_cast<double>(c.peak_macs_per_cycle()) * (t.get("mult8_um2") + add) /
-                kUm2PerMm2;
+  a.mac_array =
+      static_cast<double>(c.peak_macs_per_cycle()) * (t.get("mult8_um2") + add) / kUm2PerMm2;
   a.alu = static_cast<double>(c.batch) * c.block_out * (mult + 3 * add) / kUm2PerMm2;
   const double cell = t.get("sram_bitcell_um2") / t.get("sram_array_efficiency");
   for (const RtlMemory &m : rtl_memories(c)) {

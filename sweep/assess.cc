@@ -28,8 +28,11 @@ void assess_hardware(PointRecord &rec, const isa::HwConfig &config, const Resour
   rec.fits = part && fits(r, *part);
   const AreaBreakdown a = estimate_area(config, r, area_table);
   rec.area_mm2 = a.total;
-  rec.area_split = {{"mac_array", a.mac_array}, {"alu", a.alu}, {"sram", a.sram},
-                    {"registers", a.registers}, {"sram_by_memory", a.sram_by_memory}};
+  rec.area_split = {{"mac_array", a.mac_array},
+                    {"alu", a.alu},
+                    {"sram", a.sram},
+                    {"registers", a.registers},
+                    {"sram_by_memory", a.sram_by_memory}};
   rec.clock_mhz = config.clock_mhz;
   rec.peak_macs_per_cycle = config.peak_macs_per_cycle();
   rec.dram_bytes_per_cycle = config.mem_bytes_per_cycle;
@@ -43,15 +46,15 @@ std::optional<std::string> broken_constraint(const PointRecord &rec,
       const Resources r{rec.lut, rec.ff, rec.dsp, rec.bram};
       if (!part) return fmt::format("constraint 'fits: {}': unknown part", c.part);
       if (!fits(r, *part))
-        return fmt::format("constraint 'fits: {}' (LUT {:.0f}/{}, FF {:.0f}/{}, DSP {:.0f}/{}, "
-                           "BRAM {:.1f}/{})",
-                           c.part, r.lut, part->luts, r.ff, part->ffs, r.dsp, part->dsps, r.bram,
-                           part->bram36);
+        return fmt::format(
+            "constraint 'fits: {}' (LUT {:.0f}/{}, FF {:.0f}/{}, DSP {:.0f}/{}, "
+            "BRAM {:.1f}/{})",
+            c.part, r.lut, part->luts, r.ff, part->ffs, r.dsp, part->dsps, r.bram, part->bram36);
       continue;
     }
-    const double v = c.metric == "lut"   ? rec.lut
-                     : c.metric == "ff"  ? rec.ff
-                     : c.metric == "dsp" ? rec.dsp
+    const double v = c.metric == "lut"    ? rec.lut
+                     : c.metric == "ff"   ? rec.ff
+                     : c.metric == "dsp"  ? rec.dsp
                      : c.metric == "bram" ? rec.bram
                                           : rec.area_mm2;
     if (!compare(c, v)) return fmt::format("constraint '{}' ({} {:.4g})", c.text, c.metric, v);

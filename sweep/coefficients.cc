@@ -86,7 +86,8 @@ CoefficientTable parse_coefficients(const std::string &yaml_text, const std::str
       if (!c.IsMap()) bad(path, key, "expected {value, unit, source}");
       Coefficient v;
       v.value = number(c["value"], path, key + ".value");
-      if (v.value < 0) bad(path, key + ".value", fmt::format("must not be negative, got {}", v.value));
+      if (v.value < 0)
+        bad(path, key + ".value", fmt::format("must not be negative, got {}", v.value));
       v.unit = c["unit"] ? c["unit"].as<std::string>() : "";
       v.source = source(c["source"], path, key + ".source");
       t.values[name] = v;
@@ -98,8 +99,7 @@ CoefficientTable parse_coefficients(const std::string &yaml_text, const std::str
       const std::string name = entry.first.Scalar();
       const std::string key = "curves." + name;
       if (std::find(required_curves.begin(), required_curves.end(), name) == required_curves.end())
-        bad(path, key,
-            fmt::format("unknown curve (known: {})", fmt::join(required_curves, ", ")));
+        bad(path, key, fmt::format("unknown curve (known: {})", fmt::join(required_curves, ", ")));
       const YAML::Node &points = entry.second["points"];
       if (!points || !points.IsSequence() || points.size() == 0)
         bad(path, key + ".points", "expected a list of [x, y] pairs");
@@ -108,7 +108,8 @@ CoefficientTable parse_coefficients(const std::string &yaml_text, const std::str
         const std::string pk = fmt::format("{}.points[{}]", key, i);
         if (!points[i].IsSequence() || points[i].size() != 2) bad(path, pk, "expected [x, y]");
         const double x = number(points[i][0], path, pk), y = number(points[i][1], path, pk);
-        if (x <= 0 || y <= 0) bad(path, pk, "x and y must be positive (interpolated on log scales)");
+        if (x <= 0 || y <= 0)
+          bad(path, pk, "x and y must be positive (interpolated on log scales)");
         if (!pts.empty() && x <= pts.back().first) bad(path, pk, "x must increase");
         pts.emplace_back(x, y);
       }

@@ -6,9 +6,9 @@
 namespace vacc::sweep {
 
 const std::vector<std::string> &energy_coefficient_names() {
-  static const std::vector<std::string> names = {
-      "mac_acc32_pj", "mac_acc16_pj", "alu_acc32_op_pj", "alu_acc16_op_pj",
-      "dram_pj_per_byte", "leakage_mw_per_mm2"};
+  static const std::vector<std::string> names = {"mac_acc32_pj",     "mac_acc16_pj",
+                                                 "alu_acc32_op_pj",  "alu_acc16_op_pj",
+                                                 "dram_pj_per_byte", "leakage_mw_per_mm2"};
   return names;
 }
 
@@ -22,7 +22,9 @@ CoefficientTable load_energy_table(const std::string &path) {
                             energy_curve_names());
 }
 
-std::string default_energy_table() { return isa::resolve_config_path("energy/45nm"); }
+std::string default_energy_table() {
+  return isa::resolve_config_path("energy/45nm");
+}
 
 EnergyBreakdown &operator+=(EnergyBreakdown &a, const EnergyBreakdown &b) {
   a.mac += b.mac;
@@ -69,8 +71,9 @@ EnergyBreakdown estimate_energy(const isa::HwConfig &c,
        {(mac_uops + alu_steps) * acc_tile + store_acc_reads +
             acc_copies * ((gemm_uops + alu_steps) * acc_tile + count("load_bytes_acc")),
         acc_bank_depth / 128.0}},
-      {"uop", {(gemm_uops + alu_steps) * c.uop_bytes() + uop_copies * count("load_bytes_uop"),
-               uop_depth / 128.0}},
+      {"uop",
+       {(gemm_uops + alu_steps) * c.uop_bytes() + uop_copies * count("load_bytes_uop"),
+        uop_depth / 128.0}},
   };
   for (const auto &[name, bk] : bytes_and_bank_kib) {
     const double pj = bk.first * t.interpolate("sram_pj_per_byte_by_kib", bk.second);

@@ -48,7 +48,7 @@ nlohmann::json to_json(const Measurement &m) {
                       {"executed_macs", l.executed_macs},
                       {"cycles", l.cycles},
                       {"counters", l.counters}});
-  return {{"engine", m.engine},     {"layers", layers},        {"model_macs", m.model_macs},
+  return {{"engine", m.engine},       {"layers", layers},         {"model_macs", m.model_macs},
           {"cpu_steps", m.cpu_steps}, {"compile_s", m.compile_s}, {"run_s", m.run_s}};
 }
 
@@ -115,7 +115,7 @@ double seconds_since(Clock::time_point t0) {
 // ONNX graph as imported (before quantization and layout packing pad channels to the GEMM
 // core's blocks). Cached: a worker measures one model on many configs.
 const std::map<std::string, int64_t> &useful_macs_by_output(const std::string &path,
-                                                             int64_t batch) {
+                                                            int64_t batch) {
   static std::mutex mu;
   static std::map<std::pair<std::string, int64_t>, std::map<std::string, int64_t>> cache;
   std::lock_guard<std::mutex> lock(mu);
@@ -219,8 +219,7 @@ Measurement evaluate_conv_bench(const isa::HwConfig &config, const Workload &w,
   for (const auto &spec : layers) {
     const bench::LayerResult r = bench::run_conv_layer(config, spec, o);
     if (r.mismatches)
-      fail("layer {}: {} of {} outputs differ from the reference", r.name, r.mismatches,
-           r.outputs);
+      fail("layer {}: {} of {} outputs differ from the reference", r.name, r.mismatches, r.outputs);
     LayerMeasure l;
     l.name = r.name;
     l.op = "conv2d";
@@ -240,7 +239,8 @@ Measurement evaluate_conv_bench(const isa::HwConfig &config, const Workload &w,
 
 Measurement evaluate(const isa::HwConfig &config, const Workload &workload,
                      const std::string &base_dir, const std::string &engine) {
-  if (workload.kind == Workload::Kind::kConvBench) return evaluate_conv_bench(config, workload, engine);
+  if (workload.kind == Workload::Kind::kConvBench)
+    return evaluate_conv_bench(config, workload, engine);
   return evaluate_model(config, workload, base_dir, engine);
 }
 

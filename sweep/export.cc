@@ -9,10 +9,14 @@ namespace {
 std::string field(const nlohmann::ordered_json &v) {
   std::string text;
   if (v.is_null()) return "";
-  if (v.is_string()) text = v.get<std::string>();
-  else if (v.is_boolean()) text = v.get<bool>() ? "1" : "0";
-  else if (v.is_number_float()) text = fmt::format("{}", v.get<double>());
-  else text = v.dump();
+  if (v.is_string())
+    text = v.get<std::string>();
+  else if (v.is_boolean())
+    text = v.get<bool>() ? "1" : "0";
+  else if (v.is_number_float())
+    text = fmt::format("{}", v.get<double>());
+  else
+    text = v.dump();
   if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string quoted = "\"";
   for (char c : text) {

@@ -69,14 +69,31 @@ nlohmann::json error_json(const ModelError &e) {
 
 // Columns of the CSV, after the axis parameters.
 const std::vector<std::string> kPointColumns = {
-    "lut", "ff", "dsp", "bram", "resources_source", "part", "fits", "area_mm2", "clock_mhz",
-    "peak_macs_per_cycle"};
-const std::vector<std::string> kResultColumns = {
-    "cycles", "latency_ms", "inferences_per_s", "utilization", "useful_macs", "executed_macs",
-    "model_macs", "cpu_steps", "dram_bytes", "energy_uj", "energy_mac_uj", "energy_alu_uj",
-    "energy_sram_uj", "energy_dram_uj", "energy_leakage_uj", "edp_uj_ms",
-    "pareto_latency_area", "pareto_latency_energy", "rtl_cycles", "perf_error_pct",
-    "verify_message", "compile_s", "run_s"};
+    "lut",  "ff",   "dsp",      "bram",      "resources_source",
+    "part", "fits", "area_mm2", "clock_mhz", "peak_macs_per_cycle"};
+const std::vector<std::string> kResultColumns = {"cycles",
+                                                 "latency_ms",
+                                                 "inferences_per_s",
+                                                 "utilization",
+                                                 "useful_macs",
+                                                 "executed_macs",
+                                                 "model_macs",
+                                                 "cpu_steps",
+                                                 "dram_bytes",
+                                                 "energy_uj",
+                                                 "energy_mac_uj",
+                                                 "energy_alu_uj",
+                                                 "energy_sram_uj",
+                                                 "energy_dram_uj",
+                                                 "energy_leakage_uj",
+                                                 "edp_uj_ms",
+                                                 "pareto_latency_area",
+                                                 "pareto_latency_energy",
+                                                 "rtl_cycles",
+                                                 "perf_error_pct",
+                                                 "verify_message",
+                                                 "compile_s",
+                                                 "run_s"};
 
 }  // namespace
 
@@ -91,10 +108,10 @@ SweepSummary finalize_sweep(Store &store, const FinalizeInputs &in) {
   const ResourceModel bundled_model = ResourceModel::fit(bundled);
   std::map<int64_t, Resources> yosys;
   for (const TaskRecord &t : store.tasks("synth", "ok"))
-    yosys[t.key.point] = {t.result.at("lut").get<double>(), t.result.at("ff").get<double>(),
-                          t.result.at("dsp").get<double>(),
-                          t.result.at("ramb36").get<double>() +
-                              t.result.at("ramb18").get<double>() / 2};
+    yosys[t.key.point] = {
+        t.result.at("lut").get<double>(), t.result.at("ff").get<double>(),
+        t.result.at("dsp").get<double>(),
+        t.result.at("ramb36").get<double>() + t.result.at("ramb18").get<double>() / 2};
 
   std::vector<PointRecord> points = store.points();
   std::map<int64_t, isa::HwConfig> configs;
@@ -132,8 +149,7 @@ SweepSummary finalize_sweep(Store &store, const FinalizeInputs &in) {
         continue;
       }
       auto run = runs.find({p.id, w.name});
-      if (run == runs.end() || run->second.status == "pending" ||
-          run->second.status == "running") {
+      if (run == runs.end() || run->second.status == "pending" || run->second.status == "running") {
         r.status = run == runs.end() ? "pending" : run->second.status;
       } else if (run->second.status == "failed") {
         r.status = "failed";
@@ -220,7 +236,8 @@ SweepSummary finalize_sweep(Store &store, const FinalizeInputs &in) {
   model_json["sweep_samples"] = synthesized.size();
   model_json["leave_one_out_error"] = error_json(ResourceModel::cross_validate(all));
   if (!synthesized.empty())
-    model_json["bundled_model_error_on_sweep_samples"] = error_json(bundled_model.error_on(synthesized));
+    model_json["bundled_model_error_on_sweep_samples"] =
+        error_json(bundled_model.error_on(synthesized));
 
   nlohmann::ordered_json doc;
   doc["spec"] = spec.name;
@@ -246,7 +263,8 @@ SweepSummary finalize_sweep(Store &store, const FinalizeInputs &in) {
   for (const auto &[workload, idx] : ok_rows) {
     size_t best = idx.front();
     for (size_t i : idx)
-      if (rows[i].values["latency_ms"].get<double>() < rows[best].values["latency_ms"].get<double>())
+      if (rows[i].values["latency_ms"].get<double>() <
+          rows[best].values["latency_ms"].get<double>())
         best = i;
     const auto &b = rows[best];
     int front = 0;

@@ -38,17 +38,17 @@ nlohmann::json row_metrics(const isa::HwConfig &config, int64_t batch, double ar
   nlohmann::json layers = nlohmann::json::array();
   for (const auto &l : m.layers) {
     total += estimate_energy(config, l.counters, area_mm2, energy_table);
-    const uint64_t dram = counter(l.counters, "dram_read_bytes") + counter(l.counters, "dram_write_bytes");
-    layers.push_back(
-        {{"name", l.name},
-         {"op", l.op},
-         {"cycles", l.cycles},
-         {"useful_macs", l.useful_macs},
-         {"executed_macs", l.executed_macs},
-         {"utilization",
-          l.cycles ? static_cast<double>(l.useful_macs) / (static_cast<double>(l.cycles) * peak)
-                   : 0.0},
-         {"dram_bytes", dram}});
+    const uint64_t dram =
+        counter(l.counters, "dram_read_bytes") + counter(l.counters, "dram_write_bytes");
+    layers.push_back({{"name", l.name},
+                      {"op", l.op},
+                      {"cycles", l.cycles},
+                      {"useful_macs", l.useful_macs},
+                      {"executed_macs", l.executed_macs},
+                      {"utilization", l.cycles ? static_cast<double>(l.useful_macs) /
+                                                     (static_cast<double>(l.cycles) * peak)
+                                               : 0.0},
+                      {"dram_bytes", dram}});
   }
   constexpr double kPjPerUj = 1e6;
   j["energy_uj"] = total.total() / kPjPerUj;

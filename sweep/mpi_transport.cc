@@ -1,9 +1,10 @@
 #include "vacc/sweep/mpi_transport.h"
 
-#include <mpi.h>
+#include <dlfcn.h>
 
 #include <cstdlib>
 #include <deque>
+#include <filesystem>
 
 #include "vacc/support/error.h"
 
@@ -13,8 +14,45 @@ namespace {
 
 enum Tag : int { kRequest = 1, kTask = 2, kNoMore = 3, kOutcome = 4, kGoodbye = 5 };
 
+// The MPI calls, from libvacc_mpi.so (mpi_shim.c) beside the executable.
+struct MpiApi {
+  int (*init)(int *rank, int *size);
+  void (*finalize)();
+  void (*abort)(int code);
+  int (*send)(const char *data, int count, int to, int tag);
+  int (*probe)(int from, int *source, int *tag, int *count);
+  int (*recv)(char *data, int count, int source, int tag);
+};
+
+const MpiApi &mpi() {
+  static const MpiApi api = [] {
+    const std::string path =
+        (std::filesystem::path(self_executable()).parent_path() / "libvacc_mpi.so").string();
+    void *lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+      fail(
+          "an MPI launcher started vacc sweep, but {} cannot be loaded ({}): it is built with "
+          "vacc (target vacc_mpi) and needs Debian's Open MPI (openmpi-bin, libopenmpi-dev)",
+          path, dlerror());
+    MpiApi a;
+    auto get = [&](auto &fn, const char *name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
+      if (!fn) fail("{}: no symbol {}", path, name);
+    };
+    get(a.init, "vacc_mpi_init");
+    get(a.finalize, "vacc_mpi_finalize");
+    get(a.abort, "vacc_mpi_abort");
+    get(a.send, "vacc_mpi_send");
+    get(a.probe, "vacc_mpi_probe");
+    get(a.recv, "vacc_mpi_recv");
+    return a;
+  }();
+  return api;
+}
+
 void send(const std::string &text, int to, Tag tag) {
-  MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, to, tag, MPI_COMM_WORLD);
+  VACC_CHECK(mpi().send(text.data(), static_cast<int>(text.size()), to, tag) == 0)
+      << "MPI_Send to rank " << to << " failed";
 }
 
 // A waiting message, received; nullopt when none is waiting.
@@ -23,17 +61,12 @@ struct Message {
   std::string text;
 };
 std::optional<Message> receive_any(int from) {
-  int flag = 0;
-  MPI_Status status;
-  MPI_Iprobe(from, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
-  if (!flag) return std::nullopt;
-  int count = 0;
-  MPI_Get_count(&status, MPI_CHAR, &count);
   Message m;
-  m.from = status.MPI_SOURCE;
-  m.tag = status.MPI_TAG;
+  int count = 0;
+  if (!mpi().probe(from, &m.from, &m.tag, &count)) return std::nullopt;
   m.text.resize(static_cast<size_t>(count));
-  MPI_Recv(m.text.data(), count, MPI_CHAR, m.from, m.tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  VACC_CHECK(mpi().recv(m.text.data(), count, m.from, m.tag) == 0)
+      << "MPI_Recv from rank " << m.from << " failed";
   return m;
 }
 
@@ -47,15 +80,22 @@ class Rank0Source : public TaskSource {
 
   void poll() override {
     local_.poll();
-    while (auto m = receive_any(MPI_ANY_SOURCE)) {
+    while (auto m = receive_any(-1)) {
       switch (m->tag) {
         case kRequest:
-          if (auto t = local_.next()) send(to_json(*t).dump(), m->from, kTask);
-          else send("", m->from, kNoMore);
+          if (auto t = local_.next())
+            send(to_json(*t).dump(), m->from, kTask);
+          else
+            send("", m->from, kNoMore);
           break;
-        case kOutcome: local_.done(outcome_from_json(nlohmann::json::parse(m->text))); break;
-        case kGoodbye: ++goodbyes_; break;
-        default: VACC_CHECK(false) << "unexpected MPI tag " << m->tag;
+        case kOutcome:
+          local_.done(outcome_from_json(nlohmann::json::parse(m->text)));
+          break;
+        case kGoodbye:
+          ++goodbyes_;
+          break;
+        default:
+          VACC_CHECK(false) << "unexpected MPI tag " << m->tag;
       }
     }
   }
@@ -84,9 +124,12 @@ class AgentSource : public TaskSource {
   void poll() override {
     while (auto m = receive_any(0)) {
       asked_ = false;
-      if (m->tag == kTask) inbox_.push_back(task_from_json(nlohmann::json::parse(m->text)));
-      else if (m->tag == kNoMore) no_more_ = true;
-      else VACC_CHECK(false) << "unexpected MPI tag " << m->tag;
+      if (m->tag == kTask)
+        inbox_.push_back(task_from_json(nlohmann::json::parse(m->text)));
+      else if (m->tag == kNoMore)
+        no_more_ = true;
+      else
+        VACC_CHECK(false) << "unexpected MPI tag " << m->tag;
     }
   }
 
@@ -104,15 +147,15 @@ bool launched_by_mpi() {
 }
 
 MpiSession::MpiSession() {
-  MPI_Init(nullptr, nullptr);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  if (mpi().init(&rank_, &size_) != 0) fail("MPI_Init failed");
 }
 
-MpiSession::~MpiSession() { MPI_Finalize(); }
+MpiSession::~MpiSession() {
+  mpi().finalize();
+}
 
 void MpiSession::abort(int code) const {
-  MPI_Abort(MPI_COMM_WORLD, code);
+  mpi().abort(code);
   std::_Exit(code);
 }
 
@@ -124,6 +167,8 @@ std::unique_ptr<TaskSource> ask_rank0(const MpiSession &) {
   return std::make_unique<AgentSource>();
 }
 
-void say_goodbye(const MpiSession &) { send("", 0, kGoodbye); }
+void say_goodbye(const MpiSession &) {
+  send("", 0, kGoodbye);
+}
 
 }  // namespace vacc::sweep

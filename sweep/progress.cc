@@ -11,14 +11,18 @@ Progress::Mode Progress::choose(bool json, std::FILE *out) {
 }
 
 Progress::Progress(Mode mode, std::FILE *out, int64_t total, int64_t already)
-    : mode_(mode), out_(out), total_(total), already_(already),
+    : mode_(mode),
+      out_(out),
+      total_(total),
+      already_(already),
       start_(std::chrono::steady_clock::now()) {}
 
 namespace {
 
 std::string duration(double s) {
   if (s < 60) return fmt::format("{:.0f}s", s);
-  if (s < 3600) return fmt::format("{}m{:02.0f}s", static_cast<int>(s / 60), s - 60 * static_cast<int>(s / 60));
+  if (s < 3600)
+    return fmt::format("{}m{:02.0f}s", static_cast<int>(s / 60), s - 60 * static_cast<int>(s / 60));
   return fmt::format("{}h{:02d}m", static_cast<int>(s / 3600), static_cast<int>(s / 60) % 60);
 }
 
@@ -61,19 +65,20 @@ void Progress::task(const std::string &kind, const std::string &what, bool ok,
   const int64_t finished = already_ + done_;
   switch (mode_) {
     case Mode::kJson:
-      fmt::print(out_, "{}\n", nlohmann::json{{"event", "task"},
-                                              {"kind", kind},
-                                              {"what", what},
-                                              {"ok", ok},
-                                              {"detail", detail},
-                                              {"done", finished},
-                                              {"total", total_},
-                                              {"failed", failed_}}
-                                   .dump());
+      fmt::print(out_, "{}\n",
+                 nlohmann::json{{"event", "task"},
+                                {"kind", kind},
+                                {"what", what},
+                                {"ok", ok},
+                                {"detail", detail},
+                                {"done", finished},
+                                {"total", total_},
+                                {"failed", failed_}}
+                     .dump());
       break;
     case Mode::kLines:
-      fmt::print(out_, "[{}/{}] {} {}: {}{}\n", finished, total_, kind, what,
-                 ok ? "ok" : "FAILED", detail.empty() ? "" : " " + detail);
+      fmt::print(out_, "[{}/{}] {} {}: {}{}\n", finished, total_, kind, what, ok ? "ok" : "FAILED",
+                 detail.empty() ? "" : " " + detail);
       break;
     case Mode::kBar:
       if (!ok) {

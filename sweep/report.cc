@@ -32,8 +32,8 @@ std::string point_tip(const Json &r) {
       fmt_num(100 * num(r, "utilization"), 3), fmt_num(num(r, "energy_uj"), 4),
       fmt_num(num(r, "area_mm2"), 3), fmt_num(num(r, "lut"), 6), fmt_num(num(r, "ff"), 6),
       fmt_num(num(r, "dsp"), 5), fmt_num(num(r, "bram"), 4),
-      r.value("fits", false) ? fmt::format(", fits {}", r.value("part", "")) :
-                               fmt::format(", does not fit {}", r.value("part", "")));
+      r.value("fits", false) ? fmt::format(", fits {}", r.value("part", ""))
+                             : fmt::format(", does not fit {}", r.value("part", "")));
 }
 
 bool wide_range(const std::vector<double> &v) {
@@ -136,20 +136,20 @@ std::string roofline(const std::string &id, const std::string &workload, const J
     const double x = macs / bytes, y = macs / cycles;
     lo = std::min(lo, x);
     hi = std::max(hi, x);
-    dots.emplace_back(x, y,
-                      fmt::format("{} ({}): {} MACs/byte, {} MACs/cycle = {}% of peak\npoint {} "
-                                  "({})",
-                                  l.value("name", "?"), l.value("op", ""), fmt_num(x),
-                                  fmt_num(y), fmt_num(100 * y / peak), best.value("point", 0),
-                                  best.value("label", "")));
+    dots.emplace_back(
+        x, y,
+        fmt::format("{} ({}): {} MACs/byte, {} MACs/cycle = {}% of peak\npoint {} "
+                    "({})",
+                    l.value("name", "?"), l.value("op", ""), fmt_num(x), fmt_num(y),
+                    fmt_num(100 * y / peak), best.value("point", 0), best.value("label", "")));
   }
   if (dots.empty() || !(peak > 0) || !(bw > 0)) return "";
   const double ridge = peak / bw;
   lo = std::min(lo, ridge) / 2;
   hi = std::max(hi, ridge) * 2;
-  plot.line({{lo, bw * lo}, {ridge, peak}, {hi, peak}}, "roof",
-            fmt::format("roof: {} MACs/cycle peak, {} bytes/cycle DRAM", fmt_num(peak),
-                        fmt_num(bw)));
+  plot.line(
+      {{lo, bw * lo}, {ridge, peak}, {hi, peak}}, "roof",
+      fmt::format("roof: {} MACs/cycle peak, {} bytes/cycle DRAM", fmt_num(peak), fmt_num(bw)));
   for (const auto &[x, y, tip] : dots) plot.dot(x, y, "pt layer", tip);
   return plot.render();
 }
@@ -227,15 +227,24 @@ std::string cell(const Json &r, const char *key, double scale = 1, int digits = 
 
 std::string table(const Json &results) {
   static const std::vector<std::tuple<const char *, const char *, double>> cols = {
-      {"point", "point", 1},          {"workload", "workload", 1},
-      {"status", "status", 1},        {"label", "config", 1},
-      {"latency_ms", "latency ms", 1}, {"inferences_per_s", "inf/s", 1},
-      {"utilization", "util %", 100}, {"energy_uj", "energy uJ", 1},
-      {"edp_uj_ms", "EDP uJ*ms", 1},  {"area_mm2", "area mm2", 1},
-      {"lut", "LUT", 1},              {"ff", "FF", 1},
-      {"dsp", "DSP", 1},              {"bram", "BRAM36", 1},
-      {"fits", "fits", 1},            {"pareto_latency_area", "front (area)", 1},
-      {"pareto_latency_energy", "front (energy)", 1}, {"perf_error_pct", "perf vs rtl %", 1},
+      {"point", "point", 1},
+      {"workload", "workload", 1},
+      {"status", "status", 1},
+      {"label", "config", 1},
+      {"latency_ms", "latency ms", 1},
+      {"inferences_per_s", "inf/s", 1},
+      {"utilization", "util %", 100},
+      {"energy_uj", "energy uJ", 1},
+      {"edp_uj_ms", "EDP uJ*ms", 1},
+      {"area_mm2", "area mm2", 1},
+      {"lut", "LUT", 1},
+      {"ff", "FF", 1},
+      {"dsp", "DSP", 1},
+      {"bram", "BRAM36", 1},
+      {"fits", "fits", 1},
+      {"pareto_latency_area", "front (area)", 1},
+      {"pareto_latency_energy", "front (energy)", 1},
+      {"perf_error_pct", "perf vs rtl %", 1},
       {"message", "message", 1}};
   std::string s = "<table class=\"sortable\" id=\"results\"><thead><tr>";
   for (const auto &[key, title, _] : cols) s += fmt::format("<th>{}</th>", title);
@@ -265,10 +274,10 @@ std::string render_report(const Json &doc) {
 
   std::string body = fmt::format("<h1>vacc sweep: {}</h1>\n<p class=\"note\">", escape_html(spec));
   for (const auto &[st, n] : status_count) body += fmt::format("{} rows {}; ", n, escape_html(st));
-  body += fmt::format("energy table {}, area table {}. Hover over a mark for its config; click a "
-                      "column of the table to sort by it.</p>\n",
-                      escape_html(doc.value("energy_table", "")),
-                      escape_html(doc.value("area_table", "")));
+  body += fmt::format(
+      "energy table {}, area table {}. Hover over a mark for its config; click a "
+      "column of the table to sort by it.</p>\n",
+      escape_html(doc.value("energy_table", "")), escape_html(doc.value("area_table", "")));
 
   int n = 0;
   for (const std::string &w : order) {
@@ -294,9 +303,9 @@ std::string render_report(const Json &doc) {
   for (const auto &r : results) {
     const std::string st = r.value("status", "");
     if ((st == "invalid" || st == "excluded") && r.value("workload", "") == order.front())
-      skipped += fmt::format("<li>point {} ({}): {} — {}</li>\n", r.value("point", 0),
-                             escape_html(r.value("label", "")), st,
-                             escape_html(r.value("message", "")));
+      skipped +=
+          fmt::format("<li>point {} ({}): {} — {}</li>\n", r.value("point", 0),
+                      escape_html(r.value("label", "")), st, escape_html(r.value("message", "")));
   }
   if (!skipped.empty())
     body += "<h2>Points not run</h2>\n<ul class=\"note\">\n" + skipped + "</ul>\n";
@@ -313,12 +322,11 @@ std::string render_report(const Json &doc) {
       if (!m.contains(key)) continue;
       const Json &e = m.at(key);
       for (const char *stat : {"mean_pct", "max_pct"}) {
-        body += fmt::format("<tr><td class=\"t\">{} ({})</td><td>{}</td>",
-                            std::string(key) == "leave_one_out_error"
-                                ? "each sample predicted by the others"
-                                : "bundled model on this sweep's samples",
-                            std::string(stat) == "mean_pct" ? "mean %" : "max %",
-                            e.value("samples", 0));
+        body += fmt::format(
+            "<tr><td class=\"t\">{} ({})</td><td>{}</td>",
+            std::string(key) == "leave_one_out_error" ? "each sample predicted by the others"
+                                                      : "bundled model on this sweep's samples",
+            std::string(stat) == "mean_pct" ? "mean %" : "max %", e.value("samples", 0));
         for (const char *r : {"lut", "ff", "dsp", "bram"})
           body += fmt::format("<td>{}</td>", fmt_num(e.at(stat).value(r, 0.0), 3));
         body += "</tr>\n";

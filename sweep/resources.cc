@@ -26,8 +26,8 @@ std::vector<RtlMemory> rtl_memories(const isa::HwConfig &c) {
 
 BramTiles bram_tiles(int64_t width, int64_t depth) {
   // 7-series simple-dual-port aspect ratios (UG473): RAMB18 up to 512x36, RAMB36 up to 512x72.
-  static const int64_t kRamb18[][2] = {{512, 36}, {1024, 18}, {2048, 9}, {4096, 4},
-                                       {8192, 2}, {16384, 1}};
+  static const int64_t kRamb18[][2] = {{512, 36}, {1024, 18}, {2048, 9},
+                                       {4096, 4}, {8192, 2},  {16384, 1}};
   static const int64_t kRamb36[][2] = {{512, 72}, {1024, 36}, {2048, 18}, {4096, 9},
                                        {8192, 4}, {16384, 2}, {32768, 1}};
   auto tiles = [&](const int64_t(&shape)[2]) {
@@ -45,15 +45,23 @@ namespace {
 
 enum Resource { kLut, kFf, kDsp };
 
+// DSP48E1s of one ALU lane's acc x acc multiplier keeping the low acc bits: 25x18 partial
+// products, less the one that only reaches above bit acc (16 bits: 1; 32 bits: 3).
+double alu_multiplier_dsps(int acc_bits) {
+  const int a = (acc_bits + 24) / 25, b = (acc_bits + 17) / 18;
+  return a * b - (a > 1 && b > 1 ? 1 : 0);
+}
+
 // The quantities each resource is linear in (resources.h).
 std::vector<double> features(Resource r, const isa::HwConfig &c) {
   const double macs = static_cast<double>(c.peak_macs_per_cycle());
   const double lanes = static_cast<double>(c.batch) * c.block_out;
   switch (r) {
     case kLut:
-    case kFf: return {1.0, macs, lanes * c.acc_bits, static_cast<double>(c.bus_bits)};
+    case kFf:
+      return {1.0, macs, lanes * c.acc_bits, static_cast<double>(c.bus_bits)};
     case kDsp:
-      return {1.0, macs, c.acc_bits > 16 ? lanes : 0.0, c.acc_bits > 16 ? 0.0 : lanes};
+      return {1.0, macs, lanes * alu_multiplier_dsps(c.acc_bits)};
   }
   return {};
 }
@@ -61,7 +69,7 @@ std::vector<double> features(Resource r, const isa::HwConfig &c) {
 const char *const kFeatureNames[3][4] = {
     {"1", "macs", "lanes*acc_bits", "bus_bits"},
     {"1", "macs", "lanes*acc_bits", "bus_bits"},
-    {"1", "macs", "lanes(acc_bits 32)", "lanes(acc_bits 16)"},
+    {"1", "macs", "lanes*multiplier_dsps(acc_bits)", ""},
 };
 const char *const kResourceNames[] = {"LUT", "FF", "DSP"};
 
@@ -72,7 +80,8 @@ double measured(Resource r, const Resources &y) {
 // Least squares on relative error (each row divided by its measurement); nullopt when the
 // samples do not determine every coefficient.
 std::optional<std::vector<double>> solve(Resource r, const std::vector<SynthSample> &samples) {
-  const int cols = static_cast<int>(features(r, samples.empty() ? isa::HwConfig{} : samples[0].config).size());
+  const int cols =
+      static_cast<int>(features(r, samples.empty() ? isa::HwConfig{} : samples[0].config).size());
   const int rows = static_cast<int>(samples.size());
   if (rows < cols) return std::nullopt;
   Eigen::MatrixXd a(rows, cols);
@@ -98,12 +107,15 @@ double linear(const std::vector<double> &coef, const std::vector<double> &f) {
 
 double bram_count(const isa::HwConfig &c) {
   double total = 0;
-  for (const RtlMemory &m : rtl_memories(c)) total += m.copies * bram_tiles(m.width, m.depth).equivalent();
+  for (const RtlMemory &m : rtl_memories(c))
+    total += m.copies * bram_tiles(m.width, m.depth).equivalent();
   return total;
 }
 
 void accumulate(ModelError &e, const Resources &est, const Resources &y) {
-  auto pct = [](double est, double ref) { return 100.0 * std::abs(est - ref) / std::max(1.0, ref); };
+  auto pct = [](double est, double ref) {
+    return 100.0 * std::abs(est - ref) / std::max(1.0, ref);
+  };
   const double p[4] = {pct(est.lut, y.lut), pct(est.ff, y.ff), pct(est.dsp, y.dsp),
                        pct(est.bram, y.bram)};
   double *mean[4] = {&e.mean_pct.lut, &e.mean_pct.ff, &e.mean_pct.dsp, &e.mean_pct.bram};
@@ -127,10 +139,13 @@ ResourceModel ResourceModel::fit(const std::vector<SynthSample> &samples) {
   ResourceModel m;
   for (Resource r : {kLut, kFf, kDsp}) {
     auto coef = solve(r, samples);
-    if (!coef)
+    if (!coef) {
+      std::vector<std::string> varied;
+      for (size_t i = 1; i < features(r, isa::HwConfig{}).size(); ++i)
+        varied.push_back(kFeatureNames[r][i]);
       fail("the resource model's {} fit is undetermined by {} Yosys samples: they must vary {}",
-           kResourceNames[r], samples.size(),
-           fmt::join(std::begin(kFeatureNames[r]) + 1, std::end(kFeatureNames[r]), ", "));
+           kResourceNames[r], samples.size(), fmt::join(varied, ", "));
+    }
     (r == kLut ? m.lut_ : r == kFf ? m.ff_ : m.dsp_) = *coef;
   }
   return m;
@@ -154,8 +169,10 @@ ModelError ResourceModel::cross_validate(const std::vector<SynthSample> &samples
     bool determined = true;
     for (Resource r : {kLut, kFf, kDsp}) {
       auto coef = solve(r, rest);
-      if (!coef) determined = false;
-      else (r == kLut ? m.lut_ : r == kFf ? m.ff_ : m.dsp_) = *coef;
+      if (!coef)
+        determined = false;
+      else
+        (r == kLut ? m.lut_ : r == kFf ? m.ff_ : m.dsp_) = *coef;
     }
     if (determined) accumulate(e, m.estimate(samples[i].config), samples[i].yosys);
   }

@@ -50,9 +50,10 @@ void check_workload_files(const SweepSpec &spec, const std::string &spec_dir) {
       const std::string full = workload_path(path, spec_dir);
       std::ifstream in(full, std::ios::binary);
       if (!in || fs::is_directory(full))
-        fail("{}: key 'workloads[{}].{}': cannot read {} (paths are relative to the spec's "
-             "directory)",
-             spec.source, i, key, full);
+        fail(
+            "{}: key 'workloads[{}].{}': cannot read {} (paths are relative to the spec's "
+            "directory)",
+            spec.source, i, key, full);
     }
   }
 }
@@ -90,8 +91,13 @@ class QueueSource : public TaskSource {
   QueueSource(Store &store, const std::map<int64_t, PointRecord> &points,
               const std::map<std::string, Workload> &workloads, std::string spec_dir,
               std::string synth_cache, Progress &progress)
-      : store_(store), points_(points), workloads_(workloads), spec_dir_(std::move(spec_dir)),
-        synth_cache_(std::move(synth_cache)), progress_(progress), owner_(process_owner()) {}
+      : store_(store),
+        points_(points),
+        workloads_(workloads),
+        spec_dir_(std::move(spec_dir)),
+        synth_cache_(std::move(synth_cache)),
+        progress_(progress),
+        owner_(process_owner()) {}
 
   std::optional<Task> next() override {
     if (exhausted_) return std::nullopt;
@@ -150,7 +156,9 @@ int default_jobs(bool mpi) {
   return n ? static_cast<int>(n) : 1;
 }
 
-std::string log_dir(const std::string &out_dir) { return (fs::path(out_dir) / "logs").string(); }
+std::string log_dir(const std::string &out_dir) {
+  return (fs::path(out_dir) / "logs").string();
+}
 
 int coordinate(const SweepOptions &o, const MpiSession *mpi) {
   const std::string spec_text = read_file(o.spec_path, "sweep spec");
@@ -165,8 +173,8 @@ int coordinate(const SweepOptions &o, const MpiSession *mpi) {
       load_area_table(o.area_table.empty() ? default_area_table() : o.area_table);
   if (o.out_dir.empty()) fail("give the output directory with -o DIR");
 
-  auto store = Store::open(o.out_dir, fingerprint(spec, base_yaml, spec_dir), spec_text,
-                           o.spec_path);
+  auto store =
+      Store::open(o.out_dir, fingerprint(spec, base_yaml, spec_dir), spec_text, o.spec_path);
   const ResourceModel model = fit_with_synth_results(*store, bundled_samples());
 
   // Points: invalid ones keep their reason; valid ones get resources, area and constraints.
@@ -196,7 +204,8 @@ int coordinate(const SweepOptions &o, const MpiSession *mpi) {
   std::vector<TaskKey> tasks;
   for (size_t i : runnable)
     for (const Workload &w : spec.workloads) tasks.push_back({records[i].id, w.name, "run"});
-  for (size_t s : spread(valid.size(), o.synth)) tasks.push_back({records[valid[s]].id, "", "synth"});
+  for (size_t s : spread(valid.size(), o.synth))
+    tasks.push_back({records[valid[s]].id, "", "synth"});
   for (size_t s : spread(runnable.size(), o.verify))
     for (const Workload &w : spec.workloads)
       tasks.push_back({records[runnable[s]].id, w.name, "verify"});
@@ -231,7 +240,8 @@ int coordinate(const SweepOptions &o, const MpiSession *mpi) {
                   {"ranks", mpi ? mpi->size() : 1},
                   {"database", store->path()}});
   for (const PointRecord &r : records)
-    if (r.status == "invalid") progress.note(fmt::format("point {} ({}) invalid: {}", r.id, r.label, r.reason));
+    if (r.status == "invalid")
+      progress.note(fmt::format("point {} ({}) invalid: {}", r.id, r.label, r.reason));
 
   std::map<int64_t, PointRecord> by_id;
   for (const PointRecord &r : records) by_id[r.id] = r;

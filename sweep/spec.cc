@@ -69,7 +69,8 @@ class SpecReader {
     if (!n.IsScalar()) error(key, "expected a number, found a " + kind_name(n));
     try {
       const double v = n.as<double>();
-      if (!std::isfinite(v)) error(key, fmt::format("expected a finite number, found '{}'", n.Scalar()));
+      if (!std::isfinite(v))
+        error(key, fmt::format("expected a finite number, found '{}'", n.Scalar()));
       return v;
     } catch (const YAML::Exception &) {
       error(key, fmt::format("expected a number, found '{}'", n.Scalar()));
@@ -79,9 +80,12 @@ class SpecReader {
   // A value of a config key of `kind`, as the YAML scalar a config file would hold.
   std::string value(const YAML::Node &n, Kind kind, const std::string &key) const {
     switch (kind) {
-      case Kind::kInteger: return std::to_string(integer(n, key));
-      case Kind::kNumber: return fmt::format("{}", number(n, key));
-      case Kind::kText: return text(n, key);
+      case Kind::kInteger:
+        return std::to_string(integer(n, key));
+      case Kind::kNumber:
+        return fmt::format("{}", number(n, key));
+      case Kind::kText:
+        return text(n, key);
     }
     return "";
   }
@@ -150,16 +154,17 @@ class SpecReader {
     }
     if (!std::isfinite(step)) error(step_key, fmt::format("'{}' is not finite", step_text));
     if (multiply && step <= 1)
-      error(step_key, fmt::format("a multiplying step must be greater than 1, got '{}'", step_text));
+      error(step_key,
+            fmt::format("a multiplying step must be greater than 1, got '{}'", step_text));
     if (!multiply && step <= 0)
-      error(step_key, fmt::format("the step must be positive, got '{}'",
-                                  step_text));
+      error(step_key, fmt::format("the step must be positive, got '{}'", step_text));
     if (integral && std::floor(step) != step)
       error(step_key, fmt::format("{} takes integers: the step must be one, got '{}'",
                                   key.substr(5), step_text));
     if (multiply && from <= 0)
       error(key + ".from", fmt::format("a multiplying range must start above 0, got {}", from));
-    if (from > to) error(key, fmt::format("from ({}) is greater than to ({}): empty range", from, to));
+    if (from > to)
+      error(key, fmt::format("from ({}) is greater than to ({}): empty range", from, to));
     std::vector<std::string> out;
     // A relative tolerance so that 0.1 steps reach `to` despite rounding.
     const double slack = 1e-9 * std::max(1.0, std::abs(to));
@@ -204,21 +209,24 @@ class SpecReader {
       error(key, fmt::format("'{}': expected METRIC OP NUMBER (e.g. dsp <= 220) or fits: PART", s));
     c.metric = trim(s.substr(0, at));
     if (std::find(std::begin(kMetrics), std::end(kMetrics), c.metric) == std::end(kMetrics))
-      error(key, fmt::format("unknown metric '{}' (known: {})", c.metric, fmt::join(kMetrics, ", ")));
+      error(key,
+            fmt::format("unknown metric '{}' (known: {})", c.metric, fmt::join(kMetrics, ", ")));
     const std::string number_text = trim(s.substr(at + c.op.size()));
     try {
       size_t used = 0;
       c.value = std::stod(number_text, &used);
       if (used != number_text.size()) throw std::invalid_argument("trailing text");
     } catch (const std::exception &) {
-      error(key, fmt::format("'{}': expected a number after '{}', found '{}'", s, c.op, number_text));
+      error(key,
+            fmt::format("'{}': expected a number after '{}', found '{}'", s, c.op, number_text));
     }
     return c;
   }
 
   Workload workload(const YAML::Node &n, const std::string &key) const {
     if (!n.IsMap())
-      error(key, fmt::format("expected a mapping with 'model' or 'bench', found a {}", kind_name(n)));
+      error(key,
+            fmt::format("expected a mapping with 'model' or 'bench', found a {}", kind_name(n)));
     Workload w;
     if (n["model"] && n["bench"]) error(key, "give either 'model' or 'bench', not both");
     if (n["model"]) {
@@ -238,7 +246,8 @@ class SpecReader {
       w.kind = Workload::Kind::kConvBench;
       w.bench = text(n["bench"], key + ".bench");
       if (w.bench != "resnet18-convs")
-        error(key + ".bench", fmt::format("unknown benchmark '{}' (known: resnet18-convs)", w.bench));
+        error(key + ".bench",
+              fmt::format("unknown benchmark '{}' (known: resnet18-convs)", w.bench));
       w.name = w.bench;
       if (n["layers"]) {
         const YAML::Node &l = n["layers"];
@@ -322,7 +331,8 @@ SweepSpec parse_spec(const std::string &yaml_text, const std::string &source) {
       spec.base_yaml = out.c_str();
     } else {
       spec.base = r.text(b, "base");
-      if (spec.base.empty()) r.error("base", "empty: give a config name (default, small, wide) or path");
+      if (spec.base.empty())
+        r.error("base", "empty: give a config name (default, small, wide) or path");
     }
   }
 
@@ -351,8 +361,9 @@ SweepSpec parse_spec(const std::string &yaml_text, const std::string &source) {
 
   const YAML::Node &ws = root["workloads"];
   if (!ws || !ws.IsSequence() || ws.size() == 0)
-    r.error("workloads", "give a list of at least one workload (- model: X.onnx, or - bench: "
-                         "resnet18-convs)");
+    r.error("workloads",
+            "give a list of at least one workload (- model: X.onnx, or - bench: "
+            "resnet18-convs)");
   std::set<std::string> names;
   for (size_t i = 0; i < ws.size(); ++i) {
     const std::string key = fmt::format("workloads[{}]", i);

@@ -15,7 +15,9 @@ Database::Database(const std::string &path, int busy_ms) : path_(path) {
   sqlite3_busy_timeout(db_, busy_ms);
 }
 
-Database::~Database() { sqlite3_close(db_); }
+Database::~Database() {
+  sqlite3_close(db_);
+}
 
 void Database::fail_with(const std::string &what) const {
   fail("{}: {}: {}", path_, what, sqlite3_errmsg(db_));
@@ -37,13 +39,17 @@ Statement Database::prepare(const std::string &sql) {
   return Statement(*this, stmt);
 }
 
-int64_t Database::changes() const { return sqlite3_changes(db_); }
+int64_t Database::changes() const {
+  return sqlite3_changes(db_);
+}
 
 Statement::Statement(Statement &&other) noexcept : db_(other.db_), stmt_(other.stmt_) {
   other.stmt_ = nullptr;
 }
 
-Statement::~Statement() { sqlite3_finalize(stmt_); }
+Statement::~Statement() {
+  sqlite3_finalize(stmt_);
+}
 
 Statement &Statement::bind(int index, int64_t value) {
   if (sqlite3_bind_int64(stmt_, index, value) != SQLITE_OK) db_->fail_with("bind");
@@ -92,14 +98,20 @@ void Statement::reset() {
 bool Statement::is_null(int column) const {
   return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
 }
-int64_t Statement::integer(int column) const { return sqlite3_column_int64(stmt_, column); }
-double Statement::real(int column) const { return sqlite3_column_double(stmt_, column); }
+int64_t Statement::integer(int column) const {
+  return sqlite3_column_int64(stmt_, column);
+}
+double Statement::real(int column) const {
+  return sqlite3_column_double(stmt_, column);
+}
 std::string Statement::text(int column) const {
   const auto *p = reinterpret_cast<const char *>(sqlite3_column_text(stmt_, column));
   return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(stmt_, column))) : "";
 }
 
-Transaction::Transaction(Database &db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+Transaction::Transaction(Database &db) : db_(db) {
+  db_.exec("BEGIN IMMEDIATE");
+}
 
 Transaction::~Transaction() {
   if (!done_) sqlite3_exec(db_.db_, "ROLLBACK", nullptr, nullptr, nullptr);

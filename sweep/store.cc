@@ -23,25 +23,38 @@ constexpr int kBusyMs = 60'000;
 // The derived columns of `results`, in order (ResultRow::values keys).
 const std::vector<std::pair<std::string, std::string>> &result_columns() {
   static const std::vector<std::pair<std::string, std::string>> cols = {
-      {"cycles", "INTEGER"},           {"latency_ms", "REAL"},
-      {"inferences_per_s", "REAL"},    {"utilization", "REAL"},
-      {"useful_macs", "INTEGER"},      {"executed_macs", "INTEGER"},
-      {"model_macs", "INTEGER"},       {"cpu_steps", "INTEGER"},
-      {"dram_bytes", "INTEGER"},       {"energy_uj", "REAL"},
-      {"energy_mac_uj", "REAL"},       {"energy_alu_uj", "REAL"},
-      {"energy_sram_uj", "REAL"},      {"energy_dram_uj", "REAL"},
-      {"energy_leakage_uj", "REAL"},   {"edp_uj_ms", "REAL"},
-      {"layers", "TEXT"},              {"compile_s", "REAL"},
-      {"run_s", "REAL"},               {"pareto_latency_area", "INTEGER"},
-      {"pareto_latency_energy", "INTEGER"}, {"rtl_cycles", "INTEGER"},
-      {"perf_error_pct", "REAL"},      {"verify_message", "TEXT"},
+      {"cycles", "INTEGER"},
+      {"latency_ms", "REAL"},
+      {"inferences_per_s", "REAL"},
+      {"utilization", "REAL"},
+      {"useful_macs", "INTEGER"},
+      {"executed_macs", "INTEGER"},
+      {"model_macs", "INTEGER"},
+      {"cpu_steps", "INTEGER"},
+      {"dram_bytes", "INTEGER"},
+      {"energy_uj", "REAL"},
+      {"energy_mac_uj", "REAL"},
+      {"energy_alu_uj", "REAL"},
+      {"energy_sram_uj", "REAL"},
+      {"energy_dram_uj", "REAL"},
+      {"energy_leakage_uj", "REAL"},
+      {"edp_uj_ms", "REAL"},
+      {"layers", "TEXT"},
+      {"compile_s", "REAL"},
+      {"run_s", "REAL"},
+      {"pareto_latency_area", "INTEGER"},
+      {"pareto_latency_energy", "INTEGER"},
+      {"rtl_cycles", "INTEGER"},
+      {"perf_error_pct", "REAL"},
+      {"verify_message", "TEXT"},
   };
   return cols;
 }
 
 std::string schema() {
   std::string results_cols;
-  for (const auto &[name, type] : result_columns()) results_cols += fmt::format(", {} {}", name, type);
+  for (const auto &[name, type] : result_columns())
+    results_cols += fmt::format(", {} {}", name, type);
   return fmt::format(R"(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS points(
@@ -65,8 +78,7 @@ CREATE TABLE IF NOT EXISTS results(
 }
 
 double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 std::string host_name() {
@@ -84,7 +96,9 @@ std::optional<std::string> meta(sql::Database &db, const std::string &key) {
 
 }  // namespace
 
-std::string process_owner() { return fmt::format("{}:{}", host_name(), getpid()); }
+std::string process_owner() {
+  return fmt::format("{}:{}", host_name(), getpid());
+}
 
 std::unique_ptr<Store> Store::open(const std::string &dir, const std::string &fingerprint,
                                    const std::string &spec_text, const std::string &spec_path) {
@@ -106,10 +120,11 @@ std::unique_ptr<Store> Store::open(const std::string &dir, const std::string &fi
     const auto existing = meta(db, "spec_fingerprint");
     if (existing && *existing != fingerprint) {
       const std::string other = meta(db, "spec_path").value_or("?");
-      fail("{}: holds the results of another sweep spec ({}, fingerprint {}; this spec {} has "
-           "{}: its base, axes, constraints, workloads or models differ). Nothing was changed: "
-           "give another -o DIR, or delete {} to start over",
-           path, other, *existing, spec_path, fingerprint, dir);
+      fail(
+          "{}: holds the results of another sweep spec ({}, fingerprint {}; this spec {} has "
+          "{}: its base, axes, constraints, workloads or models differ). Nothing was changed: "
+          "give another -o DIR, or delete {} to start over",
+          path, other, *existing, spec_path, fingerprint, dir);
     }
     if (!existing) {
       auto put = db.prepare("INSERT INTO meta(key, value) VALUES(?, ?)");
@@ -260,8 +275,10 @@ void Store::finish(const TaskKey &k, bool ok, const std::string &message,
       "UPDATE tasks SET status = ?, message = ?, result = ?, finished_at = ?, seconds = ? "
       "WHERE point_id = ? AND workload = ? AND kind = ?");
   u.bind(1, std::string(ok ? "ok" : "failed")).bind(2, message);
-  if (ok) u.bind(3, result.dump());
-  else u.bind_null(3);
+  if (ok)
+    u.bind(3, result.dump());
+  else
+    u.bind_null(3);
   u.bind(4, now_seconds()).bind(5, seconds).bind(6, k.point).bind(7, k.workload).bind(8, k.kind);
   u.run();
   t.commit();
@@ -276,10 +293,14 @@ TaskCounts Store::counts(const std::string &kind) {
   while (s.step()) {
     const std::string st = s.text(0);
     const int64_t n = s.integer(1);
-    if (st == "pending") c.pending = n;
-    else if (st == "running") c.running = n;
-    else if (st == "ok") c.ok = n;
-    else c.failed += n;
+    if (st == "pending")
+      c.pending = n;
+    else if (st == "running")
+      c.running = n;
+    else if (st == "ok")
+      c.ok = n;
+    else
+      c.failed += n;
   }
   return c;
 }
@@ -316,10 +337,14 @@ void Store::save_results(const std::vector<ResultRow> &rows) {
     int i = 5;
     for (const auto &[name, type] : result_columns()) {
       auto it = r.values.find(name);
-      if (it == r.values.end() || it->is_null()) s.bind_null(i);
-      else if (type == "TEXT") s.bind(i, it->is_string() ? it->get<std::string>() : it->dump());
-      else if (type == "INTEGER") s.bind(i, it->get<int64_t>());
-      else s.bind(i, it->get<double>());
+      if (it == r.values.end() || it->is_null())
+        s.bind_null(i);
+      else if (type == "TEXT")
+        s.bind(i, it->is_string() ? it->get<std::string>() : it->dump());
+      else if (type == "INTEGER")
+        s.bind(i, it->get<int64_t>());
+      else
+        s.bind(i, it->get<double>());
       ++i;
     }
     s.run();
@@ -342,10 +367,14 @@ std::vector<ResultRow> Store::results() {
     r.message = s.text(3);
     int i = 4;
     for (const auto &[name, type] : result_columns()) {
-      if (s.is_null(i)) r.values[name] = nullptr;
-      else if (type == "TEXT") r.values[name] = s.text(i);
-      else if (type == "INTEGER") r.values[name] = s.integer(i);
-      else r.values[name] = s.real(i);
+      if (s.is_null(i))
+        r.values[name] = nullptr;
+      else if (type == "TEXT")
+        r.values[name] = s.text(i);
+      else if (type == "INTEGER")
+        r.values[name] = s.integer(i);
+      else
+        r.values[name] = s.real(i);
       ++i;
     }
     out.push_back(std::move(r));

@@ -12,12 +12,23 @@ std::string escape_html(const std::string &text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -61,15 +72,20 @@ std::vector<double> ticks(const PlotAxis &a) {
       step = m * p;
       break;
     }
-  for (double v = std::ceil(a.lo / step) * step; v <= a.hi + step * 1e-9; v += step) out.push_back(v);
+  for (double v = std::ceil(a.lo / step) * step; v <= a.hi + step * 1e-9; v += step)
+    out.push_back(v);
   return out;
 }
 
 }  // namespace
 
 SvgPlot::SvgPlot(std::string id, std::string title, PlotAxis x, PlotAxis y, int width, int height)
-    : id_(std::move(id)), title_(std::move(title)), x_(std::move(x)), y_(std::move(y)),
-      width_(width), height_(height) {}
+    : id_(std::move(id)),
+      title_(std::move(title)),
+      x_(std::move(x)),
+      y_(std::move(y)),
+      width_(width),
+      height_(height) {}
 
 void SvgPlot::dot(double x, double y, const std::string &css, const std::string &tip,
                   double radius) {
@@ -83,15 +99,17 @@ void SvgPlot::line(const std::vector<std::pair<double, double>> &xy, const std::
 
 double SvgPlot::sx(double x) const {
   const double w = width_ - kLeft - kRight;
-  const double t = x_.log ? (std::log10(x) - std::log10(x_.lo)) / (std::log10(x_.hi) - std::log10(x_.lo))
-                          : (x - x_.lo) / (x_.hi - x_.lo);
+  const double t =
+      x_.log ? (std::log10(x) - std::log10(x_.lo)) / (std::log10(x_.hi) - std::log10(x_.lo))
+             : (x - x_.lo) / (x_.hi - x_.lo);
   return kLeft + t * w;
 }
 
 double SvgPlot::sy(double y) const {
   const double h = height_ - kTop - kBottom;
-  const double t = y_.log ? (std::log10(y) - std::log10(y_.lo)) / (std::log10(y_.hi) - std::log10(y_.lo))
-                          : (y - y_.lo) / (y_.hi - y_.lo);
+  const double t =
+      y_.log ? (std::log10(y) - std::log10(y_.lo)) / (std::log10(y_.hi) - std::log10(y_.lo))
+             : (y - y_.lo) / (y_.hi - y_.lo);
   return height_ - kBottom - t * h;
 }
 
@@ -139,15 +157,17 @@ std::string SvgPlot::render() const {
                    x1 - x0, y0 - y1);
   for (double t : ticks(p.x_)) {
     const double x = p.sx(t);
-    s += fmt::format("<line class=\"grid\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\"/>"
-                     "<text class=\"tick\" x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\n",
-                     x, y1, y0, y0 + 16, number(t));
+    s += fmt::format(
+        "<line class=\"grid\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\"/>"
+        "<text class=\"tick\" x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\n",
+        x, y1, y0, y0 + 16, number(t));
   }
   for (double t : ticks(p.y_)) {
     const double y = p.sy(t);
-    s += fmt::format("<line class=\"grid\" x1=\"{1}\" y1=\"{0:.1f}\" x2=\"{2}\" y2=\"{0:.1f}\"/>"
-                     "<text class=\"tick\" x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>\n",
-                     y, x0, x1, x0 - 6, y + 4, number(t));
+    s += fmt::format(
+        "<line class=\"grid\" x1=\"{1}\" y1=\"{0:.1f}\" x2=\"{2}\" y2=\"{0:.1f}\"/>"
+        "<text class=\"tick\" x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>\n",
+        y, x0, x1, x0 - 6, y + 4, number(t));
   }
   s += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
                    (x0 + x1) / 2, p.height_ - 8, escape_html(p.x_.label));
@@ -170,7 +190,8 @@ std::string SvgPlot::render() const {
     const auto [x, y] = m.xy[0];
     if (!std::isfinite(x) || !std::isfinite(y)) continue;
     s += fmt::format(
-        "<circle class=\"{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" data-tip=\"{}\"><title>{}</title>"
+        "<circle class=\"{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" "
+        "data-tip=\"{}\"><title>{}</title>"
         "</circle>\n",
         escape_html(m.css), p.sx(x), p.sy(y), m.radius, escape_html(m.tip), escape_html(m.tip));
   }
@@ -192,13 +213,15 @@ std::string bar_chart(const std::string &id, const std::string &title,
   auto sy = [&](double v) { return y0 - std::clamp(v / y_max, 0.0, 1.0) * (y0 - y1); };
   for (int i = 0; i <= 4; ++i) {
     const double v = y_max * i / 4;
-    s += fmt::format("<line class=\"grid\" x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\"/>"
-                     "<text class=\"tick\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n",
-                     x0, sy(v), x1, sy(v), x0 - 6, sy(v) + 4, number(v));
+    s += fmt::format(
+        "<line class=\"grid\" x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\"/>"
+        "<text class=\"tick\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n",
+        x0, sy(v), x1, sy(v), x0 - 6, sy(v) + 4, number(v));
   }
-  s += fmt::format("<text class=\"label\" x=\"14\" y=\"{0}\" text-anchor=\"middle\" "
-                   "transform=\"rotate(-90 14 {0})\">{1}</text>\n",
-                   (y0 + y1) / 2, escape_html(y_label));
+  s += fmt::format(
+      "<text class=\"label\" x=\"14\" y=\"{0}\" text-anchor=\"middle\" "
+      "transform=\"rotate(-90 14 {0})\">{1}</text>\n",
+      (y0 + y1) / 2, escape_html(y_label));
   const double group = categories.empty() ? 1.0 : double(x1 - x0) / categories.size();
   const double bar = series.empty() ? group : group * 0.8 / series.size();
   for (size_t c = 0; c < categories.size(); ++c) {
@@ -221,9 +244,10 @@ std::string bar_chart(const std::string &id, const std::string &title,
   // Legend.
   double lx = x0;
   for (size_t k = 0; k < series.size(); ++k) {
-    s += fmt::format("<rect class=\"bar s{}\" x=\"{:.0f}\" y=\"{}\" width=\"10\" height=\"10\"/>"
-                     "<text class=\"tick\" x=\"{:.0f}\" y=\"{}\">{}</text>\n",
-                     k % 6, lx, 20, lx + 14, 29, escape_html(series[k].first));
+    s += fmt::format(
+        "<rect class=\"bar s{}\" x=\"{:.0f}\" y=\"{}\" width=\"10\" height=\"10\"/>"
+        "<text class=\"tick\" x=\"{:.0f}\" y=\"{}\">{}</text>\n",
+        k % 6, lx, 20, lx + 14, 29, escape_html(series[k].first));
     lx += 24 + 7.0 * series[k].first.size();
   }
   return s + "</svg>\n";

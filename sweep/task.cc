@@ -14,9 +14,9 @@
 namespace vacc::sweep {
 
 nlohmann::json to_json(const Task &t) {
-  return {{"point", t.key.point},     {"workload", t.key.workload},   {"kind", t.key.kind},
-          {"config_yaml", t.config_yaml}, {"config_name", t.config_name},
-          {"spec", t.workload},       {"base_dir", t.base_dir},       {"synth_cache", t.synth_cache}};
+  return {{"point", t.key.point},         {"workload", t.key.workload},   {"kind", t.key.kind},
+          {"config_yaml", t.config_yaml}, {"config_name", t.config_name}, {"spec", t.workload},
+          {"base_dir", t.base_dir},       {"synth_cache", t.synth_cache}};
 }
 
 Task task_from_json(const nlohmann::json &j) {
@@ -32,9 +32,8 @@ Task task_from_json(const nlohmann::json &j) {
 }
 
 nlohmann::json to_json(const TaskOutcome &o) {
-  return {{"point", o.key.point}, {"workload", o.key.workload}, {"kind", o.key.kind},
-          {"ok", o.ok},           {"message", o.message},       {"result", o.result},
-          {"seconds", o.seconds}};
+  return {{"point", o.key.point}, {"workload", o.key.workload}, {"kind", o.key.kind},  {"ok", o.ok},
+          {"message", o.message}, {"result", o.result},         {"seconds", o.seconds}};
 }
 
 TaskOutcome outcome_from_json(const nlohmann::json &j) {
@@ -54,9 +53,9 @@ nlohmann::json synthesize(const Task &t, const isa::HwConfig &config) {
   hw::SynthOptions o;
   o.cache_dir = t.synth_cache;
   const hw::SynthReport r = hw::synthesize(config, o);
-  return {{"lut", r.luts},       {"ff", r.ffs},           {"dsp", r.dsps},
-          {"ramb36", r.ramb36},  {"ramb18", r.ramb18},    {"lutram", r.lutram},
-          {"seconds", r.seconds}, {"cached", r.cached},   {"key", r.key}};
+  return {{"lut", r.luts},        {"ff", r.ffs},        {"dsp", r.dsps},
+          {"ramb36", r.ramb36},   {"ramb18", r.ramb18}, {"lutram", r.lutram},
+          {"seconds", r.seconds}, {"cached", r.cached}, {"key", r.key}};
 }
 
 }  // namespace

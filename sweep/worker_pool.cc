@@ -1,6 +1,7 @@
 #include "vacc/sweep/worker_pool.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -11,8 +12,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-
-#include <fmt/format.h>
 
 #include "vacc/support/error.h"
 
@@ -28,8 +27,8 @@ struct WorkerPool::Worker {
   int to_worker = -1;    // our end of its task pipe
   int from_worker = -1;  // our end of its outcome pipe
   std::string log_path;
-  std::string buffer;          // outcome bytes not yet ending in a newline
-  std::optional<Task> task;    // the task it runs, if any
+  std::string buffer;        // outcome bytes not yet ending in a newline
+  std::optional<Task> task;  // the task it runs, if any
 };
 
 std::string self_executable() {
@@ -51,7 +50,8 @@ WorkerPool::WorkerPool(int workers, std::string executable, std::string log_dir,
   fs::create_directories(log_dir_, ec);
   for (size_t i = 0; i < workers_.size(); ++i) {
     workers_[i].index = static_cast<int>(i);
-    workers_[i].log_path = (fs::path(log_dir_) / fmt::format("{}worker-{}.log", log_prefix_, i)).string();
+    workers_[i].log_path =
+        (fs::path(log_dir_) / fmt::format("{}worker-{}.log", log_prefix_, i)).string();
   }
 }
 
@@ -74,8 +74,8 @@ void WorkerPool::start(Worker &w) {
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, tasks[0], 3);
   posix_spawn_file_actions_adddup2(&actions, outcomes[1], 4);
-  posix_spawn_file_actions_addopen(&actions, 1, w.log_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_addopen(&actions, 1, w.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND,
+                                   0644);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   std::vector<std::string> args = {executable_, "sweep-worker", "--in-fd", "3", "--out-fd", "4"};
@@ -141,13 +141,14 @@ TaskOutcome WorkerPool::crashed(Worker &w) {
   close(w.to_worker);
   close(w.from_worker);
   w.to_worker = w.from_worker = -1;
-  const std::string how = WIFSIGNALED(status)
-                              ? fmt::format("killed by signal {} ({})", WTERMSIG(status),
-                                            strsignal(WTERMSIG(status)))
-                              : fmt::format("exited with status {}", WEXITSTATUS(status));
-  o.message = fmt::format("the worker process {} while running this task (an internal error); "
-                          "its log {}: {}",
-                          how, w.log_path, log_tail(w.log_path, 3));
+  const std::string how =
+      WIFSIGNALED(status)
+          ? fmt::format("killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)))
+          : fmt::format("exited with status {}", WEXITSTATUS(status));
+  o.message = fmt::format(
+      "the worker process {} while running this task (an internal error); "
+      "its log {}: {}",
+      how, w.log_path, log_tail(w.log_path, 3));
   w.task.reset();
   return o;
 }

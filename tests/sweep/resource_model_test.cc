@@ -47,8 +47,7 @@ TEST(ResourceModel, NeedsSamplesThatVaryEachQuantity) {
 }
 
 TEST(ResourceModelAgainstYosys, DISABLED_SmallConfigOutOfSample) {
-  const isa::HwConfig small =
-      isa::load_config(std::string(VACC_TEST_CONFIG_DIR) + "/small.yaml");
+  const isa::HwConfig small = isa::load_config(std::string(VACC_TEST_CONFIG_DIR) + "/small.yaml");
   hw::SynthOptions o;
   o.cache_dir = VACC_TEST_SYNTH_CACHE;
   const hw::SynthReport y = hw::synthesize(small, o);

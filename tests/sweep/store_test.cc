@@ -1,6 +1,8 @@
 // The results database: a task is claimed by exactly one of several processes' connections
 // at once, results survive reopening, abandoned claims are handed back, and a directory
 // holding another spec's results is refused without being changed.
+#include "vacc/sweep/store.h"
+
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,7 +11,6 @@
 #include <set>
 
 #include "vacc/support/error.h"
-#include "vacc/sweep/store.h"
 
 namespace vacc::sweep {
 namespace {
@@ -131,8 +132,7 @@ TEST(Store, UnwritableDirectoryIsNamed) {
   } catch (const Error &e) {
     message = e.what();
   }
-  EXPECT_NE(message.find(dir + ": the sweep's output directory is not writable"),
-            std::string::npos)
+  EXPECT_NE(message.find(dir + ": the sweep's output directory is not writable"), std::string::npos)
       << message;
   fs::permissions(dir, fs::perms::owner_all);
   fs::remove_all(dir);

@@ -46,7 +46,8 @@ workloads:
 
 TEST(SweepSpec, FractionalStepsReachTheEnd) {
   const SweepSpec s = parse_spec(
-      "axes:\n  clock_mhz: {from: 0.1, to: 0.5, step: 0.1}\nworkloads:\n  - bench: resnet18-convs\n",
+      "axes:\n  clock_mhz: {from: 0.1, to: 0.5, step: 0.1}\nworkloads:\n  - bench: "
+      "resnet18-convs\n",
       "f.yaml");
   ASSERT_EQ(s.axes[0].values.size(), 5u);
   EXPECT_EQ(s.axes[0].values.back(), "0.5");
@@ -62,8 +63,9 @@ workloads:
   - bench: resnet18-convs
 )",
                                  "p.yaml");
-  const std::string base = "gemm: {block_in: 8, block_out: 8}\nbuffers: {uop_kib: 4, inp_kib: 4, "
-                           "wgt_kib: 8, acc_kib: 8}\n";
+  const std::string base =
+      "gemm: {block_in: 8, block_out: 8}\nbuffers: {uop_kib: 4, inp_kib: 4, "
+      "wgt_kib: 8, acc_kib: 8}\n";
   const auto points = expand_points(s, base);
   ASSERT_EQ(points.size(), 4u);
   // The last axis varies fastest.
@@ -98,8 +100,8 @@ TEST(Pareto, MatchesBruteForce) {
     for (size_t i = 0; i < c.size(); ++i) {
       bool dominated = false;
       for (size_t j = 0; j < c.size(); ++j)
-        dominated = dominated || (c[j].first <= c[i].first && c[j].second <= c[i].second &&
-                                  c[j] != c[i]);
+        dominated =
+            dominated || (c[j].first <= c[i].first && c[j].second <= c[i].second && c[j] != c[i]);
       EXPECT_EQ(front[i], !dominated) << "trial " << trial << " point " << i;
     }
   }
@@ -149,7 +151,7 @@ TEST(Energy, FromCountersByHand) {
   c.uop_kib = 8;
   c.clock_mhz = 100;
   const std::map<std::string, uint64_t> counters = {
-      {"macs", 256 * 10}, {"gemm_uops", 12},          {"alu_ops", 16 * 3},
+      {"macs", 256 * 10},        {"gemm_uops", 12},        {"alu_ops", 16 * 3},
       {"dram_read_bytes", 1000}, {"dram_write_bytes", 24}, {"load_bytes_inp", 160},
       {"load_bytes_wgt", 2560},  {"load_bytes_uop", 40},   {"load_bytes_acc", 0},
       {"store_bytes_out", 16},   {"cycles", 1000}};
@@ -201,9 +203,8 @@ TEST(Area, ScalesWithTheArray) {
 }
 
 TEST(Export, CsvQuotesWhatNeedsIt) {
-  std::vector<nlohmann::ordered_json> rows = {
-      {{"a", "x,y"}, {"b", 1.5}, {"c", nullptr}},
-      {{"a", "say \"hi\""}, {"b", true}}};
+  std::vector<nlohmann::ordered_json> rows = {{{"a", "x,y"}, {"b", 1.5}, {"c", nullptr}},
+                                              {{"a", "say \"hi\""}, {"b", true}}};
   EXPECT_EQ(to_csv(rows, {"a", "b", "c"}), "a,b,c\n\"x,y\",1.5,\n\"say \"\"hi\"\"\",1,\n");
 }
 

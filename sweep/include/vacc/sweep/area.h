@@ -19,8 +19,8 @@ namespace vacc::sweep {
 
 struct AreaBreakdown {
   double mac_array = 0, alu = 0, sram = 0, registers = 0;  // mm², before placement
-  double total = 0;                                         // mm², after placement
-  std::map<std::string, double> sram_by_memory;             // "inp", "wgt", "acc", "uop"
+  double total = 0;                                        // mm², after placement
+  std::map<std::string, double> sram_by_memory;            // "inp", "wgt", "acc", "uop"
 };
 
 // The coefficient names an area table must define.

@@ -23,7 +23,7 @@ namespace vacc::sweep {
 
 struct EnergyBreakdown {
   double mac = 0, alu = 0, sram = 0, dram = 0, leakage = 0;  // pJ
-  std::map<std::string, double> sram_by_memory;             // pJ: inp, wgt, acc, uop
+  std::map<std::string, double> sram_by_memory;              // pJ: inp, wgt, acc, uop
   double total() const { return mac + alu + sram + dram + leakage; }
 };
 

@@ -2,8 +2,9 @@
 // `srun`), rank 0 is the coordinator (it alone opens the results database) and every rank,
 // 0 included, runs its own local worker processes. A rank whose worker is idle asks rank 0
 // for a task and sends the outcome back, so work is handed out dynamically: a rank that
-// finishes asks for more. MPI is initialized only when the process was started by an MPI
-// launcher, so a plain `vacc sweep` does not pay for it.
+// finishes asks for more. Open MPI's libraries are loaded (dlopen of libvacc_mpi.so, beside
+// the executable) and MPI initialized only when an MPI launcher started the process, so a
+// plain `vacc` neither maps them nor pays for MPI_Init.
 #pragma once
 
 #include <memory>
@@ -17,7 +18,7 @@ bool launched_by_mpi();
 
 class MpiSession {
  public:
-  MpiSession();  // MPI_Init
+  MpiSession();   // MPI_Init
   ~MpiSession();  // MPI_Finalize
   int rank() const { return rank_; }
   int size() const { return size_; }

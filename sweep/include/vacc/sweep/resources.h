@@ -4,9 +4,10 @@
 // Block RAM is counted, not fitted: every vacc_ram instance of the RTL (INP, WGT, each ACC
 // bank twice, UOP twice; hw/README.md) is tiled onto 7-series RAMB36/RAMB18 aspect ratios
 // the way Yosys' memory mapping picks them (fewest RAMB36 equivalents, RAMB36 on a tie).
-// LUT, FF and DSP are linear in the quantities that size the datapath: the MAC array
+// LUT and FF are linear in the quantities that size the datapath: the MAC array
 // (batch x block_in x block_out), the ALU lanes times the accumulator width (its adders,
-// shifters and multipliers, per acc width for DSPs) and the bus width (DMA, slices). The
+// shifters and multipliers) and the bus width (DMA, slices); DSP in the MAC array and the
+// DSP48 tiles of the ALU lanes' multipliers. The
 // coefficients come from a least-squares fit to Yosys runs (synth_xilinx -family xc7) listed
 // in hw/synth/resource_samples.yaml, plus any a sweep ran itself (--synth).
 #pragma once

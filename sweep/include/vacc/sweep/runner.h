@@ -14,12 +14,12 @@ namespace vacc::sweep {
 struct SweepOptions {
   std::string spec_path;
   std::string out_dir;
-  int jobs = 0;     // worker processes on this machine (this rank); 0: one per core (1 per rank)
-  int verify = 0;   // points to also run on rtl
-  int synth = 0;    // points to synthesize with Yosys
-  std::string energy_table;  // "" = configs/energy/45nm.yaml
-  std::string area_table;    // "" = configs/area/45nm.yaml
-  std::string synth_cache;   // "" = hw::default_cache_dir()
+  int jobs = 0;    // worker processes on this machine (this rank); 0: one per core (1 per rank)
+  int verify = 0;  // points to also run on rtl
+  int synth = 0;   // points to synthesize with Yosys
+  std::string energy_table;   // "" = configs/energy/45nm.yaml
+  std::string area_table;     // "" = configs/area/45nm.yaml
+  std::string synth_cache;    // "" = hw::default_cache_dir()
   bool retry_failed = false;  // failed tasks of an earlier run go back in the queue
   bool json = false;
   bool report = true;

@@ -94,8 +94,8 @@ class Store {
   int64_t retry_failed();
   // Claims the next pending task for `owner` (host:pid); nullopt when none is pending.
   std::optional<TaskKey> claim(const std::string &owner);
-  void finish(const TaskKey &key, bool ok, const std::string &message,
-              const nlohmann::json &result, double seconds);
+  void finish(const TaskKey &key, bool ok, const std::string &message, const nlohmann::json &result,
+              double seconds);
   TaskCounts counts(const std::string &kind = "");
   std::vector<TaskRecord> tasks(const std::string &kind, const std::string &status = "");
 
