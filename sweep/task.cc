@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "vacc/hw/synth.h"
+#include "fd_io.h"
 #include "vacc/support/error.h"
 #include "vacc/sweep/evaluate.h"
 #include "vacc/sweep/points.h"
@@ -49,7 +50,10 @@ TaskOutcome outcome_from_json(const nlohmann::json &j) {
 
 namespace {
 
-nlohmann::json synthesize(const Task &t, const isa::HwConfig &config) {
+nlohmann::json synthesize(const Task &t, isa::HwConfig config) {
+  // The RTL package names its config; one name for every point makes the Yosys cache key a
+  // hash of the hardware parameters alone, so equal hardware is synthesized once.
+  config.name = "sweep-point";
   hw::SynthOptions o;
   o.cache_dir = t.synth_cache;
   const hw::SynthReport r = hw::synthesize(config, o);
@@ -81,21 +85,6 @@ TaskOutcome run_task(const Task &t) {
   o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return o;
 }
-
-namespace {
-
-bool write_all(int fd, const std::string &text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
-}  // namespace
 
 int worker_main(int in_fd, int out_fd) {
   std::string buffer;

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "fd_io.h"
 #include "vacc/support/error.h"
 
 extern char **environ;
@@ -119,16 +120,6 @@ std::string log_tail(const std::string &path, size_t lines) {
   return out;
 }
 
-bool write_all(int fd, const std::string &text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
 
 }  // namespace
 
