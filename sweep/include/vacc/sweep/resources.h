@@ -3,7 +3,8 @@
 //
 // Block RAM is counted, not fitted: every vacc_ram instance of the RTL (INP, WGT, each ACC
 // bank twice, UOP twice; hw/README.md) is tiled onto 7-series RAMB36/RAMB18 aspect ratios
-// the way Yosys' memory mapping picks them (fewest RAMB36 equivalents, RAMB36 on a tie).
+// (fewest RAMB36 equivalents, RAMB36 on a tie): Yosys' own count on most samples, and within
+// 7% where its memory mapping finds a cheaper arrangement for wide, deep memories.
 // LUT and FF are linear in the quantities that size the datapath: the MAC array
 // (batch x block_in x block_out), the ALU lanes times the accumulator width (its adders,
 // shifters and multipliers) and the bus width (DMA, slices); DSP in the MAC array and the
