@@ -5,14 +5,11 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <mutex>
 
 #include "layer_bench.h"
 #include "vacc/cli/reference_kernels.h"
 #include "vacc/driver/device.h"
-#include "vacc/graph/onnx_import.h"
 #include "vacc/package/compile_model.h"
-#include "vacc/package/graph_package.h"
 #include "vacc/runtime/graph_executor.h"
 #include "vacc/support/error.h"
 
@@ -111,48 +108,11 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// The model's own MACs per GEMM operator, keyed by the name of its output value, from the
-// ONNX graph as imported (before quantization and layout packing pad channels to the GEMM
-// core's blocks). Cached: a worker measures one model on many configs.
-const std::map<std::string, int64_t> &useful_macs_by_output(const std::string &path,
-                                                            int64_t batch) {
-  static std::mutex mu;
-  static std::map<std::pair<std::string, int64_t>, std::map<std::string, int64_t>> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  auto key = std::make_pair(path, batch);
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  graph::ImportOptions io;
-  io.dims["N"] = batch;
-  io.default_dim = batch;
-  const graph::Graph g = graph::import_onnx(path, io);
-  std::map<std::string, int64_t> macs;
-  for (const graph::Node *node : g.nodes())
-    if (const int64_t n = package::count_macs(*node); n > 0 && !node->outputs.empty())
-      macs[node->outputs[0]->name] += n;
-  return cache.emplace(key, std::move(macs)).first->second;
-}
-
-// The useful MACs of a compiled step: its name is the value it computes, possibly with a
-// suffix the graph passes added ("/conv1/Conv_output_0.acc"); the longest ONNX output name it
-// starts with (up to a '.') is its operator. Unmatched: the executed MACs.
-int64_t useful_macs_of(const std::map<std::string, int64_t> &useful, const std::string &step,
-                       int64_t executed) {
-  for (size_t end = step.size(); end != std::string::npos && end > 0;
-       end = end > 0 ? step.rfind('.', end - 1) : std::string::npos) {
-    auto it = useful.find(step.substr(0, end));
-    if (it != useful.end()) return std::min(it->second, executed);
-  }
-  return executed;
-}
-
 Measurement evaluate_model(const isa::HwConfig &config, const Workload &w,
                            const std::string &base_dir, const std::string &engine) {
   const std::string model = workload_path(w.model, base_dir);
   Measurement m;
   m.engine = engine;
-  const auto &useful = useful_macs_by_output(model, w.batch);
-  for (const auto &[_, n] : useful) m.model_macs += n;
 
   auto t0 = Clock::now();
   package::CompileOptions co;
@@ -161,6 +121,9 @@ Measurement evaluate_model(const isa::HwConfig &config, const Workload &w,
   co.calibration = workload_path(w.calibration, base_dir);
   const isa::Package pkg = package::compile_model(model, config, co).package;
   m.compile_s = seconds_since(t0);
+  // The compiler records each step's own MACs (the ONNX operator's, before channels are
+  // padded to the GEMM core's blocks) beside the executed ones.
+  for (const isa::PackageStep &s : pkg.steps) m.model_macs += s.model_macs;
 
   std::vector<runtime::HostTensor> inputs;
   for (int32_t index : pkg.inputs) {
@@ -195,8 +158,9 @@ Measurement evaluate_model(const isa::HwConfig &config, const Workload &w,
     LayerMeasure l;
     l.name = s.name;
     l.op = s.op;
-    l.executed_macs = s.macs;
-    l.useful_macs = useful_macs_of(useful, s.name, s.macs);
+    const isa::PackageStep &step = pkg.steps.at(s.index);
+    l.executed_macs = step.macs;
+    l.useful_macs = step.model_macs;
     l.cycles = s.cycles.value_or(0);
     l.counters = s.counters;
     m.layers.push_back(std::move(l));
