@@ -9,6 +9,7 @@
 #include "vacc/graph/passes/calibrate.h"
 #include "vacc/graph/passes/constant_folding.h"
 #include "vacc/graph/passes/fold_batch_norm.h"
+#include "vacc/graph/passes/fold_windows.h"
 #include "vacc/graph/passes/fuse.h"
 #include "vacc/graph/passes/pack_layout.h"
 #include "vacc/graph/passes/partition.h"
@@ -53,6 +54,11 @@ PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
     return fmt::format("{} of {} nodes on the accelerator", partition(graph, options.accel_legality),
                        graph.num_nodes());
   });
+  if (options.fold_windows)
+    step("fold_windows", [&] {
+      return fmt::format("{} convolutions folded",
+                         fold_windows(graph, config, options.fold_windows));
+    });
   step("pack_layout",
        [&] { return fmt::format("{} layout transforms", pack_layout(graph, config)); });
   step("plan_memory", [&] {

@@ -495,11 +495,8 @@ void infer_output_shapes(Node &n) {
       Value &x = in(n, 0, "x");
       if (x.rank() < 2) fail("input has rank {}, expected at least 2", x.rank());
       int64_t bn = n.attrs.get_int("block_n"), bc = n.attrs.get_int("block_c");
-      Shape out = {(x.shape[0] + bn - 1) / bn, (x.shape[1] + bc - 1) / bc};
-      out.insert(out.end(), x.shape.begin() + 2, x.shape.end());
-      out.push_back(bn);
-      out.push_back(bc);
-      set_out(n, 0, x.dtype, out);
+      set_out(n, 0, x.dtype,
+              kernels::blocked_shape(kernels::unfolded_shape(x.shape, n.attrs), bn, bc));
       if (n.outputs[0]) n.outputs[0]->layout = {true, int(bn), int(bc)};
       return;
     }

@@ -5,14 +5,11 @@
 #include <algorithm>
 #include <variant>
 
+#include "vacc/lower/host_layout.h"
 #include "vacc/support/error.h"
 
 namespace vacc::lower {
 namespace {
-
-int64_t round_up(int64_t v, int64_t m) {
-  return (v + m - 1) / m * m;
-}
 
 std::optional<Layer> reject(std::string *why, std::string reason) {
   if (why) *why = std::move(reason);
@@ -169,6 +166,28 @@ graph::AccelLegality accel_legality(const isa::HwConfig &config, int vthreads) {
   return [config, vthreads](const graph::Node &node) {
     return why_not_accelerated(node, config, vthreads);
   };
+}
+
+bool folds_windows(const graph::Node &node, const isa::HwConfig &c, int vthreads) {
+  if (node.op != graph::OpKind::kQConv || node.inputs[0]->layout.blocked) return false;
+  const std::optional<Layer> layer = layer_of(node, c, nullptr);
+  if (!layer) return false;
+  Conv2dParams p = std::get<Conv2dParams>(layer->params);
+  p.in_channels = node.inputs[0]->shape[1];  // the model's channels, before the block padding
+  if (!should_fold(c, p)) return false;
+  const Conv2dParams folded = folded_conv(c, p);
+  try {
+    check_supported(c, folded, layer->name);
+    default_schedule(c, folded, vthreads, layer->name);
+  } catch (const Error &) {
+    return false;
+  }
+  return true;
+}
+
+graph::WindowFolding window_folding(const isa::HwConfig &config, int vthreads) {
+  return
+      [config, vthreads](const graph::Node &node) { return folds_windows(node, config, vthreads); };
 }
 
 }  // namespace vacc::lower

@@ -145,6 +145,7 @@ CompiledModel compile_model(const std::string &onnx_path, const isa::HwConfig &c
   graph::PipelineOptions po;
   po.quantize = options.quantize;
   po.accel_legality = lower::accel_legality(config, options.vthreads);
+  po.fold_windows = lower::window_folding(config, options.vthreads);
   if (!options.dump_dir.empty()) po.dump_dir = options.dump_dir + "/graph";
   po.log = options.log;
   graph::PipelineResult pr = graph::run_graph_pipeline(g, config, calib, po);

@@ -30,7 +30,7 @@ for l in layers:
     assert abs(l["utilization"] - l["macs"] / (l["cycles"] * peak)) < 1e-12, l
 conv1 = layers[0]  # the first accelerator step: the model's first convolution
 assert conv1["macs"] == 28 * 28 * 16 * 1 * 3 * 3, conv1          # the model's own
-assert conv1["executed_macs"] == 16 * conv1["macs"], conv1       # 1 channel padded to 16
+assert conv1["executed_macs"] == 28 * 28 * 16 * 16, conv1       # 3x3 window folded: 9 channels padded to 16
 for k in ("macs", "executed_macs", "dram_bytes", "compute_cycles", "dram_cycles",
           "ideal_cycles", "cycles"):
     assert t[k] == sum(l[k] for l in layers), k
@@ -47,7 +47,7 @@ j = json.load(open(sys.argv[1]))["profile"]
 peak = 256  # config default
 accel = [l for l in j["layers"] if l["where"] == "accel"]
 conv1 = accel[0]  # the model's first convolution
-assert conv1["macs"] == 28 * 28 * 16 * 9 and conv1["executed_macs"] == 16 * conv1["macs"], conv1
+assert conv1["macs"] == 28 * 28 * 16 * 9 and conv1["executed_macs"] == 28 * 28 * 16 * 16, conv1
 assert abs(conv1["utilization"] - conv1["macs"] / (conv1["cycles"] * peak)) < 1e-12, conv1
 t = j["total"]
 assert t["macs_accel"] == sum(l["macs"] for l in accel)

@@ -191,8 +191,9 @@ TEST(ModelE2E, StepsCarryTheModelsOwnMacs) {
     EXPECT_EQ(accel[i]->model_macs, want[i]) << accel[i]->name;
     EXPECT_GE(accel[i]->macs, accel[i]->model_macs) << accel[i]->name;
   }
-  EXPECT_EQ(accel[0]->macs, accel[0]->model_macs * c.block_in)
-      << "1 input channel padded to a block of " << c.block_in;
+  EXPECT_EQ(accel[0]->macs, accel[0]->model_macs / 9 * c.block_in)
+      << "1 input channel, its 3x3 windows folded into 9 channels, padded to a block of "
+      << c.block_in;
 
   // The run profile carries both counts through.
   runtime::RunProfile profile;

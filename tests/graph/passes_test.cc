@@ -10,6 +10,7 @@
 #include "vacc/graph/passes/calibrate.h"
 #include "vacc/graph/passes/constant_folding.h"
 #include "vacc/graph/passes/fold_batch_norm.h"
+#include "vacc/graph/passes/fold_windows.h"
 #include "vacc/graph/passes/fuse.h"
 #include "vacc/graph/passes/pack_layout.h"
 #include "vacc/graph/passes/partition.h"
@@ -336,6 +337,82 @@ TEST(PackLayout, BlockRoundTrip) {
   // Element (n=2, c=17, h=1, w=0) sits at block (1, 1), position (1, 0), lane (0, 1).
   int64_t blocked_index = ((((1 * 2 + 1) * 2 + 1) * 2 + 0) * 2 + 0) * 16 + 1;
   EXPECT_EQ(out[1].data<int8_t>()[blocked_index], in.data<int8_t>()[((2 * 20 + 17) * 2 + 1) * 2]);
+}
+
+TEST(PackLayout, WindowedPackUnfoldsWindowsLikePlainLoops) {
+  Graph g;
+  g.name = "im2col";
+  Value *x = g.add_value("x", DType::kInt8, {2, 3, 7, 9});
+  g.add_input(x);
+  Attributes pa;
+  pa.set("block_n", int64_t{1});
+  pa.set("block_c", int64_t{16});
+  pa.set("kernel_shape", std::vector<int64_t>{3, 2});
+  pa.set("strides", std::vector<int64_t>{2, 3});
+  pa.set("pads", std::vector<int64_t>{1, 0, 1, 1});
+  Value *p = op(g, OpKind::kPackNCHWnc, "p", {x}, pa);
+  // OH = (7 + 2 - 3) / 2 + 1 = 4, OW = (9 + 1 - 2) / 3 + 1 = 3; 3*3*2 = 18 channels, 2 blocks.
+  EXPECT_EQ(p->shape, (Shape{2, 2, 4, 3, 1, 16}));
+  g.add_output(p);
+  Tensor in = random_tensor(DType::kInt8, {2, 3, 7, 9}, 60);
+  Tensor got = Executor(g).run({in})[0];
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t f = 0; f < 32; ++f)
+      for (int64_t oy = 0; oy < 4; ++oy)
+        for (int64_t ox = 0; ox < 3; ++ox) {
+          const int64_t c = f / 6, y = oy * 2 + (f % 6) / 2 - 1, xx = ox * 3 + f % 2;
+          const bool inside = f < 18 && y >= 0 && y < 7 && xx < 9;
+          const int8_t want = inside ? in.data<int8_t>()[((n * 3 + c) * 7 + y) * 9 + xx] : 0;
+          EXPECT_EQ(got.data<int8_t>()[(((n * 2 + f / 16) * 4 + oy) * 3 + ox) * 16 + f % 16], want)
+              << n << " " << f << " " << oy << " " << ox;
+        }
+}
+
+TEST(PackLayout, WindowedPackOfANonImageNamesItsShape) {
+  Graph g;
+  Value *x = g.add_value("x", DType::kInt8, {2, 3, 7});
+  g.add_input(x);
+  Attributes pa;
+  pa.set("block_n", int64_t{1});
+  pa.set("block_c", int64_t{16});
+  pa.set("kernel_shape", std::vector<int64_t>{3, 3});
+  Value *out = g.add_value("p", DType::kInt8, {});
+  Node *node = g.add_node(OpKind::kPackNCHWnc, "p", {x}, {out}, pa);
+  try {
+    infer_node(*node);
+    FAIL() << "no error";
+  } catch (const vacc::Error &e) {
+    EXPECT_NE(
+        std::string(e.what()).find("a windowed pack takes an [N, C, H, W] input, got [2,3,7]"),
+        std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(FoldWindows, FoldedStemIsBitExactAndAOneByOneConvolution) {
+  vacc::isa::HwConfig config;  // batch 1, blocks 16x16
+  Graph plain = compiled_small_cnn(config);
+  Graph folded = compiled_small_cnn(config);
+  EXPECT_EQ(fold_windows(folded, config, vacc::lower::window_folding(config)), 1)
+      << "c1 (3 channels, 3x3) folds; c2 (16 channels) does not";
+  pack_layout(folded, config);
+  int windowed = 0;
+  for (const Node *n : folded.nodes()) {
+    if (n->op == OpKind::kPackNCHWnc && n->attrs.has("kernel_shape")) {
+      ++windowed;
+      EXPECT_EQ(n->outputs[0]->shape, (Shape{2, 2, 6, 6, 1, 16}));  // 27 channels in 2 blocks
+    }
+    if (n->op == OpKind::kQConv && n->inputs[0]->producer &&
+        n->inputs[0]->producer->op == OpKind::kPackNCHWnc) {
+      EXPECT_EQ(n->inputs[1]->shape, (Shape{1, 2, 1, 1, 16, 16}));  // [16, 27, 1, 1] blocked
+      EXPECT_EQ(n->model_macs, int64_t{2} * 16 * 27 * 36) << "the model's MACs, not the folded";
+    }
+  }
+  EXPECT_EQ(windowed, 1);
+  for (uint32_t seed : {400u, 401u}) {
+    Tensor input = random_tensor(DType::kFloat32, {2, 3, 6, 6}, seed);
+    EXPECT_TRUE(same_bytes(Executor(plain).run({input})[0], Executor(folded).run({input})[0]));
+  }
 }
 
 TEST(PlanMemory, LiveTensorsNeverOverlapAndBuffersAreReused) {

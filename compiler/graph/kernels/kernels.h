@@ -55,6 +55,10 @@ Tensor unblock_tensor(const Tensor &blocked, const Shape &plain_shape);
 // The plain NC... shape whose blocked form is `blocked` (padded channel/batch counts).
 Shape unblocked_shape(const Shape &blocked);
 Shape blocked_shape(const Shape &plain, int64_t block_n, int64_t block_c);
+// A windowed pack's unfolded (im2col) [N, C*kh*kw, OH, OW] form of x (x itself without a
+// kernel_shape attribute), and the unfolding.
+Shape unfolded_shape(const Shape &x, const Attributes &attrs);
+Tensor unfold_windows(const Tensor &x, const Attributes &attrs);
 
 // Requantization shared by QConv, QDense and Requantize: for element x of channel c,
 // clip(shift_right(x, shifts[c]), clip_min, clip_max) (docs/quantization.md).

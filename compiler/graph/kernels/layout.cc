@@ -1,8 +1,12 @@
 // The blocked NCHWnc layout of the accelerator's operands: plain [N, C, S...] becomes
 // [ceil(N/bn), ceil(C/bc), S..., bn, bc], zero-filled where N or C is not a multiple of the
-// block. Weights [O, I, kh, kw] use the same form with O as "N" and I as "C".
+// block. Weights [O, I, kh, kw] use the same form with O as "N" and I as "C". With a window
+// (kernel_shape, strides, pads, dilations as a convolution's), the pack first unfolds every
+// output position's window into channels (im2col): [N, C, H, W] becomes
+// [N, C*kh*kw, OH, OW], channel (c*kh + y)*kw + x, zero where the window reads padding.
 #include <cstring>
 
+#include "../window.h"
 #include "kernels.h"
 #include "vacc/support/blocked_layout.h"
 
@@ -59,10 +63,52 @@ Tensor unblock_tensor(const Tensor &blocked, const Shape &plain_shape) {
   return out;
 }
 
+namespace {
+Window unfold_window(const Shape &x, const Attributes &attrs) {
+  if (x.size() != 4) fail("a windowed pack takes an [N, C, H, W] input, got {}", shape_str(x));
+  return make_window(attrs, {x[2], x[3]}, attrs.get_ints("kernel_shape"), false);
+}
+}  // namespace
+
+Shape unfolded_shape(const Shape &x, const Attributes &attrs) {
+  if (!attrs.has("kernel_shape")) return x;
+  const Window w = unfold_window(x, attrs);
+  return {x[0], x[1] * w.kernel[0] * w.kernel[1], w.out[0], w.out[1]};
+}
+
+Tensor unfold_windows(const Tensor &x, const Attributes &attrs) {
+  const Window w = unfold_window(x.shape(), attrs);
+  Tensor out(x.dtype(), unfolded_shape(x.shape(), attrs));
+  const int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
+  const int64_t KH = w.kernel[0], KW = w.kernel[1], OH = w.out[0], OW = w.out[1];
+  const int es = dtype_size(x.dtype());
+  std::memset(out.raw(), 0, out.nbytes());
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t ky = 0; ky < KH; ++ky)
+        for (int64_t kx = 0; kx < KW; ++kx) {
+          const int64_t f = (c * KH + ky) * KW + kx;
+          for (int64_t oy = 0; oy < OH; ++oy) {
+            const int64_t y = oy * w.stride[0] + ky * w.dilation[0] - w.pad_begin[0];
+            if (y < 0 || y >= H) continue;
+            for (int64_t ox = 0; ox < OW; ++ox) {
+              const int64_t xx = ox * w.stride[1] + kx * w.dilation[1] - w.pad_begin[1];
+              if (xx < 0 || xx >= W) continue;
+              std::memcpy(out.raw() + (((n * C * KH * KW + f) * OH + oy) * OW + ox) * es,
+                          x.raw() + (((n * C + c) * H + y) * W + xx) * es, es);
+            }
+          }
+        }
+  return out;
+}
+
 Outputs pack_nchwnc(const Node &node, const Inputs &in) {
   Outputs outs;
-  outs.push_back(
-      block_tensor(*in[0], node.attrs.get_int("block_n"), node.attrs.get_int("block_c")));
+  const int64_t bn = node.attrs.get_int("block_n"), bc = node.attrs.get_int("block_c");
+  if (node.attrs.has("kernel_shape"))
+    outs.push_back(block_tensor(unfold_windows(*in[0], node.attrs), bn, bc));
+  else
+    outs.push_back(block_tensor(*in[0], bn, bc));
   return outs;
 }
 

@@ -1,6 +1,9 @@
 // Data-movement operators: Transpose, Concat, Pad (constant, edge and reflect modes; pads must
 // be constant, as vacc's static shapes require) and the vacc.PackNCHWnc / vacc.UnpackNCHWnc
-// layout transforms ([N, C, S...] <-> [ceil(N/bn), ceil(C/bc), S..., bn, bc], zero-filled).
+// layout transforms ([N, C, S...] <-> [ceil(N/bn), ceil(C/bc), S..., bn, bc], zero-filled; a
+// windowed pack unfolds the windows into channels first, as graph/kernels/layout.cc says).
+#include "../../graph/kernels/kernels.h"
+#include "../../graph/window.h"
 #include "common.h"
 #include "vacc/graph/shape_inference.h"
 #include "vacc/support/error.h"
@@ -88,13 +91,32 @@ CpuKernel build_shape_op(const Node &node) {
       Tensor x = kb.input(0);
       const Shape &in = x->shape();
       int64_t bn = node.attrs.get_int("block_n"), bc = node.attrs.get_int("block_c");
+      // With a window, channel f of the unfolded input is window tap (c, ky, kx) of channel c.
+      const bool windowed = node.attrs.has("kernel_shape");
+      const Shape unfolded = graph::kernels::unfolded_shape(in, node.attrs);
+      graph::Window w;
+      if (windowed)
+        w = graph::make_window(node.attrs, {in[2], in[3]}, node.attrs.get_ints("kernel_shape"),
+                               false);
       out = te::compute("y", out_shape, [&](const std::vector<tir::Var> &i) {
         Expr n = Expr(i[0]) * static_cast<int>(bn) + i[rank - 2];
         Expr c = Expr(i[1]) * static_cast<int>(bc) + i[rank - 1];
+        Expr valid = n < static_cast<int>(unfolded[0]) && c < static_cast<int>(unfolded[1]);
         std::vector<Expr> idx = {n, c};
-        for (int d = 2; d < rank - 2; ++d) idx.push_back(i[d]);
-        return tir::select(n < static_cast<int>(in[0]) && c < static_cast<int>(in[1]), (*x)(idx),
-                           iconst(t, 0));
+        if (windowed) {
+          const int kh = static_cast<int>(w.kernel[0]), kw = static_cast<int>(w.kernel[1]);
+          Expr tap = c % (kh * kw);
+          Expr y = Expr(i[2]) * static_cast<int>(w.stride[0]) +
+                   (tap / kw) * static_cast<int>(w.dilation[0]) - static_cast<int>(w.pad_begin[0]);
+          Expr xx = Expr(i[3]) * static_cast<int>(w.stride[1]) +
+                    (tap % kw) * static_cast<int>(w.dilation[1]) - static_cast<int>(w.pad_begin[1]);
+          valid = valid && y >= 0 && y < static_cast<int>(in[2]) && xx >= 0 &&
+                  xx < static_cast<int>(in[3]);
+          idx = {n, c / (kh * kw), y, xx};
+        } else {
+          for (int d = 2; d < rank - 2; ++d) idx.push_back(i[d]);
+        }
+        return tir::select(valid, (*x)(idx), iconst(t, 0));
       });
       break;
     }

@@ -1,0 +1,97 @@
+// A miniature ResNet end to end (tests/e2e/data, made by tools/make_mini_resnet.py): its
+// 3-channel 7x7 stem runs folded (im2col into the reduction: a windowed pack on the host, a
+// 1x1 convolution over 3*7*7 channels on the accelerator), and the output equals, bit for bit
+// on every engine and with both CPU backends, the int8 reference of the same quantized graph
+// run entirely by the graph executor's own kernels (no folding, no blocked layout).
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "program_kit.h"
+#include "vacc/cli/llvm_kernels.h"
+#include "vacc/cli/reference_kernels.h"
+#include "vacc/driver/device.h"
+#include "vacc/graph/executor.h"
+#include "vacc/graph/onnx_import.h"
+#include "vacc/graph/pipeline.h"
+#include "vacc/package/compile_model.h"
+#include "vacc/runtime/graph_executor.h"
+#include "vacc/support/npy.h"
+
+namespace vacc {
+namespace {
+
+const std::string kData = std::string(VACC_SOURCE_DIR) + "/tests/e2e/data";
+const std::string kModel = kData + "/mini_resnet.onnx";
+const std::string kCalibration = kData + "/mini_resnet_calib.npy";
+
+graph::Tensor input(int64_t i) {
+  static const NpyArray all = read_npy(kData + "/mini_resnet_inputs.npy");
+  graph::Tensor t(graph::DType::kFloat32, {1, 3, 32, 32});
+  std::memcpy(t.raw(), all.data.data() + i * t.nbytes(), t.nbytes());
+  return t;
+}
+
+// The same calibration and quantization, every node on the CPU in plain NCHW.
+graph::Tensor int8_reference(const isa::HwConfig &config, const graph::Tensor &x) {
+  graph::Graph g = graph::import_onnx(kModel);
+  std::string source;
+  graph::run_graph_pipeline(g, config, package::calibration_batches(g, kCalibration, &source));
+  return graph::Executor(g).run({x})[0];
+}
+
+runtime::HostTensor host(const graph::Tensor &t) {
+  runtime::HostTensor h;
+  h.shape = t.shape();
+  h.data.assign(t.raw(), t.raw() + t.nbytes());
+  return h;
+}
+
+const isa::PackageStep *step_named(const isa::Package &p, const std::string &op,
+                                   const std::string &attr) {
+  for (const auto &s : p.steps)
+    if (s.op == op && s.attrs.contains(attr)) return &s;
+  return nullptr;
+}
+
+TEST(MiniResNetE2E, StemFoldedBitExactOnEveryEngine) {
+  const isa::HwConfig config = test::config_named("default");
+  package::CompileOptions options;
+  options.calibration = kCalibration;
+  const isa::Package p = package::compile_model(kModel, config, options).package;
+
+  // The stem's input is unfolded by the host's pack, and the stem is a 1x1 convolution.
+  const isa::PackageStep *im2col = step_named(p, "vacc.PackNCHWnc", "kernel_shape");
+  ASSERT_NE(im2col, nullptr) << "no windowed pack: the stem was not folded";
+  EXPECT_EQ(im2col->attrs["kernel_shape"]["ints"], nlohmann::json({7, 7}));
+  const isa::PackageTensor &cols = p.tensors[im2col->outputs[0]];
+  EXPECT_EQ(cols.shape, (std::vector<int64_t>{1, 10, 16, 16, 1, 16})) << "ceil(3*7*7 / 16) blocks";
+
+  std::vector<graph::Tensor> want;
+  for (int64_t i = 0; i < 2; ++i) want.push_back(int8_reference(config, input(i)));
+  for (const std::string &engine : test::test_engines()) {
+    for (const char *cpu : {"reference", "llvm"}) {
+      std::unique_ptr<runtime::HostKernels> kernels;
+      if (std::string(cpu) == "llvm")
+        kernels = std::make_unique<cli::LlvmKernels>(p);
+      else
+        kernels = std::make_unique<cli::ReferenceKernels>(p);
+      auto device = driver::open_device(engine, config);
+      runtime::GraphExecutor exec(p, *kernels, device.get(), config);
+      for (int64_t i = 0; i < 2; ++i) {
+        runtime::RunProfile profile;
+        const auto got = exec.run({host(input(i))}, &profile);
+        ASSERT_EQ(got[0].data.size(), want[i].nbytes());
+        EXPECT_EQ(std::memcmp(got[0].data.data(), want[i].raw(), want[i].nbytes()), 0)
+            << engine << ", CPU " << cpu << ", input " << i;
+        int convs_on_accel = 0;
+        for (const auto &s : profile.steps)
+          convs_on_accel += s.where == isa::StepTarget::kAccel && s.op == "vacc.QConv";
+        EXPECT_EQ(convs_on_accel, 3) << "the folded stem and the block's two convolutions";
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vacc
