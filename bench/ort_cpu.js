@@ -2,15 +2,17 @@
 // bench_cpu_backend. ONNX Runtime is not a dependency of vacc; install it into a scratch folder:
 //   mkdir -p /tmp/ortbench && cd /tmp/ortbench && npm install --ignore-scripts onnxruntime-node
 //   NODE_PATH=/tmp/ortbench/node_modules node bench/ort_cpu.js MODEL.onnx... [--iters N] [--threads T]
+//       [--shape 1,3,224,224]   (the input's shape; default: by the benchmark model's name)
 const ort = require('onnxruntime-node');
 
 async function main() {
   const args = process.argv.slice(2);
-  let iters = 50, threads = 0;
+  let iters = 50, threads = 0, shapeArg = null;
   const models = [];
   for (let i = 0; i < args.length; ++i) {
     if (args[i] === '--iters') iters = Number(args[++i]);
     else if (args[i] === '--threads') threads = Number(args[++i]);
+    else if (args[i] === '--shape') shapeArg = args[++i].split(',').map(Number);
     else models.push(args[i]);
   }
   for (const path of models) {
@@ -20,7 +22,8 @@ async function main() {
     const feeds = {};
     for (const name of session.inputNames) {
       // Shapes of the benchmark models' inputs, by model.
-      const shape = path.includes('conv') ? [1, 64, 56, 56]
+      const shape = shapeArg ? shapeArg
+                  : path.includes('conv') ? [1, 64, 56, 56]
                   : path.includes('gemm') ? [1, 1024] : [1024, 1024];
       const n = shape.reduce((a, b) => a * b, 1);
       const data = new Float32Array(n);

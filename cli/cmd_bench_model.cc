@@ -5,12 +5,14 @@
 // bytes its command list moves — data, micro-ops and instructions — at the config's bytes
 // per cycle). Per layer and in total: cycles, the ideal, which bound it is, the ratio of
 // cycles to the ideal, and utilization of the model's own MACs beside the executed ones.
+// With --float: warm runs of the whole float model on the CPU backend (bench_float_model.h).
 #include <fmt/format.h>
 
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "bench_float_model.h"
 #include "commands.h"
 #include "model_runner.h"
 #include "output.h"
@@ -27,10 +29,13 @@ struct ModelBenchArgs {
   std::string engine = "rtl";
   std::string config = "default";
   std::string cpu = "reference";
+  std::string fallback = "cpu";
   std::string input, calibration;
   int64_t batch = 1;
   uint32_t seed = 1;
   bool json = false, no_build = false;
+  bool float_model = false;  // the float model on the CPU: bench_float_model.h
+  int threads = 0, runs = 20;
 };
 
 // One step's place against its roofline.
@@ -72,32 +77,6 @@ std::string percent(const std::optional<double> &v) {
   return v ? fmt::format("{:.1f}%", 100 * *v) : "-";
 }
 
-// --input, or deterministic uniform [0, 1) data of the model's input shape (cycles do not
-// depend on the values).
-runtime::HostTensor bench_input(const ModelBenchArgs &a, const isa::Package &p) {
-  if (p.inputs.size() != 1)
-    fail("{}: the model has {} inputs; vacc bench model feeds one", a.model, p.inputs.size());
-  const isa::PackageTensor &in = p.tensors[p.inputs[0]];
-  if (in.dtype != "f32")
-    fail("{}: input '{}' is {}; vacc bench model feeds float32", a.model, in.name, in.dtype);
-  runtime::HostTensor h;
-  h.dtype = in.dtype;
-  h.shape = in.shape;
-  if (!a.input.empty()) {
-    const graph::Tensor t = package::read_input_npy(
-        a.input, in.shape, fmt::format("input '{}' of {}", in.name, a.model));
-    h.data.assign(t.raw(), t.raw() + t.nbytes());
-    return h;
-  }
-  std::vector<float> v(in.elements());
-  std::mt19937 rng(a.seed);
-  std::uniform_real_distribution<float> dist(0.0f, 1.0f);
-  for (float &x : v) x = dist(rng);
-  h.data.resize(v.size() * sizeof(float));
-  std::memcpy(h.data.data(), v.data(), h.data.size());
-  return h;
-}
-
 void run_model_bench(const ModelBenchArgs &a) {
   if (a.batch < 1) fail("--batch {}: must be at least 1", a.batch);
   const isa::HwConfig config = load_named_config(a.config);
@@ -111,10 +90,10 @@ void run_model_bench(const ModelBenchArgs &a) {
   device_options.build_rtl_model = !a.no_build;
   std::unique_ptr<driver::Device> device = open_engine(a.engine, config, device_options);
   if (!has_accel) device.reset();
-  auto host = make_host_kernels(a.cpu, pkg);
+  auto host = make_host_kernels(a.cpu, pkg, a.fallback);
   runtime::GraphExecutor exec(pkg, *host, device.get(), config);
   runtime::RunProfile profile;
-  exec.run({bench_input(a, pkg)}, &profile);
+  exec.run({bench_input(a.model, a.input, a.seed, pkg)}, &profile);
 
   std::vector<LayerFigures> layers;
   LayerFigures total;
@@ -240,15 +219,26 @@ void add_bench_model_command(CLI::App &bench) {
   auto *cmd = bench.add_subcommand(
       "model",
       "A whole model, compiled as `vacc compile` does, run once: per-layer cycles against each "
-      "layer's roofline (compute or DRAM bound)");
+      "layer's roofline (compute or DRAM bound); with --float, warm runs of the float model on "
+      "the CPU backend");
   auto a = std::make_shared<ModelBenchArgs>();
   cmd->add_option("model", a->model, "Model: .onnx (compiled) or .vpkg (from vacc compile)")
       ->required();
   cmd->add_option("--engine", a->engine, "Engine: rtl, perf or fsim (fsim counts no cycles)")
       ->capture_default_str();
   cmd->add_option("--config", a->config, "Config name or YAML path")->capture_default_str();
-  cmd->add_option("--cpu", a->cpu, "CPU kernels for the other steps: reference or llvm")
+  cmd->add_option("--cpu", a->cpu,
+                  "CPU kernels for the other steps (with --float: for all): reference or llvm "
+                  "(default: reference; with --float, llvm)");
+  cmd->add_option("--fallback", a->fallback,
+                  "Where steps the accelerator does not run go: cpu (--cpu's kernels) or gpu "
+                  "(the GPU backend; the LLVM CPU backend for operators it has no kernel for)")
       ->capture_default_str();
+  cmd->add_flag("--float", a->float_model,
+                "Benchmark the float model on the CPU: kernels compiled once, then --runs warm "
+                "runs (median, min, max)");
+  cmd->add_option("--threads", a->threads, "--float: CPU backend threads (default: one per core)");
+  cmd->add_option("--runs", a->runs, "--float: timed runs after a warm-up")->capture_default_str();
   cmd->add_option("--input", a->input,
                   "Input tensor (.npy, float32); default: uniform [0, 1) data from --seed");
   cmd->add_option("--calibration", a->calibration, ".onnx models: calibration inputs (.npy)");
@@ -257,7 +247,24 @@ void add_bench_model_command(CLI::App &bench) {
   cmd->add_option("--seed", a->seed, "Seed of the default input")->capture_default_str();
   cmd->add_flag("--json", a->json, "Machine-readable output");
   add_no_build_flag(cmd, &a->no_build);
-  cmd->callback([a] { run_model_bench(*a); });
+  auto *cpu = cmd->get_option("--cpu");
+  cmd->callback([a, cpu] {
+    if (!a->float_model) {
+      if (a->threads || a->runs != 20) fail("--threads and --runs need --float");
+      return run_model_bench(*a);
+    }
+    FloatModelBench f;
+    f.model = a->model;
+    f.cpu = cpu->count() ? a->cpu : "llvm";
+    f.fallback = a->fallback;
+    f.input = a->input;
+    f.threads = a->threads;
+    f.runs = a->runs;
+    f.batch = a->batch;
+    f.seed = a->seed;
+    f.json = a->json;
+    run_float_model_bench(f);
+  });
 }
 
 }  // namespace vacc::cli

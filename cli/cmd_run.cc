@@ -86,9 +86,8 @@ void run(const RunArgs &a, bool config_given) {
     fail("--fallback '{}': choose cpu or gpu", a.fallback);
   // CPU steps run on --cpu's kernels, or on the GPU where it has a kernel (the LLVM CPU backend
   // for the others).
-  auto host_kernels = [&](const isa::Package &p) -> std::unique_ptr<runtime::HostKernels> {
-    if (a.fallback == "gpu") return std::make_unique<GpuKernels>(p);
-    return make_host_kernels(a.cpu, p);
+  auto host_kernels = [&](const isa::Package &p) {
+    return make_host_kernels(a.cpu, p, a.fallback);
   };
   if (a.float_too && isa::is_package_file(model))
     fail("--float runs the float model: give the .onnx model rather than the package {}", model);
@@ -143,6 +142,7 @@ void run(const RunArgs &a, bool config_given) {
   device_options.cycle_limit = a.cycle_limit;
   if (has_accel) device = open_engine(engine, config, device_options);
   auto host = host_kernels(pkg);
+  const KernelPreparation prep = prepare_kernels(*host);
   runtime::GraphExecutor exec(pkg, *host, device.get(), config);
   runtime::RunProfile profile;
   std::optional<cli::ReferenceCheck> check;
@@ -174,11 +174,13 @@ void run(const RunArgs &a, bool config_given) {
 
   std::optional<std::vector<runtime::HostTensor>> float_outs;
   double float_seconds = 0;
+  KernelPreparation float_prep;
   if (a.float_too) {
     package::CompileOptions fo = co;
     fo.quantize = false;
     const isa::Package fp = load_model(model, config, fo, true);
     auto fhost = host_kernels(fp);
+    float_prep = prepare_kernels(*fhost);
     runtime::GraphExecutor fexec(fp, *fhost, nullptr, config);
     runtime::RunProfile fprof;
     float_outs = fexec.run({host_tensor(x)}, &fprof);
@@ -200,6 +202,8 @@ void run(const RunArgs &a, bool config_given) {
     j["config"] = config.name;
     j["engine"] = has_accel ? where : "none (no accelerator steps)";
     j["cpu"] = host->name();
+    j["cpu_kernels"] = prep.json();
+    j["run_seconds"] = profile.seconds;
     j["profile"] = profile_json(profile, config);
     j["output"] = {{"shape", outs[0].shape}, {"values", floats(outs[0])}};
     j["predicted"] = pred;
@@ -210,7 +214,8 @@ void run(const RunArgs &a, bool config_given) {
     if (float_outs) {
       j["float"] = {{"values", floats((*float_outs)[0])},
                     {"predicted", argmax_rows((*float_outs)[0])},
-                    {"seconds", float_seconds}};
+                    {"seconds", float_seconds},
+                    {"cpu_kernels", float_prep.json()}};
     }
     if (check) {
       j["check"]["compared"] = check->compared();
@@ -226,7 +231,8 @@ void run(const RunArgs &a, bool config_given) {
   fmt::print("engine  {} on config '{}'; CPU steps: {}\n\n",
              has_accel ? where : "none (no accelerator steps)", config.name, host->name());
   fmt::print("{}", profile_table(profile, config));
-  fmt::print("\noutput  {} {}\n", outs[0].dtype, graph::shape_str(outs[0].shape));
+  fmt::print("\ntime    CPU kernels: {}; run {:.3f} s\n", prep.text(), profile.seconds);
+  fmt::print("output  {} {}\n", outs[0].dtype, graph::shape_str(outs[0].shape));
   if (bundled) {
     fmt::print("predicted class {} ({}); label {} ({})\n", pred.at(0),
                fashion_mnist_class(pred.at(0)), label, fashion_mnist_class(label));
@@ -247,9 +253,9 @@ void run(const RunArgs &a, bool config_given) {
     size_t agree = 0;
     for (size_t i = 0; i < pred.size() && i < fpred.size(); ++i) agree += pred[i] == fpred[i];
     fmt::print(
-        "float   the float model on the CPU ({:.3f} s): max |int8 - float| = {:.4g} "
-        "(float max {:.4g}); arg-max agrees on {} of {}{}\n",
-        float_seconds, err, ref, agree, fpred.size(),
+        "float   the float model on the CPU (run {:.3f} s; CPU kernels: {}): max |int8 - float| = "
+        "{:.4g} (float max {:.4g}); arg-max agrees on {} of {}{}\n",
+        float_seconds, float_prep.text(), err, ref, agree, fpred.size(),
         bundled
             ? fmt::format("; float predicts {} ({})", fpred.at(0), fashion_mnist_class(fpred.at(0)))
             : "");

@@ -2,12 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 
 #include "output.h"
+#include "vacc/cli/gpu_kernels.h"
 #include "vacc/cli/llvm_kernels.h"
 #include "vacc/cli/reference_kernels.h"
+#include "vacc/codegen/cpu/jit.h"
+#include "vacc/codegen/cpu/kernel_cache.h"
 #include "vacc/support/error.h"
 
 #ifndef VACC_MODELS_DIR
@@ -74,10 +78,48 @@ isa::Package load_model(const std::string &path, const isa::HwConfig &config,
 }
 
 std::unique_ptr<runtime::HostKernels> make_host_kernels(const std::string &name,
-                                                        const isa::Package &package) {
+                                                        const isa::Package &package,
+                                                        const std::string &fallback) {
+  if (fallback != "cpu" && fallback != "gpu") fail("--fallback '{}': choose cpu or gpu", fallback);
+  if (name != "reference" && name != "llvm") fail("--cpu '{}': choose reference or llvm", name);
+  if (fallback == "gpu" || name == "llvm")
+    codegen::cpu::Jit::global().use_disk_cache(codegen::cpu::default_kernel_cache_dir());
+  if (fallback == "gpu") return std::make_unique<cli::GpuKernels>(package);
   if (name == "reference") return std::make_unique<cli::ReferenceKernels>(package);
-  if (name == "llvm") return std::make_unique<cli::LlvmKernels>(package);
-  fail("--cpu '{}': choose reference or llvm", name);
+  return std::make_unique<cli::LlvmKernels>(package);
+}
+
+KernelPreparation prepare_kernels(runtime::HostKernels &host) {
+  const codegen::cpu::JitStats before = codegen::cpu::Jit::global().stats();
+  const auto t0 = std::chrono::steady_clock::now();
+  host.prepare();
+  KernelPreparation p;
+  p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const codegen::cpu::JitStats after = codegen::cpu::Jit::global().stats();
+  p.compiled = after.compiled - before.compiled;
+  p.disk_hits = after.disk_hits - before.disk_hits;
+  p.reused = after.cache_hits - before.cache_hits;
+  p.damaged = after.disk_damaged - before.disk_damaged;
+  return p;
+}
+
+std::string KernelPreparation::text() const {
+  std::string s = fmt::format(
+      "compile {:.3f} s ({} kernels compiled, {} from the disk cache, {} "
+      "shared with other steps",
+      seconds, compiled, disk_hits, reused);
+  if (damaged) s += fmt::format(", {} damaged cache entries replaced", damaged);
+  return s + ")";
+}
+
+nlohmann::ordered_json KernelPreparation::json() const {
+  nlohmann::ordered_json j;
+  j["seconds"] = seconds;
+  j["compiled"] = compiled;
+  j["disk_cache_hits"] = disk_hits;
+  j["shared"] = reused;
+  j["damaged_entries"] = damaged;
+  return j;
 }
 
 std::unique_ptr<driver::Device> open_engine(const std::string &engine, const isa::HwConfig &config,

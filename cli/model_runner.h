@@ -9,9 +9,9 @@
 
 #include "vacc/driver/device.h"
 #include "vacc/isa/config.h"
+#include "vacc/isa/package.h"
 #include "vacc/package/compile_model.h"
 #include "vacc/runtime/graph_executor.h"
-#include "vacc/isa/package.h"
 
 namespace vacc::cli {
 
@@ -25,11 +25,26 @@ const char *fashion_mnist_class(int64_t label);
 // A package from `path`: a .vpkg is loaded and checked against `config`; an .onnx is
 // compiled for it with `options`. Anything else is a vacc::Error naming the file.
 isa::Package load_model(const std::string &path, const isa::HwConfig &config,
-                            const package::CompileOptions &options, bool quiet);
+                        const package::CompileOptions &options, bool quiet);
 
-// "reference" (the graph reference executor) or "llvm" (the LLVM JIT CPU backend).
+// The kernels for the steps the accelerator does not run. fallback "cpu": `name`'s CPU kernels,
+// "reference" (the graph reference executor) or "llvm" (the LLVM JIT CPU backend, its compiled
+// kernels cached on disk, codegen/cpu/kernel_cache.h); fallback "gpu": the GPU backend, with the
+// LLVM CPU backend for the operators it has no kernel for. Anything else is a vacc::Error.
 std::unique_ptr<runtime::HostKernels> make_host_kernels(const std::string &name,
-                                                        const isa::Package &package);
+                                                        const isa::Package &package,
+                                                        const std::string &fallback = "cpu");
+
+// host.prepare() (compiling the CPU steps' kernels), timed, with what the LLVM CPU backend's JIT
+// did meanwhile: kernels compiled, linked from the disk cache, reused within the process, and
+// damaged disk entries compiled again.
+struct KernelPreparation {
+  double seconds = 0;
+  int64_t compiled = 0, disk_hits = 0, reused = 0, damaged = 0;
+  std::string text() const;  // "compile 1.234 s (12 kernels compiled, 3 from the disk cache, ...)"
+  nlohmann::ordered_json json() const;
+};
+KernelPreparation prepare_kernels(runtime::HostKernels &host);
 
 // The device for `vacc run --sim --engine E` ("fsim", "perf", "rtl") or `--fpga` ("xrt").
 std::unique_ptr<driver::Device> open_engine(const std::string &engine, const isa::HwConfig &config,

@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """Exports torchvision's ResNet-18 and MobileNetV2 (seeded random weights) for vacc's fidelity tests.
 
+With --models, others of torchvision.models too (e.g. squeezenet1_0, for the CPU benchmarks).
+
 For each model writes, under --out (not committed; e.g. build-graph/model-cache):
 
   <name>.onnx              opset 13, input "input" 1 x 3 x 224 x 224 float32
@@ -24,11 +26,13 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--models", default="resnet18,mobilenet_v2",
+                        help="comma-separated torchvision.models constructors")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     os.makedirs(args.out, exist_ok=True)
-    for name, ctor in (("resnet18", torchvision.models.resnet18),
-                       ("mobilenet_v2", torchvision.models.mobilenet_v2)):
+    for name in args.models.split(","):
+        ctor = getattr(torchvision.models, name)
         torch.manual_seed(args.seed)
         model = ctor(weights=None).eval()
         # Random BatchNorm statistics, so that folding them is not trivially exact.

@@ -1,9 +1,7 @@
 #include "model_cache.h"
 
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/file.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -22,6 +20,7 @@
 #include "toolchain.h"
 #include "vacc/support/cache_dir.h"
 #include "vacc/support/error.h"
+#include "vacc/support/file_lock.h"
 
 namespace vacc::sim {
 namespace {
@@ -44,15 +43,6 @@ std::optional<std::pair<uint64_t, uint32_t>> file_crc(const fs::path &path) {
     bytes += n;
   }
   return std::make_pair(bytes, static_cast<uint32_t>(crc));
-}
-
-// Flushes a file to the disk, so that a crash after the rename cannot leave a short entry.
-void sync_file(const fs::path &path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
-  }
 }
 
 // A loaded, checked model library, or why the entry is not one.
@@ -107,34 +97,6 @@ LoadResult load_entry(const fs::path &dir, const std::string &key,
   }
   return {model, ""};
 }
-
-// An exclusive flock on `path`, held until destroyed. Says so when it has to wait.
-class FileLock {
- public:
-  FileLock(const fs::path &path, const std::function<void(const std::string &)> &progress) {
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0)
-      error_ = fmt::format("cannot open the lock file {}: {}", path.string(), std::strerror(errno));
-    if (fd_ < 0) return;
-    if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
-    if (progress)
-      progress(fmt::format("another process is building this model; waiting for it (lock {})",
-                           path.string()));
-    while (::flock(fd_, LOCK_EX) != 0) {
-      if (errno == EINTR) continue;
-      error_ = fmt::format("cannot lock {}: {}", path.string(), std::strerror(errno));
-      return;
-    }
-  }
-  ~FileLock() {
-    if (fd_ >= 0) ::close(fd_);  // releases the lock
-  }
-  const std::string &error() const { return error_; }
-
- private:
-  int fd_ = -1;
-  std::string error_;
-};
 
 void remove_quietly(const fs::path &path) {
   std::error_code ec;
@@ -286,7 +248,13 @@ const ModelEntry *cached_model(const isa::HwConfig &config, const std::string &h
           "cannot build the RTL model for config '{}': step 'prepare the cache' failed: cannot "
           "create the model cache {}: {}; set VACC_CACHE_DIR to a writable directory",
           config.name, root.string(), ec.message());
-    FileLock lock(root / (key + ".lock"), options.progress);
+    const fs::path lock_path = root / (key + ".lock");
+    FileLock lock(lock_path.string(), [&] {
+      if (options.progress)
+        options.progress(
+            fmt::format("another process is building this model; waiting for it (lock {})",
+                        lock_path.string()));
+    });
     if (!lock.error().empty())
       fail(
           "cannot build the RTL model for config '{}': step 'prepare the cache' failed: {}; set "

@@ -1,5 +1,8 @@
 #include "vacc/codegen/cpu/jit.h"
 
+#include <fmt/format.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -14,8 +17,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 
 #include "lower_llvm.h"
+#include "vacc/codegen/cpu/kernel_cache.h"
 #include "vacc/codegen/cpu/thread_pool.h"
 #include "vacc/codegen/llvm/lowering.h"
 #include "vacc/support/error.h"
@@ -68,7 +73,49 @@ struct Jit::Impl {
   };
   std::unordered_map<uint64_t, std::vector<Entry>> cache;
   JitStats stats;
+  std::optional<KernelCache> disk;
+  std::function<void(const std::string &)> note;
+  bool disk_write_failed_reported = false;
+
+  // Object code for f, its entry point named `symbol`.
+  std::unique_ptr<llvm::MemoryBuffer> generate(const tir::Func &f, const std::string &symbol);
+  // The kernel in `object`, linked into the JIT.
+  std::shared_ptr<const Kernel> link(const tir::Func &f, std::unique_ptr<llvm::MemoryBuffer> object,
+                                     const std::string &symbol);
 };
+
+std::unique_ptr<llvm::MemoryBuffer> Jit::Impl::generate(const tir::Func &f,
+                                                        const std::string &symbol) {
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> m = lower_to_llvm(f, *ctx, symbol);
+  m->setDataLayout(jit->getDataLayout());
+  m->setTargetTriple(tm->getTargetTriple().str());
+  optimize_module(*m, tm.get(), /*vectorize=*/true);
+  if (const char *dir = std::getenv("VACC_CPU_DUMP_DIR")) {
+    // For inspection: the loop IR and the optimized LLVM IR of every compiled kernel.
+    std::string base = std::string(dir) + "/" + symbol + "_" + f.name;
+    std::ofstream(base + ".tir") << tir::to_string(f);
+    std::string ir;
+    llvm::raw_string_ostream os(ir);
+    m->print(os, nullptr);
+    std::ofstream(base + ".ll") << os.str();
+  }
+  llvm::orc::SimpleCompiler compiler(*tm);
+  auto object = compiler(*m);
+  VACC_CHECK(static_cast<bool>(object)) << "JIT: " << to_string(object.takeError());
+  return std::move(*object);
+}
+
+std::shared_ptr<const Kernel> Jit::Impl::link(const tir::Func &f,
+                                              std::unique_ptr<llvm::MemoryBuffer> object,
+                                              const std::string &symbol) {
+  llvm::Error err = jit->addObjectFile(std::move(object));
+  VACC_CHECK(!err) << "JIT: " << to_string(std::move(err));
+  auto sym = jit->lookup(symbol);
+  VACC_CHECK(static_cast<bool>(sym)) << "JIT: " << to_string(sym.takeError());
+  return std::make_shared<const Kernel>(f.name, reinterpret_cast<Kernel::Fn>(sym->getAddress()),
+                                        f.params.size());
+}
 
 Jit::Jit() : impl_(std::make_unique<Impl>()) {
   llvm::orc::JITTargetMachineBuilder jtmb = host_builder();
@@ -104,6 +151,23 @@ JitStats Jit::stats() const {
   return impl_->stats;
 }
 
+std::string Jit::generator() const {
+  return fmt::format("{} {} {} llvm {} vacc {}", impl_->tm->getTargetTriple().str(),
+                     impl_->tm->getTargetCPU().str(), impl_->tm->getTargetFeatureString().str(),
+                     LLVM_VERSION_STRING, build_id());
+}
+
+void Jit::use_disk_cache(const std::string &dir, std::function<void(const std::string &)> note) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  if (dir.empty() || build_id() == "unknown") {
+    impl_->disk.reset();  // without a build id, stale code could not be told apart
+  } else {
+    impl_->disk.emplace(dir);
+  }
+  impl_->note =
+      note ? std::move(note) : [](const std::string &m) { fmt::print(stderr, "vacc: {}\n", m); };
+}
+
 std::shared_ptr<const Kernel> Jit::compile(const tir::Func &f) {
   std::lock_guard<std::mutex> lock(impl_->mu);
   uint64_t h = tir::structural_hash(f);
@@ -115,30 +179,47 @@ std::shared_ptr<const Kernel> Jit::compile(const tir::Func &f) {
     }
   }
   auto t0 = std::chrono::steady_clock::now();
-  std::string symbol = "vacc_kernel_" + std::to_string(impl_->stats.compiled);
-  auto ctx = std::make_unique<llvm::LLVMContext>();
-  std::unique_ptr<llvm::Module> m = lower_to_llvm(f, *ctx, symbol);
-  m->setDataLayout(impl_->jit->getDataLayout());
-  m->setTargetTriple(impl_->tm->getTargetTriple().str());
-  optimize_module(*m, impl_->tm.get(), /*vectorize=*/true);
-  if (const char *dir = std::getenv("VACC_CPU_DUMP_DIR")) {
-    // For inspection: the loop IR and the optimized LLVM IR of every compiled kernel.
-    std::string base = std::string(dir) + "/" + symbol + "_" + f.name;
-    std::ofstream(base + ".tir") << tir::to_string(f);
-    std::string ir;
-    llvm::raw_string_ostream os(ir);
-    m->print(os, nullptr);
-    std::ofstream(base + ".ll") << os.str();
+  std::shared_ptr<const Kernel> kernel;
+  // The disk cache keys on the structural hash alone: only the first of several structurally
+  // different Funcs with one hash (never seen in practice) goes through it.
+  if (impl_->disk && bucket.empty()) {
+    const KernelCache &disk = *impl_->disk;
+    const std::string key = KernelCache::key(f, generator());
+    const std::string symbol = "vacc_kernel_" + key.substr(0, 16) + "_" + key.substr(17);
+    KernelCache::Entry entry = disk.load(key);
+    if (!entry.object) {
+      FileLock held = disk.lock(key);  // another process may be compiling it: wait, then look
+      if (held.error().empty()) entry = disk.load(key);
+      if (!entry.object) {
+        if (!entry.problem.empty()) {
+          ++impl_->stats.disk_damaged;
+          impl_->note(fmt::format("kernel cache entry {} is damaged ({}); compiling {} again",
+                                  disk.path(key), entry.problem, f.name));
+        }
+        std::unique_ptr<llvm::MemoryBuffer> object = impl_->generate(f, symbol);
+        ++impl_->stats.compiled;
+        const std::string stored =
+            disk.store(key, std::string(object->getBufferStart(), object->getBufferSize()));
+        if (!stored.empty() && !impl_->disk_write_failed_reported) {
+          impl_->disk_write_failed_reported = true;
+          impl_->note(
+              fmt::format("cannot write the kernel cache ({}); kernels will be compiled "
+                          "again next time (set VACC_CACHE_DIR to a writable directory)",
+                          stored));
+        }
+        kernel = impl_->link(f, std::move(object), symbol);
+      }
+    }
+    if (!kernel) {
+      ++impl_->stats.disk_hits;
+      kernel = impl_->link(f, llvm::MemoryBuffer::getMemBufferCopy(*entry.object, key), symbol);
+    }
+  } else {
+    std::string symbol = "vacc_kernel_" + std::to_string(impl_->stats.compiled);
+    kernel = impl_->link(f, impl_->generate(f, symbol), symbol);
+    ++impl_->stats.compiled;
   }
-  llvm::Error err =
-      impl_->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx)));
-  VACC_CHECK(!err) << "JIT: " << to_string(std::move(err));
-  auto sym = impl_->jit->lookup(symbol);
-  VACC_CHECK(static_cast<bool>(sym)) << "JIT: " << to_string(sym.takeError());
-  auto kernel = std::make_shared<const Kernel>(
-      f.name, reinterpret_cast<Kernel::Fn>(sym->getAddress()), f.params.size());
   bucket.push_back({f, kernel});
-  ++impl_->stats.compiled;
   impl_->stats.compile_seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return kernel;

@@ -19,9 +19,7 @@ thread_local bool in_worker = false;
 // wake-up when it can take the chunks itself.
 class Pool {
  public:
-  Pool() {
-    int n = static_cast<int>(std::thread::hardware_concurrency());
-    if (const char *env = std::getenv("VACC_NUM_THREADS")) n = std::atoi(env);
+  explicit Pool(int n) {
     threads_ = std::max(1, n);
     for (int i = 1; i < threads_; ++i) workers_.emplace_back([this] { loop(); });
   }
@@ -104,9 +102,19 @@ class Pool {
   bool stop_ = false;
 };
 
+int default_threads() {
+  int n = static_cast<int>(std::thread::hardware_concurrency());
+  if (const char *env = std::getenv("VACC_NUM_THREADS")) n = std::atoi(env);
+  return n;
+}
+
+std::mutex pool_mu;
+Pool *the_pool = nullptr;  // never destroyed: kernels may run during static teardown
+
 Pool &pool() {
-  static Pool p;
-  return p;
+  std::lock_guard<std::mutex> lock(pool_mu);
+  if (!the_pool) the_pool = new Pool(default_threads());
+  return *the_pool;
 }
 
 }  // namespace
@@ -117,6 +125,14 @@ void parallel_for(int64_t n, const std::function<void(int64_t, int64_t)> &f) {
 
 int num_threads() {
   return pool().threads();
+}
+
+void set_num_threads(int n) {
+  std::lock_guard<std::mutex> lock(pool_mu);
+  if (n <= 0) n = default_threads();
+  if (the_pool && the_pool->threads() == std::max(1, n)) return;
+  delete the_pool;
+  the_pool = new Pool(n);
 }
 
 }  // namespace vacc::codegen::cpu

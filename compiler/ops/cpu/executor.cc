@@ -89,11 +89,25 @@ std::vector<graph::Tensor> NodeKernel::run(const std::vector<const graph::Tensor
   return outs;
 }
 
+bool NodeKernel::run(const std::vector<const uint8_t *> &inputs,
+                     const std::vector<uint8_t *> &outputs) const {
+  if (!compiled_) return false;
+  std::vector<void *> args;
+  for (const uint8_t *p : inputs)
+    if (p) args.push_back(const_cast<uint8_t *>(p));
+  for (const graph::Tensor &c : compiled_->constants)
+    args.push_back(const_cast<uint8_t *>(c.raw()));
+  for (uint8_t *p : outputs)
+    if (p) args.push_back(p);
+  compiled_->kernel->run(args);
+  return true;
+}
+
 std::vector<graph::Tensor> CpuExecutor::run(const std::vector<graph::Tensor> &inputs) const {
-  const graph::Executor walk(graph_, [this](size_t i, const graph::Node &,
-                                            const std::vector<const graph::Tensor *> &in) {
-    return steps_[i]->run(in);
-  });
+  const graph::Executor walk(
+      graph_, [this](size_t i, const graph::Node &, const std::vector<const graph::Tensor *> &in) {
+        return steps_[i]->run(in);
+      });
   return walk.run(inputs);
 }
 

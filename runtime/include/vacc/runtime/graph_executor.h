@@ -33,6 +33,9 @@ class HostKernels {
  public:
   virtual ~HostKernels() = default;
   virtual std::string name() const = 0;  // e.g. "reference", "llvm"
+  // Prepares every step's kernel (e.g. compiles it) ahead of the first run, so that a caller
+  // can time compilation apart from running; kernels that need none do nothing.
+  virtual void prepare() {}
   // Runs step `index` of the package given at construction: inputs[i] holds the bytes of
   // tensor step.inputs[i] (nullptr when absent), outputs[i] room for step.outputs[i] (nullptr
   // when absent), each sized and laid out as the package tensor says.
@@ -58,7 +61,7 @@ struct RunProfile {
   double seconds = 0;
   int64_t macs(isa::StepTarget where) const;           // the model's own
   int64_t executed_macs(isa::StepTarget where) const;  // padded, as executed
-  std::optional<uint64_t> cycles() const;  // total accelerator cycles, when counted
+  std::optional<uint64_t> cycles() const;              // total accelerator cycles, when counted
 };
 
 class GraphExecutor {

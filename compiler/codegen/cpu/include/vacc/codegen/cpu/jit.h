@@ -3,7 +3,9 @@
 // vector code (contiguous loads and stores, gathers otherwise) when their body allows it and
 // carry LLVM's vectorize hint when it does not; unrolled loops are unrolled; parallel loops
 // run on the backend's thread pool (thread_pool.h). Compiled kernels are cached by a
-// structural hash of the IR, so identical kernels (same shapes, different names) compile once.
+// structural hash of the IR, so identical kernels (same shapes, different names) compile once,
+// and, once use_disk_cache() is called, on disk (kernel_cache.h), so that another process links
+// the object code instead of compiling it again.
 //
 // A kernel is called with one pointer per Func parameter, in order, each to a dense row-major
 // array of the parameter's element type (bool as one byte, uint8 as uint8_t, float32 as float).
@@ -13,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -39,9 +42,11 @@ class Kernel {
 };
 
 struct JitStats {
-  int64_t compiled = 0;    // kernels compiled
-  int64_t cache_hits = 0;  // compile() calls answered from the cache
-  double compile_seconds = 0;
+  int64_t compiled = 0;        // kernels compiled (lowered, optimized, code generated)
+  int64_t cache_hits = 0;      // compile() calls answered from the in-process cache
+  int64_t disk_hits = 0;       // kernels linked from the disk cache's object code
+  int64_t disk_damaged = 0;    // disk entries found damaged, compiled again and replaced
+  double compile_seconds = 0;  // in compile(), whether compiling or loading from disk
 };
 
 class Jit {
@@ -57,6 +62,16 @@ class Jit {
   // Compiles f (or returns the cached kernel of a structurally equal Func). Thread-safe.
   std::shared_ptr<const Kernel> compile(const tir::Func &f);
   JitStats stats() const;
+
+  // From now on, kernels are looked up in and stored to the disk cache in `dir`
+  // (default_kernel_cache_dir()); "" turns the disk cache off. Problems with the cache (a
+  // damaged entry, a directory that cannot be written) are reported through `note` (default:
+  // stderr) and never fail a compile.
+  void use_disk_cache(const std::string &dir,
+                      std::function<void(const std::string &)> note = nullptr);
+  // What identifies this code generator in disk cache keys: target triple, CPU, features,
+  // LLVM's version and vacc's build id.
+  std::string generator() const;
 
  private:
   struct Impl;

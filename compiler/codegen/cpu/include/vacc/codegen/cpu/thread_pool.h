@@ -12,6 +12,9 @@ namespace vacc::codegen::cpu {
 // when all chunks are done.
 void parallel_for(int64_t n, const std::function<void(int64_t begin, int64_t end)> &f);
 int num_threads();
+// Replaces the pool by one of n threads (n <= 0: the default above). Call it only while no
+// parallel loop runs.
+void set_num_threads(int n);
 
 }  // namespace vacc::codegen::cpu
 

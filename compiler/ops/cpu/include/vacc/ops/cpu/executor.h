@@ -27,6 +27,11 @@ class NodeKernel {
   // prefixed with the node: the graph walk that calls it names the node.
   std::vector<graph::Tensor> run(const std::vector<const graph::Tensor *> &inputs) const;
 
+  // Runs a compiled kernel in place: inputs[i] the bytes of node input i, outputs[o] room for
+  // node output o (nullptr where absent), dense row-major, not overlapping. False, having done
+  // nothing, for host operators (use run()).
+  bool run(const std::vector<const uint8_t *> &inputs, const std::vector<uint8_t *> &outputs) const;
+
  private:
   struct Compiled;
   const graph::Node &node_;
