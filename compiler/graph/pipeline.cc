@@ -11,6 +11,7 @@
 #include "vacc/graph/passes/fold_batch_norm.h"
 #include "vacc/graph/passes/fold_windows.h"
 #include "vacc/graph/passes/fuse.h"
+#include "vacc/graph/passes/fuse_residual_adds.h"
 #include "vacc/graph/passes/pack_layout.h"
 #include "vacc/graph/passes/partition.h"
 #include "vacc/isa/program.h"
@@ -58,6 +59,10 @@ PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
     step("fold_windows", [&] {
       return fmt::format("{} convolutions folded",
                          fold_windows(graph, config, options.fold_windows));
+    });
+  if (options.fuse_residual_adds)
+    step("fuse_residual_adds", [&] {
+      return fmt::format("{} adds fused", fuse_residual_adds(graph, options.fuse_residual_adds));
     });
   step("pack_layout",
        [&] { return fmt::format("{} layout transforms", pack_layout(graph, config)); });

@@ -207,10 +207,18 @@ void infer_output_shapes(Node &n) {
       check_requant_attrs(n, w.shape[0]);
       if (packed) {
         int64_t bn = n.attrs.get_int("out_block_n"), bc = n.attrs.get_int("out_block_c");
-        set_out(n, 0, DType::kInt8, kernels::blocked_shape(out, bn, bc));
+        out = kernels::blocked_shape(out, bn, bc);
+        set_out(n, 0, DType::kInt8, out);
         n.outputs[0]->layout = {true, static_cast<int>(bn), static_cast<int>(bc)};
       } else {
         set_out(n, 0, DType::kInt8, out);
+      }
+      // A fused residual add's skip tensor (graph/passes/fuse_residual_adds.h): the output's
+      // shape and layout.
+      if (const Value *skip = n.input(3)) {
+        if (n.op != OpKind::kQConv || skip->dtype != DType::kInt8 || skip->shape != out)
+          fail("residual input '{}' {} {} must be int8 of the output's shape {}", skip->name,
+               dtype_name(skip->dtype), shape_str(skip->shape), shape_str(out));
       }
       return;
     }

@@ -49,6 +49,17 @@ Requant requant_of(const graph::Node &node, const isa::HwConfig &config, bool bl
   return r;
 }
 
+// A residual add fused into a convolution (graph/passes/fuse_residual_adds.h).
+Residual residual_of(const graph::Node &node) {
+  Residual r;
+  r.lshift_out = static_cast<int>(node.attrs.get_int("residual_lshift", 0));
+  r.lshift_skip = static_cast<int>(node.attrs.get_int("residual_lshift_skip", 0));
+  r.rshift = static_cast<int>(node.attrs.get_int("residual_rshift", 0));
+  r.clip_min = node.attrs.get_int("residual_clip_min", -128);
+  r.clip_max = node.attrs.get_int("residual_clip_max", 127);
+  return r;
+}
+
 // Batch and channels of an activation: [N/B, C/BC, H, W, B, BC] blocked, [N, C, H, W] (or
 // [N, C] for dense) plain, rounded up to the blocks.
 struct Dims {
@@ -91,6 +102,12 @@ std::optional<Layer> layer_of(const graph::Node &node, const isa::HwConfig &c, s
       p.pad_h = pads->first;
       p.pad_w = pads->second;
       p.requant = requant_of(node, c, blocked);
+      if (const graph::Value *skip = node.input(3)) {
+        if (skip->rank() != spatial_rank || skip->shape[2] != y->shape[2] ||
+            skip->shape[3] != y->shape[3])
+          return reject(why, "the fused residual's skip tensor does not match the output");
+        p.residual = residual_of(node);
+      }
       return Layer{node.name, p};
     }
     case graph::OpKind::kQDense: {

@@ -67,15 +67,15 @@ int32_t add_constant(isa::Package &p, const std::string &name, const graph::Tens
 
 // The step's DRAM buffers, in the operator's argument order; new constants go to `package`.
 std::vector<int32_t> bindings(const graph::Node &node, const Layer &layer,
-                              const LoweredLayer &lowered, const isa::HwConfig &config,
-                              const isa::PackageStep &step, isa::Package &package) {
+                              const isa::HwConfig &config, const isa::PackageStep &step,
+                              isa::Package &package) {
   const std::string &out = node.outputs[0]->name;
   if (const auto *add = std::get_if<AddParams>(&layer.params)) {
     const int32_t weight =
         add_constant(package, out + ".add_weight", add_weight_tensor(config, *add));
     return {step.inputs[0], step.inputs[1], weight, step.outputs[0]};
   }
-  // Conv and dense: (data, weight, bias[, shifts], out).
+  // Conv and dense: (data, weight, bias[, shifts][, skip, skip_weight], out).
   int64_t batch = 0, channels = 0;
   if (const auto *conv = std::get_if<Conv2dParams>(&layer.params)) {
     batch = conv->batch;
@@ -89,10 +89,18 @@ std::vector<int32_t> bindings(const graph::Node &node, const Layer &layer,
   b.push_back(
       add_constant(package, out + ".bias_nb",
                    broadcast_channels(constant_values(node.input(2)), batch, channels, config)));
-  if (lowered.commands.buffers.size() == 5)
+  const auto *conv = std::get_if<Conv2dParams>(&layer.params);
+  if ((conv ? conv->requant : std::get<DenseParams>(layer.params).requant).per_channel())
     b.push_back(add_constant(
         package, out + ".shifts_nb",
         broadcast_channels(node.attrs.get_ints("shifts", {0}), batch, channels, config)));
+  if (conv && conv->residual) {
+    b.push_back(step.inputs[3]);
+    const std::vector<int64_t> w = residual_weight(config, *conv->residual);
+    graph::Tensor t(graph::DType::kInt8, {1, config.block_out, config.block_in});
+    for (size_t i = 0; i < w.size(); ++i) t.data<int8_t>()[i] = static_cast<int8_t>(w[i]);
+    b.push_back(add_constant(package, out + ".skip_weight", t));
+  }
   b.push_back(step.outputs[0]);
   return b;
 }
@@ -118,7 +126,7 @@ int lower_model(const graph::Graph &graph, const isa::HwConfig &config, isa::Pac
     if (!options.dump_dir.empty()) lo.dump_dir = layer_dir(options.dump_dir, i, node.name);
     const LoweredLayer lowered = lower(config, *layer, lo);
 
-    step.bindings = bindings(node, *layer, lowered, config, step, package);
+    step.bindings = bindings(node, *layer, config, step, package);
     VACC_CHECK(lowered.commands.buffers.size() == step.bindings.size())
         << node.describe() << ": the operator takes " << lowered.commands.buffers.size()
         << " buffers, " << step.bindings.size() << " bound";

@@ -215,6 +215,78 @@ TEST_P(OnConfig, ResidualAddMatchesGraphSemantics) {
   }
 }
 
+TEST_P(OnConfig, ConvWithFusedResidualEqualsConvThenAdd) {
+  isa::HwConfig c = test::config_named(GetParam());
+  struct Case {
+    int k, stride, la, lb, rs;
+    int64_t lo, hi;
+    bool per_channel;
+  };
+  const std::vector<Case> cases = {
+      {3, 1, 1, 0, 1, 0, 127, false},    // ResNet's: ReLU after the add
+      {3, 1, 0, 9, 4, -128, 127, true},  // the skip's shift beyond the weight's 2^6
+      {1, 2, 3, 2, 5, -40, 70, false},   // a strided 1x1 (downsample) producer
+  };
+  std::mt19937 rng(17);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case &k = cases[i];
+    lower::Conv2dParams p;
+    p.batch = c.batch;
+    p.kernel_h = p.kernel_w = k.k;
+    p.pad_h = p.pad_w = k.k / 2;
+    p.stride_h = p.stride_w = k.stride;
+    p.height = pick(4, 9);
+    p.width = pick(4, 9);
+    p.in_channels = c.block_in * pick(1, 2);
+    p.out_channels = c.block_out * 2;
+    p.requant.shift = 7;
+    if (k.per_channel)
+      for (int64_t o = 0; o < p.out_channels; ++o) p.requant.channel_shifts.push_back(pick(3, 12));
+    p.requant.relu = false;
+    lower::Residual r;
+    r.lshift_out = k.la;
+    r.lshift_skip = k.lb;
+    r.rshift = k.rs;
+    r.clip_min = k.lo;
+    r.clip_max = k.hi;
+    p.residual = r;
+    if (c.block_in != c.block_out) {
+      EXPECT_ERROR(lower::compile_conv2d(c, p, LowerOptions{}), "gemm.block_in");
+      return;
+    }
+    for (int vt : {1, 2}) {
+      SCOPED_TRACE(fmt::format("case {} vthreads {}", i, vt));
+      LowerOptions o;
+      o.vthreads = vt;
+      LoweredLayer layer = lower::compile_conv2d(c, p, o);
+      const size_t nargs = layer.op.args.size();
+      ASSERT_EQ(nargs, k.per_channel ? 7u : 6u);
+      std::vector<std::vector<int64_t>> args;
+      args.push_back(test::random_values(layer.op.args[0]->buffer->elems(), -128, 127, 60 + i));
+      args.push_back(test::random_values(layer.op.args[1]->buffer->elems(), -128, 127, 70 + i));
+      args.push_back(test::random_values(layer.op.args[2]->buffer->elems(), -3000, 3000, 80 + i));
+      if (k.per_channel)
+        args.push_back(lower::pack_bias(c, p.batch, p.out_channels, p.requant.channel_shifts));
+      const auto skip =
+          test::random_values(layer.op.args[nargs - 3]->buffer->elems(), -128, 127, 90 + i);
+      args.push_back(skip);
+      args.push_back(lower::residual_weight(c, r));
+      args.emplace_back(layer.op.args[nargs - 1]->buffer->elems(), test::kPoison);
+      lower::Conv2dParams plain = p;
+      plain.residual.reset();
+      const auto y = conv_reference(c, plain, args[0], args[1], args[2]);
+      AddParams add;
+      add.lshift_a = k.la;
+      add.lshift_b = k.lb;
+      add.rshift = k.rs;
+      add.clip_min = k.lo;
+      add.clip_max = k.hi;
+      check(c, layer, args, add_reference(add, y, skip));
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Configs, OnConfig, ::testing::Values("default", "small", "wide"));
 
 TEST(RequantErrors, WrongShiftCountAndBadBoundsAreDiagnosed) {

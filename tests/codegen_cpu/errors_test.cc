@@ -98,4 +98,21 @@ TEST(CpuBackendErrors, ConvOfIntegers) {
   expect_error(g, "node 'conv' (Conv): the CPU backend does not support Conv with an int32 input");
 }
 
+TEST(CpuBackendErrors, QConvWithAFusedResidualAdd) {
+  Graph g;
+  Value *x = g.add_value("x", DType::kInt8, {1, 16, 3, 3});
+  Value *skip = g.add_value("skip", DType::kInt8, {1, 16, 3, 3});
+  Value *w = g.add_constant("w", Tensor(DType::kInt8, {16, 16, 1, 1}));
+  Value *y = g.add_value("y", DType::kInt8, {1, 16, 3, 3});
+  g.add_input(x);
+  g.add_input(skip);
+  Attributes a;
+  a.set("shifts", std::vector<int64_t>{8});
+  g.add_node(OpKind::kQConv, "conv", {x, w, nullptr, skip}, {y}, a);
+  g.add_output(y);
+  expect_error(g,
+               "node 'conv' (vacc.QConv): the CPU backend does not support vacc.QConv with a fused "
+               "residual add");
+}
+
 }  // namespace

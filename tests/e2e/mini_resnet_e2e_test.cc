@@ -1,6 +1,7 @@
 // A miniature ResNet end to end (tests/e2e/data, made by tools/make_mini_resnet.py): its
 // 3-channel 7x7 stem runs folded (im2col into the reduction: a windowed pack on the host, a
-// 1x1 convolution over 3*7*7 channels on the accelerator), and the output equals, bit for bit
+// 1x1 convolution over 3*7*7 channels on the accelerator), its residual add is fused into the
+// block's second convolution, and the output equals, bit for bit
 // on every engine and with both CPU backends, the int8 reference of the same quantized graph
 // run entirely by the graph executor's own kernels (no folding, no blocked layout).
 #include <gtest/gtest.h>
@@ -66,6 +67,11 @@ TEST(MiniResNetE2E, StemFoldedBitExactOnEveryEngine) {
   EXPECT_EQ(im2col->attrs["kernel_shape"]["ints"], nlohmann::json({7, 7}));
   const isa::PackageTensor &cols = p.tensors[im2col->outputs[0]];
   EXPECT_EQ(cols.shape, (std::vector<int64_t>{1, 10, 16, 16, 1, 16})) << "ceil(3*7*7 / 16) blocks";
+  // The block's residual add is the second convolution's epilogue.
+  const isa::PackageStep *fused = step_named(p, "vacc.QConv", "residual_rshift");
+  ASSERT_NE(fused, nullptr) << "the residual add was not fused";
+  EXPECT_EQ(fused->attrs["residual_clip_min"]["int"], 0) << "the ReLU after the add";
+  for (const auto &s : p.steps) EXPECT_NE(s.op, "vacc.QAdd");
 
   std::vector<graph::Tensor> want;
   for (int64_t i = 0; i < 2; ++i) want.push_back(int8_reference(config, input(i)));

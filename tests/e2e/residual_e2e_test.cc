@@ -1,6 +1,7 @@
 // A residual block end to end (tests/e2e/data, made by tools/make_residual_model.py): every
-// convolution, the residual add and the dense head run on the accelerator, and the output
-// equals the compiler's own int8 reference on every engine, with both CPU backends.
+// convolution and the dense head run on the accelerator, the residual add fused into the
+// convolution producing one of its operands, and the output equals the compiler's own int8
+// reference (the add a step of its own, no fusion) on every engine, with both CPU backends.
 // The reference runs the same calibration and quantization code as compile_model: this proves
 // lowering and execution of the quantized graph, not quantization (a bug there would be in
 // both); the fidelity tests against PyTorch's float outputs carry that.
@@ -51,11 +52,18 @@ runtime::HostTensor host(const graph::Tensor &t) {
   return h;
 }
 
-TEST(ResidualE2E, AddRunsOnTheAcceleratorBitExactOnEveryEngine) {
+TEST(ResidualE2E, AddFusedIntoItsConvolutionBitExactOnEveryEngine) {
   const isa::HwConfig config = test::config_named("default");
   package::CompileOptions options;
   options.calibration = kCalibration;
   const isa::Package p = package::compile_model(kModel, config, options).package;
+  int fused = 0;
+  for (const auto &s : p.steps)
+    if (s.op == "vacc.QConv" && s.attrs.contains("residual_rshift")) {
+      ++fused;
+      EXPECT_EQ(s.inputs.size(), 4u) << "the skip tensor is the convolution's fourth input";
+    }
+  EXPECT_EQ(fused, 1);
   for (const std::string &engine : test::test_engines()) {
     for (const char *cpu : {"reference", "llvm"}) {
       std::unique_ptr<runtime::HostKernels> kernels;
@@ -71,13 +79,13 @@ TEST(ResidualE2E, AddRunsOnTheAcceleratorBitExactOnEveryEngine) {
         ASSERT_EQ(got[0].data.size(), want.nbytes());
         EXPECT_EQ(std::memcmp(got[0].data.data(), want.raw(), want.nbytes()), 0)
             << engine << ", CPU " << cpu << ", input " << i;
-        int adds_on_accel = 0, on_accel = 0;
+        int adds = 0, on_accel = 0;
         for (const auto &s : profile.steps) {
           on_accel += s.where == isa::StepTarget::kAccel;
-          adds_on_accel += s.where == isa::StepTarget::kAccel && s.op == "vacc.QAdd";
+          adds += s.op == "vacc.QAdd";
         }
-        EXPECT_EQ(adds_on_accel, 1) << "the residual add runs on the accelerator";
-        EXPECT_EQ(on_accel, 5) << "3 convolutions, the add and the dense head";
+        EXPECT_EQ(adds, 0) << "the residual add is fused into conv2's epilogue";
+        EXPECT_EQ(on_accel, 4) << "3 convolutions (one with the add) and the dense head";
       }
     }
   }

@@ -12,6 +12,7 @@
 #include "vacc/graph/passes/fold_batch_norm.h"
 #include "vacc/graph/passes/fold_windows.h"
 #include "vacc/graph/passes/fuse.h"
+#include "vacc/graph/passes/fuse_residual_adds.h"
 #include "vacc/graph/passes/pack_layout.h"
 #include "vacc/graph/passes/partition.h"
 #include "vacc/graph/passes/plan_memory.h"
@@ -412,6 +413,60 @@ TEST(FoldWindows, FoldedStemIsBitExactAndAOneByOneConvolution) {
   for (uint32_t seed : {400u, 401u}) {
     Tensor input = random_tensor(DType::kFloat32, {2, 3, 6, 6}, seed);
     EXPECT_TRUE(same_bytes(Executor(plain).run({input})[0], Executor(folded).run({input})[0]));
+  }
+}
+
+TEST(FuseResidualAdds, AddBecomesTheEpilogueOfItsSoleProducer) {
+  vacc::isa::HwConfig config;
+  Graph plain = compiled_small_cnn(config);
+  Graph fused = compiled_small_cnn(config);
+  // add(r1, r2): r1 (conv1's) is read by conv2 too, so only conv2 can take the add.
+  EXPECT_EQ(fuse_residual_adds(fused, vacc::lower::accel_legality(config)), 1);
+  EXPECT_EQ(count(fused, OpKind::kQAdd), 0);
+  const Node *conv2 = nullptr;
+  for (const Node *n : fused.nodes())
+    if (n->op == OpKind::kQConv && n->input(3)) conv2 = n;
+  ASSERT_NE(conv2, nullptr);
+  EXPECT_EQ(conv2->input(3)->producer->op, OpKind::kQConv) << "the skip is conv1's output";
+  EXPECT_TRUE(conv2->attrs.has("residual_rshift"));
+  pack_layout(fused, config);
+  EXPECT_TRUE(conv2->input(3)->layout.blocked);
+  for (uint32_t seed : {400u, 402u}) {
+    Tensor input = random_tensor(DType::kFloat32, {2, 3, 6, 6}, seed);
+    EXPECT_TRUE(same_bytes(Executor(plain).run({input})[0], Executor(fused).run({input})[0]));
+  }
+  // A legality that refuses the fused convolution leaves the add alone.
+  Graph kept = compiled_small_cnn(config);
+  EXPECT_EQ(fuse_residual_adds(kept,
+                               [](const Node &n) -> std::optional<std::string> {
+                                 return n.input(3) ? std::optional<std::string>("no")
+                                                   : std::nullopt;
+                               }),
+            0);
+  EXPECT_EQ(count(kept, OpKind::kQAdd), 1);
+  for (const Node *n : kept.nodes()) EXPECT_FALSE(n->input(3)) << n->describe();
+}
+
+TEST(FuseResidualAdds, SkipOfAnotherShapeNamesBoth) {
+  Graph g;
+  Value *x = g.add_value("x", DType::kInt8, {1, 16, 4, 4});
+  Value *skip = g.add_value("skip", DType::kInt8, {1, 16, 2, 2});
+  g.add_input(x);
+  g.add_input(skip);
+  Value *w = g.add_constant("w", random_tensor(DType::kInt8, {16, 16, 1, 1}, 7));
+  Value *out = g.add_value("y", DType::kInt8, {});
+  Attributes a;
+  a.set("shifts", std::vector<int64_t>{8});
+  Node *conv = g.add_node(OpKind::kQConv, "q", {x, w, nullptr, skip}, {out}, a);
+  try {
+    infer_node(*conv);
+    FAIL() << "no error";
+  } catch (const vacc::Error &e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "residual input 'skip' i8 [1,16,2,2] must be int8 of the output's shape "
+                  "[1,16,4,4]"),
+              std::string::npos)
+        << e.what();
   }
 }
 

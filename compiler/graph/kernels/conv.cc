@@ -254,6 +254,10 @@ Outputs qconv(const Node &node, const Inputs &in) {
     int32_t v = static_cast<int32_t>(static_cast<uint32_t>(pa[i]) + static_cast<uint32_t>(b));
     po[i] = rq.apply(v, m);
   }
+  if (in.size() > 3 && in[3]) {  // a fused residual add (graph/passes/fuse_residual_adds.h)
+    const Tensor skip = packed ? unblock_tensor(*in[3], unblocked_shape(in[3]->shape())) : *in[3];
+    out = residual_add(node, out, skip);
+  }
   if (packed) {
     const Layout &l = node.outputs[0]->layout;
     out = block_tensor(out, l.block_n, l.block_c);

@@ -45,6 +45,9 @@ Outputs quantize_linear(const Node &node, const Inputs &in);
 Outputs dequantize_linear(const Node &node, const Inputs &in);
 Outputs requantize(const Node &node, const Inputs &in);
 Outputs qadd(const Node &node, const Inputs &in);
+// vacc.QAdd's arithmetic on a QConv's int8 output y and its fused residual's skip tensor (the
+// node's residual_* attributes, graph/passes/fuse_residual_adds.h), both plain.
+Tensor residual_add(const Node &node, const Tensor &y, const Tensor &skip);
 // layout.cc
 Outputs pack_nchwnc(const Node &node, const Inputs &in);
 Outputs unpack_nchwnc(const Node &node, const Inputs &in);

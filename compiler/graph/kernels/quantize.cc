@@ -108,14 +108,11 @@ Outputs requantize(const Node &node, const Inputs &in) {
   return outs;
 }
 
-Outputs qadd(const Node &node, const Inputs &in) {
-  // out = clip(((a << lshift_a) + (b << lshift_b) + round) >> rshift), where round is
-  // 2^(rshift-1) when rshift > 0: ALU shl (negative shr), add, add imm, shr, max, min.
-  const Tensor &a = *in[0], &b = *in[1];
-  int64_t la = node.attrs.get_int("lshift_a", 0), lb = node.attrs.get_int("lshift_b", 0);
-  int64_t rs = node.attrs.get_int("rshift", 0);
-  int32_t lo = static_cast<int32_t>(node.attrs.get_int("clip_min", -128));
-  int32_t hi = static_cast<int32_t>(node.attrs.get_int("clip_max", 127));
+namespace {
+// out = clip(((a << la) + (b << lb) + round) >> rs), where round is 2^(rs-1) when rs > 0: ALU
+// shl (negative shr), add, add imm, shr, max, min.
+Tensor add_int8(const Tensor &a, const Tensor &b, int64_t la, int64_t lb, int64_t rs, int32_t lo,
+                int32_t hi) {
   int32_t round = rs > 0 ? (int32_t{1} << (rs - 1)) : 0;
   Tensor out(DType::kInt8, a.shape());
   const int8_t *pa = a.data<int8_t>(), *pb = b.data<int8_t>();
@@ -126,8 +123,24 @@ Outputs qadd(const Node &node, const Inputs &in) {
     v = std::min(std::max(shift_right(v, rs), lo), hi);
     po[i] = static_cast<int8_t>(v);
   }
+  return out;
+}
+}  // namespace
+
+Tensor residual_add(const Node &node, const Tensor &y, const Tensor &skip) {
+  return add_int8(y, skip, node.attrs.get_int("residual_lshift", 0),
+                  node.attrs.get_int("residual_lshift_skip", 0),
+                  node.attrs.get_int("residual_rshift", 0),
+                  static_cast<int32_t>(node.attrs.get_int("residual_clip_min", -128)),
+                  static_cast<int32_t>(node.attrs.get_int("residual_clip_max", 127)));
+}
+
+Outputs qadd(const Node &node, const Inputs &in) {
   Outputs outs;
-  outs.push_back(std::move(out));
+  outs.push_back(add_int8(*in[0], *in[1], node.attrs.get_int("lshift_a", 0),
+                          node.attrs.get_int("lshift_b", 0), node.attrs.get_int("rshift", 0),
+                          static_cast<int32_t>(node.attrs.get_int("clip_min", -128)),
+                          static_cast<int32_t>(node.attrs.get_int("clip_max", 127))));
   return outs;
 }
 

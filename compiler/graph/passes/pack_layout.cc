@@ -92,6 +92,8 @@ class Packer {
       node->inputs[1] = packed(node->inputs[1], batch, bo);
     } else {
       node->inputs[0] = packed(node->inputs[0], batch, bi);
+      // A fused residual's skip tensor is read like the output is written.
+      if (node->input(3)) node->inputs[3] = packed(node->inputs[3], batch, bo);
       Value *w = node->inputs[1];
       Tensor wb = kernels::block_tensor(*w->constant, bo, bi);
       Value *wp = g_.add_constant(g_.unique_name(w->name + ".packed"), std::move(wb));

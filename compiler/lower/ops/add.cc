@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "add_arithmetic.h"
 #include "divisors.h"
 #include "tile_output.h"
 #include "vacc/isa/encoding.h"
@@ -24,12 +25,6 @@ namespace {
 
 using tir::Expr;
 using tir::Scope;
-
-constexpr int kMaxWeightShift = 6;  // 2^6 = 64 is the largest power of two in int8
-
-int weight_shift(int lshift) {
-  return std::min(lshift, kMaxWeightShift);
-}
 
 }  // namespace
 
@@ -55,46 +50,17 @@ Operator define(const isa::HwConfig &c, const AddParams &p, const AccelSchedule 
         names);
   };
   te::Tensor sa = through_gemm("sum_a", a, 0), sb = through_gemm("sum_b", b, 1);
-  auto idx = [](const std::vector<tir::Var> &v) { return std::vector<Expr>(v.begin(), v.end()); };
-  // ALU stages, in order; each reads the previous one.
-  std::vector<te::Tensor> stages;
-  auto stage = [&](const std::string &sname, const std::function<Expr(Expr)> &f) {
-    te::Tensor prev = stages.empty() ? sa : stages.back();
-    stages.push_back(te::compute(
-        sname, shape, [&](const auto &v) { return f((*prev)(idx(v))); }, names));
-  };
-  auto k = [&](int64_t v) { return tir::make_const(at, v); };
-  te::Tensor sb_last = sb;
-  if (p.lshift_a > kMaxWeightShift)
-    stage("shl_a", [&](Expr x) { return x >> k(-(p.lshift_a - kMaxWeightShift)); });
-  if (p.lshift_b > kMaxWeightShift) {
-    sb_last = te::compute(
-        "shl_b", shape,
-        [&](const auto &v) { return (*sb)(idx(v)) >> k(-(p.lshift_b - kMaxWeightShift)); }, names);
-  }
-  {
-    te::Tensor prev = stages.empty() ? sa : stages.back();
-    stages.push_back(te::compute(
-        "sum", shape, [&](const auto &v) { return (*prev)(idx(v)) + (*sb_last)(idx(v)); }, names));
-  }
-  if (p.rshift > 0) {
-    stage("round", [&](Expr x) { return x + k(int64_t{1} << (p.rshift - 1)); });
-    stage("shift", [&](Expr x) { return x >> k(p.rshift); });
-  }
-  const int64_t lo = p.lo(c.inp_bits), hi = p.hi(c.inp_bits);
-  stage("clip_lo", [&](Expr x) { return tir::max(x, k(lo)); });
-  stage("clip_hi", [&](Expr x) { return tir::min(x, k(hi)); });
-  te::Tensor last = stages.back();
-  te::Tensor out = te::compute(
-      "out", shape, [&](const auto &v) { return tir::cast(it, (*last)(idx(v))); }, names);
+  const AddStages alu = add_stages(sa, p.lshift_a - weight_shift(p.lshift_a), sb,
+                                   p.lshift_b - weight_shift(p.lshift_b), p.rshift,
+                                   p.lo(c.inp_bits), p.hi(c.inp_bits), c.inp_bits);
+  const te::Tensor &out = alu.out;
 
   schedule::Schedule s({out});
   te::Tensor a_l = s.cache_read(a, Scope::kInp, {sa});
   te::Tensor b_l = s.cache_read(b, Scope::kInp, {sb});
   te::Tensor w_l = s.cache_read(weight, Scope::kWgt, {sa, sb});
   std::vector<te::Tensor> acc_stages = {sa, sb};
-  if (sb_last.get() != sb.get()) acc_stages.push_back(sb_last);
-  acc_stages.insert(acc_stages.end(), stages.begin(), stages.end());
+  acc_stages.insert(acc_stages.end(), alu.acc.begin(), alu.acc.end());
   for (const te::Tensor &t : acc_stages) s[t].set_scope(Scope::kAcc);
 
   auto &so = s[out];
@@ -138,19 +104,8 @@ void check_supported(const isa::HwConfig &c, const AddParams &p, const std::stri
   }
   if (p.height <= 0 || p.width <= 0)
     fail("{}: height = {} and width = {} must be positive", name, p.height, p.width);
-  for (auto [what, v] : {std::pair{"lshift_a", p.lshift_a}, std::pair{"lshift_b", p.lshift_b},
-                         std::pair{"rshift", p.rshift}})
-    if (v < 0 || v >= c.acc_bits)
-      fail("{}: {} = {} must lie in [0, {})", name, what, v, c.acc_bits);
-  if (p.rshift >= isa::kImmBits)
-    fail("{}: rshift = {}: the rounding constant 2^{} does not fit the ALU's {}-bit immediate",
-         name, p.rshift, p.rshift - 1, isa::kImmBits);
-  const int64_t lo = p.lo(c.inp_bits), hi = p.hi(c.inp_bits);
-  const int64_t imm = int64_t{1} << (isa::kImmBits - 1);
-  for (auto [what, v] : {std::pair{"clip_min", lo}, std::pair{"clip_max", hi}})
-    if (v < -imm || v >= imm)
-      fail("{}: {} = {} does not fit the ALU's {}-bit immediate", name, what, v, isa::kImmBits);
-  if (lo > hi) fail("{}: clip_min = {} is above clip_max = {}", name, lo, hi);
+  check_add_arithmetic(c, p.lshift_a, p.lshift_b, p.rshift, p.lo(c.inp_bits), p.hi(c.inp_bits),
+                       name);
 }
 
 AccelSchedule default_schedule(const isa::HwConfig &c, const AddParams &p, int vthreads,
@@ -191,6 +146,13 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const AddParams &p, int v
     fail("{}: no tile fits the scratchpads of config '{}' with {} virtual thread(s)", name, c.name,
          V);
   return best;
+}
+
+std::vector<int64_t> residual_weight(const isa::HwConfig &c, const Residual &r) {
+  std::vector<int64_t> w(c.block_out * c.block_in, 0);
+  for (int64_t o = 0; o < std::min(c.block_out, c.block_in); ++o)
+    w[o * c.block_in + o] = int64_t{1} << weight_shift(r.lshift_skip);
+  return w;
 }
 
 std::vector<int64_t> add_weight(const isa::HwConfig &c, const AddParams &p) {

@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "add_arithmetic.h"
 #include "divisors.h"
 #include "requantize.h"
 #include "tile_output.h"
@@ -66,6 +67,15 @@ void check_supported(const isa::HwConfig &c, const Conv2dParams &p, const std::s
     fail("{}: the {}x{} kernel is larger than the {}x{} padded input", name, p.kernel_h, p.kernel_w,
          p.height + 2 * p.pad_h, p.width + 2 * p.pad_w);
   check_requant_supported(c, p.requant, p.out_channels, name);
+  if (p.residual) {
+    if (c.block_in != c.block_out)
+      fail(
+          "{}: a fused residual add moves the skip tensor through the GEMM core with an identity "
+          "weight, which needs gemm.block_in ({}) == gemm.block_out ({})",
+          name, c.block_in, c.block_out);
+    const Residual &r = *p.residual;
+    check_add_arithmetic(c, r.lshift_out, r.lshift_skip, r.rshift, r.clip_min, r.clip_max, name);
+  }
 }
 
 AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, int vthreads,
@@ -76,6 +86,9 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, in
   const int64_t NB = p.batch / c.batch;
   if (OB % vthreads != 0) vthreads = 1;  // too few output-channel blocks to split
   const double bw = c.mem_bytes_per_cycle;
+  // A fused residual's ALU work per output tile: reset, shifts, the vector add, round, shift,
+  // clip (and one GEMM).
+  const double residual_alu = p.residual ? 1 + 1 + 2 + 2 + 2 + 1 : 0;
 
   AccelSchedule best;
   double best_cost = std::numeric_limits<double>::infinity();
@@ -90,26 +103,33 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, in
         if ((OB / toc) % V != 0) continue;
         // Per thread: the accumulator tile, and bias and shifts for all its channel blocks
         // where they fit beside it, else for one block of toc.
+        // A fused residual adds its skip tile beside the accumulators (ACC) and the input
+        // (INP), and one identity weight tile.
         const int64_t per_channel = p.requant.per_channel() ? 2 : 1;
-        const bool bias_once = toc * th * tw + per_channel * (OB / V) <= acc_cap;
-        if (!bias_once && toc * th * tw + per_channel * toc > acc_cap) continue;
+        const int64_t acc_tiles = (p.residual ? 2 : 1) * toc * th * tw;
+        const int64_t skip_tiles = p.residual ? toc * th * tw : 0, skip_wgt = p.residual ? 1 : 0;
+        const bool bias_once = acc_tiles + per_channel * (OB / V) <= acc_cap;
+        if (!bias_once && acc_tiles + per_channel * toc > acc_cap) continue;
         for (int64_t tic : divisors(CB)) {
-          if (tic * ih * iw > inp_cap || toc * tic * KH * KW > wgt_cap) continue;
+          if (tic * ih * iw + skip_tiles > inp_cap || toc * tic * KH * KW + skip_wgt > wgt_cap)
+            continue;
           const double S = double(OH / th) * double(OW / tw) * NB;
           const double OT = double(OB / toc), IT = double(CB / tic);
           const double gemm = double(NB) * OB * CB * KH * KW * OH * OW;
-          const double alu = double(NB) * OB * OH * OW * alu_cycles_per_tile(p.requant);
-          const double insns = S * OT * (IT * 3 + 9);
-          const double bytes = S * OT * CB * ih * iw * c.inp_tile_bytes() +
-                               S * OB * CB * KH * KW * c.wgt_tile_bytes() +
-                               S * OB * c.acc_tile_bytes() +
-                               double(NB) * OB * OH * OW * c.out_tile_bytes();
+          const double alu =
+              double(NB) * OB * OH * OW * (alu_cycles_per_tile(p.requant) + residual_alu);
+          const double insns = S * OT * (IT * 3 + 9 + (p.residual ? 4 : 0));
+          const double bytes =
+              S * OT * CB * ih * iw * c.inp_tile_bytes() +
+              S * OB * CB * KH * KW * c.wgt_tile_bytes() + S * OB * c.acc_tile_bytes() +
+              double(NB) * OB * OH * OW * c.out_tile_bytes() * (p.residual ? 2 : 1);
           // With two threads the ALU runs beside the other thread's GEMMs; what stays exposed
           // is the pipeline's fill (a step's first input tile and one block's weights) and
           // drain (the last tile's requantization).
           const double fill =
               double(tic * ih * iw * c.inp_tile_bytes() + tic * KH * KW * c.wgt_tile_bytes()) / bw;
-          const double drain = double(toc * th * tw) * alu_cycles_per_tile(p.requant);
+          const double drain =
+              double(toc * th * tw) * (alu_cycles_per_tile(p.requant) + residual_alu);
           const double compute = vthreads > 1 ? std::max(gemm, alu) + fill + drain : gemm + alu;
           const double cost = estimate(compute + insns * kInsnOverheadCycles, bytes / bw, vthreads);
           if (cost < best_cost) {
@@ -127,8 +147,9 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, in
   }
   if (best_cost == std::numeric_limits<double>::infinity()) {
     // Report the first scratchpad the smallest tile (1x1 output, one block each) overflows.
-    const int64_t need_inp = KH * KW, need_wgt = KH * KW,
-                  need_acc = 1 + (p.requant.per_channel() ? 2 : 1);
+    const int64_t need_inp = KH * KW + (p.residual ? 1 : 0),
+                  need_wgt = KH * KW + (p.residual ? 1 : 0),
+                  need_acc = (p.residual ? 2 : 1) + (p.requant.per_channel() ? 2 : 1);
     auto report = [&](const char *pad, int64_t need, int64_t cap, int kib, const char *key) {
       fail(
           "{}: no tile fits: even one output pixel of one channel block needs {} {} tiles per "
@@ -192,6 +213,31 @@ Operator define(const isa::HwConfig &c, const Conv2dParams &p, const AccelSchedu
         return (*shifts)({v[0], v[1], v[4], v[5]});
       });
   te::Tensor out = stages.back();
+  // A fused residual add: the skip tile through the GEMM core, then the add's ALU stages on
+  // the clipped int8-valued result (requantize's own narrowing is not used).
+  te::Tensor skip = te::placeholder("skip", {NB, OB, OH, OW, c.batch, c.block_out}, it);
+  te::Tensor skip_weight = te::placeholder("skip_weight", {1, c.block_out, c.block_in}, wt);
+  std::optional<te::Tensor> skip_sum;
+  std::vector<te::Tensor> residual_alu;
+  if (p.residual) {
+    const Residual &r = *p.residual;
+    skip_sum = te::reduce_sum(
+        "skip_sum", {NB, OB, OH, OW, c.batch, c.block_out}, {{"one", 1}, {"ci", c.block_in}},
+        [&](const auto &v, const auto &red) {
+          return tir::cast(at, (*skip)({v[0], v[1], v[2], v[3], v[4], red[1]})) *
+                 tir::cast(at, (*skip_weight)({red[0], v[5], red[1]}));
+        },
+        {"n", "oc", "oh", "ow", "b", "oc_t"});
+    stages.pop_back();  // requantize's narrowing
+    // The skip's sum first: its GEMM then runs before the convolution's (schedules visit
+    // operands in order), and the tile's ALU work stays one run after the GEMMs, which lets
+    // the virtual threads interleave as without a residual.
+    const AddStages add =
+        add_stages(*skip_sum, r.lshift_skip - weight_shift(r.lshift_skip), stages.back(),
+                   r.lshift_out, r.rshift, r.clip_min, r.clip_max, c.inp_bits);
+    residual_alu = add.acc;
+    out = add.out;
+  }
 
   schedule::Schedule s({out});
   s[pad].compute_inline();
@@ -232,9 +278,36 @@ Operator define(const isa::HwConfig &c, const Conv2dParams &p, const AccelSchedu
     s[stages[i]].compute_at(so, ow_o);
     s[stages[i]].pragma(s[stages[i]].axis()[0], "alu");
   }
+  if (p.residual) {
+    // The requantization's last stage is no longer the output's: it stays in ACC too.
+    s[stages.back()].set_scope(Scope::kAcc);
+    s[stages.back()].compute_at(so, ow_o);
+    s[stages.back()].pragma(s[stages.back()].axis()[0], "alu");
+    te::Tensor skip_l = s.cache_read(skip, Scope::kInp, {*skip_sum});
+    te::Tensor skip_w_l = s.cache_read(skip_weight, Scope::kWgt, {*skip_sum});
+    auto &st = s[*skip_sum];
+    st.set_scope(Scope::kAcc);
+    st.compute_at(so, ow_o);
+    auto sx = st.axis();
+    auto sr = st.reduce_axis();
+    // The unit reduction axis outside the tile keeps the reset out of the GEMM nest.
+    st.reorder({sx[0], sr[0], sx[1], sx[2], sx[3], sx[4], sx[5], sr[1]});
+    st.tensorize(sx[4], "gemm");
+    s[skip_l].compute_at(so, ow_o);
+    s[skip_l].pragma(s[skip_l].axis()[0], "dma_copy");
+    s[skip_w_l].compute_at(so, per_channel_at);
+    s[skip_w_l].pragma(s[skip_w_l].axis()[0], "dma_copy");
+    for (const te::Tensor &t : residual_alu) {
+      s[t].set_scope(Scope::kAcc);
+      s[t].compute_at(so, ow_o);
+      s[t].pragma(s[t].axis()[0], "alu");
+    }
+  }
   Operator op;
-  op.args = {data, kernel, bias, out};
-  if (p.requant.per_channel()) op.args = {data, kernel, bias, shifts, out};
+  op.args = {data, kernel, bias};
+  if (p.requant.per_channel()) op.args.push_back(shifts);
+  if (p.residual) op.args.insert(op.args.end(), {skip, skip_weight});
+  op.args.push_back(out);
   op.func = schedule::lower(s, name, op.args);
   return op;
 }

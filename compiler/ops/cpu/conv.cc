@@ -85,6 +85,8 @@ CpuKernel build_conv(const Node &node) {
   const graph::Value &xv = kb.in_value(0), &wv = kb.in_value(wi);
   // vacc.QConv on blocked (NCHWnc) operands: computed on plain views, blocked again.
   bool blocked = xv.layout.blocked;
+  // Fused only where the accelerator runs it (graph/passes/fuse_residual_adds.h).
+  if (node.op == OpKind::kQConv && kb.has_input(3)) kb.unsupported("a fused residual add");
   if (blocked != wv.layout.blocked || (blocked && node.op != OpKind::kQConv)) {
     kb.unsupported("a mix of packed (NCHWnc) and plain operands");
   }

@@ -2,7 +2,7 @@
 // timed by name, with the IR dumpable after every pass.
 //
 //   fold_constants, fold_batch_norm, fold_constants, calibrate, quantize, fold_constants,
-//   fuse, partition, fold_windows, pack_layout, plan_memory
+//   fuse, partition, fold_windows, fuse_residual_adds, pack_layout, plan_memory
 //
 // The result is the graph the accelerator code generator and the CPU fallback consume:
 // int8 fused operators marked for the accelerator in blocked layout, the rest on the CPU,
@@ -15,6 +15,7 @@
 
 #include "vacc/graph/graph.h"
 #include "vacc/graph/passes/fold_windows.h"
+#include "vacc/graph/passes/fuse_residual_adds.h"
 #include "vacc/graph/passes/partition.h"
 #include "vacc/graph/passes/plan_memory.h"
 #include "vacc/graph/passes/quantize.h"
@@ -30,6 +31,9 @@ struct PipelineOptions {
   // Which accelerator convolutions fold their windows into the reduction (the backend's,
   // lower::window_folding); unset: none.
   WindowFolding fold_windows;
+  // Which residual adds fuse into their convolution (the backend's legality of the fused
+  // convolution, lower::accel_legality); unset: none.
+  AccelLegality fuse_residual_adds;
   QuantizeOptions quantize_options;
   std::string dump_dir;                          // when set, writes NN_<pass>.txt after every pass
   std::function<void(const std::string &)> log;  // one line per pass, with its time

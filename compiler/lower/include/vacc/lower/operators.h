@@ -16,7 +16,10 @@
 // Conv and dense: out = clip((acc + bias) >> shift, lo, hi) narrowed, lo = relu ? 0 :
 // -2^(bits-1) and hi = 2^(bits-1)-1 unless Requant gives its own bounds. With per-channel
 // shifts the operator takes a fifth argument before out, shifts [N/B, O/BO, B, BO]
-// int(acc_bits) (the bias layout), and the ALU shifts by it as a vector operand.
+// int(acc_bits) (the bias layout), and the ALU shifts by it as a vector operand. A conv with
+// a fused residual add takes two more before out: skip [N/B, O/BO, OH, OW, B, BO] int8 and
+// skip_weight [1, BO, BI] (residual_weight()), which brings skip into the accumulators
+// through the GEMM core as the add does (needs gemm.block_in == gemm.block_out).
 // Add (vacc.QAdd, docs/quantization.md):
 //   out = clip(((a << lshift_a) + (b << lshift_b) + round) >> rshift, lo, hi), narrowed,
 // round = 2^(rshift-1) when rshift > 0; both int8 inputs reach the accumulators through the
@@ -53,10 +56,19 @@ struct Requant {
   int64_t hi(int bits) const { return clip_max ? *clip_max : (int64_t{1} << (bits - 1)) - 1; }
 };
 
+// A residual add fused into a convolution's epilogue (vacc.QAdd's semantics with the
+// convolution's requantized int8 output y as one operand and a skip tensor as the other):
+//   out = clip(((y << lshift_out) + (skip << lshift_skip) + round) >> rshift, lo, hi).
+struct Residual {
+  int lshift_out = 0, lshift_skip = 0, rshift = 0;
+  int64_t clip_min = -128, clip_max = 127;
+};
+
 struct Conv2dParams {
   int64_t batch = 1, in_channels = 16, out_channels = 16, height = 8, width = 8;
   int64_t kernel_h = 3, kernel_w = 3, stride_h = 1, stride_w = 1, pad_h = 1, pad_w = 1;
   Requant requant;
+  std::optional<Residual> residual;
   int64_t out_height() const { return (height + 2 * pad_h - kernel_h) / stride_h + 1; }
   int64_t out_width() const { return (width + 2 * pad_w - kernel_w) / stride_w + 1; }
 };
@@ -97,7 +109,7 @@ struct AccelSchedule {
 
 // A scheduled operator: its arguments (the DRAM buffers, in order) and its loop IR. Conv and
 // dense: [data, weight, bias, out], or [data, weight, bias, shifts, out] with per-channel
-// shifts; add: [a, b, weight, out].
+// shifts, then (conv with a residual) skip and skip_weight before out; add: [a, b, weight, out].
 struct Operator {
   std::vector<te::Tensor> args;
   tir::Func func;
@@ -128,6 +140,8 @@ Operator define(const isa::HwConfig &config, const AddParams &p, const AccelSche
                 const std::string &name = "add");
 // The values of the add's `weight` argument, [2, BO, BI].
 std::vector<int64_t> add_weight(const isa::HwConfig &config, const AddParams &p);
+// The values of a fused residual's `skip_weight` argument, [1, BO, BI].
+std::vector<int64_t> residual_weight(const isa::HwConfig &config, const Residual &r);
 
 // A requantization (shift or per-channel shifts, clip bounds) of an operator with
 // `out_channels` outputs; throws vacc::Error naming the layer.

@@ -1,0 +1,21 @@
+// Residual adds fused into the convolution that produces one of their operands: a vacc.QAdd
+// on the accelerator whose operand is an accelerator vacc.QConv's output read by nothing else
+// becomes that convolution's epilogue. The convolution takes the add's other operand (the
+// skip tensor) as its fourth input and the add's arithmetic as attributes:
+//   residual_lshift (its own int8 output's), residual_lshift_skip, residual_rshift,
+//   residual_clip_min, residual_clip_max,
+// and computes vacc.QAdd(clip(requantized conv), skip) bit for bit, with no pass of its own
+// over DRAM. Where both operands qualify, the convolution with the longer reduction per output
+// takes the add (its GEMMs hide the epilogue's ALU work). A fusion the backend cannot run (its
+// legality callback, asked of the fused node) is not made.
+#pragma once
+
+#include "vacc/graph/graph.h"
+#include "vacc/graph/passes/partition.h"
+
+namespace vacc::graph {
+
+// Requires partition() to have run and pack_layout() not yet. Returns the number of adds fused.
+int fuse_residual_adds(Graph &graph, const AccelLegality &legality);
+
+}  // namespace vacc::graph

@@ -1,0 +1,76 @@
+#include "vacc/graph/passes/fuse_residual_adds.h"
+
+namespace vacc::graph {
+
+namespace {
+
+// The accelerator convolution producing `v` for `add` alone, or null.
+Node *fusible_producer(const Graph &g, const Value *v, const Node *add) {
+  Node *conv = v->producer;
+  if (!conv || conv->op != OpKind::kQConv || conv->target != Target::kAccel || conv->input(3) ||
+      g.is_output(v))
+    return nullptr;
+  const std::vector<Node *> users = g.consumers(v);
+  if (users.size() != 1 || users[0] != add) return nullptr;
+  return conv;
+}
+
+bool fuse(Graph &g, Node *add, const AccelLegality &legality) {
+  if (add->inputs[0] == add->inputs[1]) return false;
+  // Of two candidates, the one with the longer reduction per output (a 3x3 convolution
+  // rather than a 1x1 downsample): the epilogue's ALU work hides behind its GEMMs. Then the
+  // one computed later.
+  auto reduction = [](const Node *c) {
+    const Shape &w = c->inputs[1]->shape;
+    return w[1] * w[2] * w[3];
+  };
+  Node *conv = nullptr;
+  int operand = -1;
+  for (int i = 0; i < 2; ++i) {
+    Node *c = fusible_producer(g, add->inputs[i], add);
+    if (!c) continue;
+    if (!conv || reduction(c) > reduction(conv) ||
+        (reduction(c) == reduction(conv) && g.index_of(c) > g.index_of(conv))) {
+      conv = c;
+      operand = i;
+    }
+  }
+  if (!conv) return false;
+  const Attributes before = conv->attrs;
+  const char *own = operand == 0 ? "lshift_a" : "lshift_b";
+  const char *skip = operand == 0 ? "lshift_b" : "lshift_a";
+  conv->attrs.set("residual_lshift", add->attrs.get_int(own, 0));
+  conv->attrs.set("residual_lshift_skip", add->attrs.get_int(skip, 0));
+  conv->attrs.set("residual_rshift", add->attrs.get_int("rshift", 0));
+  conv->attrs.set("residual_clip_min", add->attrs.get_int("clip_min", -128));
+  conv->attrs.set("residual_clip_max", add->attrs.get_int("clip_max", 127));
+  conv->inputs.resize(4, nullptr);
+  conv->inputs[3] = add->inputs[1 - operand];
+  if (legality(*conv)) {  // the backend cannot run it fused
+    conv->attrs = before;
+    conv->inputs.resize(3);
+    return false;
+  }
+  Value *sum = add->outputs[0];
+  g.remove_node(add);
+  conv->outputs[0] = sum;
+  sum->producer = conv;
+  return true;
+}
+
+}  // namespace
+
+int fuse_residual_adds(Graph &graph, const AccelLegality &legality) {
+  if (!legality) return 0;
+  int fused = 0;
+  for (Node *node : graph.nodes())
+    if (node->op == OpKind::kQAdd && node->target == Target::kAccel)
+      fused += fuse(graph, node, legality);
+  if (fused) {
+    graph.sort_topologically();
+    graph.verify();
+  }
+  return fused;
+}
+
+}  // namespace vacc::graph
