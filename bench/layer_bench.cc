@@ -171,8 +171,8 @@ LayerResult run_conv_layer(const isa::HwConfig &c, const ConvLayerSpec &spec,
     std::ofstream(fmt::format("{}/{}.txt", dir, spec.name)) << isa::to_text(layer.commands);
   }
   const auto &s = layer.schedule;
-  r.schedule =
-      fmt::format("{}x{} oc{} ic{} vt{}", s.tile_h, s.tile_w, s.tile_oc, s.tile_ic, s.vthreads);
+  r.schedule = fmt::format("{}x{} oc{} ic{} vt{}{}", s.tile_h, s.tile_w, s.tile_oc, s.tile_ic,
+                           s.vthreads, s.vthread_rows ? " rows" : "");
 
   std::vector<std::vector<uint8_t>> buffers(4);
   buffers[0] = to_bytes(

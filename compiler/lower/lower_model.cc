@@ -148,9 +148,10 @@ int lower_model(const graph::Graph &graph, const isa::HwConfig &config, isa::Pac
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
               .count();
       const AccelSchedule &s = lowered.schedule;
-      options.log(fmt::format(
-          "{:<30} {:8.1f} ms  {} commands, tiles h{} w{} oc{} ic{}, {} vthreads", node.name, ms,
-          lowered.commands.commands.size(), s.tile_h, s.tile_w, s.tile_oc, s.tile_ic, s.vthreads));
+      options.log(
+          fmt::format("{:<30} {:8.1f} ms  {} commands, tiles h{} w{} oc{} ic{}, {} vthreads{}",
+                      node.name, ms, lowered.commands.commands.size(), s.tile_h, s.tile_w,
+                      s.tile_oc, s.tile_ic, s.vthreads, s.vthread_rows ? " over the rows" : ""));
     }
   }
   return lowered_steps;

@@ -25,6 +25,8 @@ using tir::Expr;
 using tir::Scope;
 
 constexpr double kInsnOverheadCycles = 8;
+// How much cheaper (modelled) splitting the rows between threads must be to be chosen over
+// splitting the channel blocks, the split measured on more layers.
 
 double estimate(double compute, double memory, int vthreads) {
   return vthreads > 1 ? std::max(compute, memory) + 0.05 * std::min(compute, memory)
@@ -84,67 +86,90 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, in
   const int64_t OB = p.out_channels / c.block_out, CB = p.in_channels / c.block_in;
   const int64_t OH = p.out_height(), OW = p.out_width(), KH = p.kernel_h, KW = p.kernel_w;
   const int64_t NB = p.batch / c.batch;
+  const int requested = vthreads;
   if (OB % vthreads != 0) vthreads = 1;  // too few output-channel blocks to split
   const double bw = c.mem_bytes_per_cycle;
   // A fused residual's ALU work per output tile: reset, shifts, the vector add, round, shift,
   // clip (and one GEMM).
   const double residual_alu = p.residual ? 1 + 1 + 2 + 2 + 2 + 1 : 0;
 
-  AccelSchedule best;
-  double best_cost = std::numeric_limits<double>::infinity();
-  // What the smallest tiling needs, for the diagnostic when nothing fits.
-  const int64_t V = vthreads;
-  const int64_t acc_cap = c.acc_depth() / V, inp_cap = c.inp_depth() / V,
-                wgt_cap = c.wgt_depth() / V;
-  for (int64_t th : divisors(OH)) {
-    for (int64_t tw : divisors(OW)) {
-      const int64_t ih = (th - 1) * p.stride_h + KH, iw = (tw - 1) * p.stride_w + KW;
-      for (int64_t toc : divisors(OB)) {
-        if ((OB / toc) % V != 0) continue;
-        // Per thread: the accumulator tile, and bias and shifts for all its channel blocks
-        // where they fit beside it, else for one block of toc.
-        // A fused residual adds its skip tile beside the accumulators (ACC) and the input
-        // (INP), and one identity weight tile.
-        const int64_t per_channel = p.requant.per_channel() ? 2 : 1;
-        const int64_t acc_tiles = (p.residual ? 2 : 1) * toc * th * tw;
-        const int64_t skip_tiles = p.residual ? toc * th * tw : 0, skip_wgt = p.residual ? 1 : 0;
-        const bool bias_once = acc_tiles + per_channel * (OB / V) <= acc_cap;
-        if (!bias_once && acc_tiles + per_channel * toc > acc_cap) continue;
-        for (int64_t tic : divisors(CB)) {
-          if (tic * ih * iw + skip_tiles > inp_cap || toc * tic * KH * KW + skip_wgt > wgt_cap)
-            continue;
-          const double S = double(OH / th) * double(OW / tw) * NB;
-          const double OT = double(OB / toc), IT = double(CB / tic);
-          const double gemm = double(NB) * OB * CB * KH * KW * OH * OW;
-          const double alu =
-              double(NB) * OB * OH * OW * (alu_cycles_per_tile(p.requant) + residual_alu);
-          const double insns = S * OT * (IT * 3 + 9 + (p.residual ? 4 : 0));
-          const double bytes =
-              S * OT * CB * ih * iw * c.inp_tile_bytes() +
-              S * OB * CB * KH * KW * c.wgt_tile_bytes() + S * OB * c.acc_tile_bytes() +
-              double(NB) * OB * OH * OW * c.out_tile_bytes() * (p.residual ? 2 : 1);
-          // With two threads the ALU runs beside the other thread's GEMMs; what stays exposed
-          // is the pipeline's fill (a step's first input tile and one block's weights) and
-          // drain (the last tile's requantization).
-          const double fill =
-              double(tic * ih * iw * c.inp_tile_bytes() + tic * KH * KW * c.wgt_tile_bytes()) / bw;
-          const double drain =
-              double(toc * th * tw) * (alu_cycles_per_tile(p.requant) + residual_alu);
-          const double compute = vthreads > 1 ? std::max(gemm, alu) + fill + drain : gemm + alu;
-          const double cost = estimate(compute + insns * kInsnOverheadCycles, bytes / bw, vthreads);
-          if (cost < best_cost) {
-            best_cost = cost;
-            best.tile_h = th;
-            best.tile_w = tw;
-            best.tile_oc = toc;
-            best.tile_ic = tic;
-            best.vthreads = vthreads;
-            best.bias_once = bias_once;
+  // The best tiling with `V` threads splitting the channel blocks (rows = false) or the output
+  // rows (rows = true), and its modelled cost.
+  auto search = [&](int64_t V, bool rows) {
+    AccelSchedule best;
+    double best_cost = std::numeric_limits<double>::infinity();
+    const int64_t acc_cap = c.acc_depth() / V, inp_cap = c.inp_depth() / V,
+                  wgt_cap = c.wgt_depth() / V;
+    // Channel blocks one thread covers.
+    const int64_t thread_ob = rows ? OB : OB / V;
+    for (int64_t th : divisors(OH)) {
+      if (rows && (OH / th) % V != 0) continue;
+      for (int64_t tw : divisors(OW)) {
+        const int64_t ih = (th - 1) * p.stride_h + KH, iw = (tw - 1) * p.stride_w + KW;
+        for (int64_t toc : divisors(OB)) {
+          if (!rows && (OB / toc) % V != 0) continue;
+          // Per thread: the accumulator tile, and bias and shifts for all its channel blocks
+          // where they fit beside it, else for one block of toc. A fused residual adds its
+          // skip tile beside the accumulators (ACC) and the input (INP), and one identity
+          // weight tile.
+          const int64_t per_channel = p.requant.per_channel() ? 2 : 1;
+          const int64_t acc_tiles = (p.residual ? 2 : 1) * toc * th * tw;
+          const int64_t skip_tiles = p.residual ? toc * th * tw : 0, skip_wgt = p.residual ? 1 : 0;
+          const bool bias_once = acc_tiles + per_channel * thread_ob <= acc_cap;
+          if (!bias_once && acc_tiles + per_channel * toc > acc_cap) continue;
+          for (int64_t tic : divisors(CB)) {
+            if (tic * ih * iw + skip_tiles > inp_cap || toc * tic * KH * KW + skip_wgt > wgt_cap)
+              continue;
+            const double S = double(OH / th) * double(OW / tw) * NB;
+            const double OT = double(OB / toc), IT = double(CB / tic);
+            const double gemm = double(NB) * OB * CB * KH * KW * OH * OW;
+            const double alu =
+                double(NB) * OB * OH * OW * (alu_cycles_per_tile(p.requant) + residual_alu);
+            const double insns = S * OT * (IT * 3 + 9 + (p.residual ? 4 : 0));
+            const double bytes =
+                S * OT * CB * ih * iw * c.inp_tile_bytes() +
+                S * OB * CB * KH * KW * c.wgt_tile_bytes() + S * OB * c.acc_tile_bytes() +
+                double(NB) * OB * OH * OW * c.out_tile_bytes() * (p.residual ? 2 : 1);
+            // With two threads the ALU runs beside the other thread's GEMMs; what stays
+            // exposed is the pipeline's fill (a step's first input tile and one block's
+            // weights) and drain (the last tile's requantization).
+            const double fill =
+                double(tic * ih * iw * c.inp_tile_bytes() + tic * KH * KW * c.wgt_tile_bytes()) /
+                bw;
+            const double drain =
+                double(toc * th * tw) * (alu_cycles_per_tile(p.requant) + residual_alu);
+            const double compute = V > 1 ? std::max(gemm, alu) + fill + drain : gemm + alu;
+            const double cost =
+                estimate(compute + insns * kInsnOverheadCycles, bytes / bw, static_cast<int>(V));
+            if (cost < best_cost) {
+              best_cost = cost;
+              best.tile_h = th;
+              best.tile_w = tw;
+              best.tile_oc = toc;
+              best.tile_ic = tic;
+              best.vthreads = static_cast<int>(V);
+              best.bias_once = bias_once;
+              best.vthread_rows = rows;
+            }
           }
         }
       }
     }
+    return std::make_pair(best, best_cost);
+  };
+  auto [best, best_cost] = search(vthreads, false);
+  // Threads over the rows where the model expects that cheaper (they load the weights and
+  // the input rows' halo twice instead of the whole input).
+  if (requested > 1) {
+    const auto [by_rows, rows_cost] = search(requested, true);
+    if (rows_cost < best_cost) {
+      best = by_rows;
+      best_cost = rows_cost;
+    }
   }
+  const int64_t V = vthreads;
+  const int64_t acc_cap = c.acc_depth() / V, inp_cap = c.inp_depth() / V,
+                wgt_cap = c.wgt_depth() / V;
   if (best_cost == std::numeric_limits<double>::infinity()) {
     // Report the first scratchpad the smallest tile (1x1 output, one block each) overflows.
     const int64_t need_inp = KH * KW + (p.residual ? 1 : 0),

@@ -11,17 +11,21 @@ OutputTiling tile_blocked_output(schedule::Schedule &s, const te::Tensor &out,
   auto [oc_o, oc_i] = so.split(ax[1], sc.tile_oc);
   std::vector<te::IterVar> order = {ax[0]};
   te::IterVar channels = oc_o, thread = ax[0];
-  if (sc.vthreads > 1) {
+  if (sc.vthreads > 1 && sc.vthread_rows) {
+    auto [vt, oh_rest] = so.split_nparts(oh_o, sc.vthreads);
+    so.bind_vthread(vt);
+    order.insert(order.end(), {vt, oc_o, oh_rest});
+    thread = vt;
+  } else if (sc.vthreads > 1) {
     auto [vt, oc_rest] = so.split_nparts(oc_o, sc.vthreads);
     so.bind_vthread(vt);
-    order.push_back(vt);
-    order.push_back(oc_rest);
+    order.insert(order.end(), {vt, oc_rest, oh_o});
     channels = oc_rest;
     thread = vt;
   } else {
-    order.push_back(oc_o);
+    order.insert(order.end(), {oc_o, oh_o});
   }
-  order.insert(order.end(), {oh_o, ow_o, oc_i, oh_i, ow_i, ax[4], ax[5]});
+  order.insert(order.end(), {ow_o, oc_i, oh_i, ow_i, ax[4], ax[5]});
   so.reorder(order);
   so.pragma(oc_i, "dma_copy");
   return {thread, channels, ow_o};

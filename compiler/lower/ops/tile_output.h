@@ -2,7 +2,7 @@
 // [N/B, C/BC, H, W, B, BC] is split into tiles of sc.tile_h x sc.tile_w pixels and
 // sc.tile_oc channel blocks, ordered (n, [vthread,] oc.o, oh.o, ow.o) outside and
 // (oc.i, oh.i, ow.i, b, c) inside, the channel blocks split across virtual threads when
-// sc.vthreads > 1, and each tile stored by DMA.
+// sc.vthreads > 1 (the output rows with sc.vthread_rows), and each tile stored by DMA.
 #pragma once
 
 #include "vacc/lower/operators.h"

@@ -105,6 +105,11 @@ struct AccelSchedule {
   // at its start, instead of once per block of tile_oc channels. Costs ACC entries; saves the
   // LOAD ACC between channel blocks, which waits for both compute units to drain.
   bool bias_once = false;
+  // conv2d: the virtual threads split the output rows instead of the output channel blocks.
+  // Each thread then loads only its own rows of the input, not the whole input once per
+  // thread's channels: what a layer whose input traffic bounds it (few channel blocks, a
+  // large or unfolded input) needs.
+  bool vthread_rows = false;
 };
 
 // A scheduled operator: its arguments (the DRAM buffers, in order) and its loop IR. Conv and
