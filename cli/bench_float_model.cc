@@ -118,11 +118,13 @@ void run_float_model_bench(const FloatModelBench &a) {
     j["ops"] = std::move(jo);
     nlohmann::ordered_json js = nlohmann::ordered_json::array();
     for (size_t i = 0; i < pkg.steps.size(); ++i)
-      js.push_back({{"index", i},
-                    {"name", pkg.steps[i].name},
-                    {"op", pkg.steps[i].op},
-                    {"macs", pkg.steps[i].model_macs},
-                    {"median_seconds", median(step_seconds[i])}});
+      js.push_back(
+          {{"index", i},
+           {"name", pkg.steps[i].name},
+           {"op", pkg.steps[i].op},
+           {"macs", pkg.steps[i].model_macs},
+           {"median_seconds", median(step_seconds[i])},
+           {"min_seconds", *std::min_element(step_seconds[i].begin(), step_seconds[i].end())}});
     j["layers"] = std::move(js);
     fmt::print("{}\n", j.dump(2));
     return;

@@ -1,6 +1,7 @@
 // Helpers shared by the CPU operator definitions (private to compiler/ops/cpu).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,9 @@ int64_t native_lanes(DataType t);
 // Kernel builders, one per operator family.
 CpuKernel build_elementwise(const Node &node);  // unary, binary, BatchNormalization
 CpuKernel build_conv(const Node &node);         // Conv, ConvInteger, QLinearConv, vacc.QConv
+// Float 2-D Conv with constant weights, output channels vectorized (conv_channel_tile.cc);
+// nullopt where conv.cc's column-vectorized schedule is the better (or the only) one.
+std::optional<CpuKernel> build_conv_channel_tile(const Node &node);
 CpuKernel build_matmul(const Node &node);  // Gemm, MatMul, MatMulInteger, QLinearMatMul, QDense
 CpuKernel build_pool(const Node &node);    // MaxPool, AveragePool, GlobalAveragePool
 CpuKernel build_softmax(const Node &node);

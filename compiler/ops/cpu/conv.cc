@@ -79,6 +79,7 @@ CpuKernel build_conv_transpose(const Node &node) {
 CpuKernel build_conv(const Node &node) {
   using graph::OpKind;
   if (node.op == OpKind::kConvTranspose) return build_conv_transpose(node);
+  if (auto tiled = build_conv_channel_tile(node)) return std::move(*tiled);
   KernelBuilder kb(node);
   bool integer = node.op != OpKind::kConv;
   size_t wi = node.op == OpKind::kQLinearConv ? 3 : 1;
@@ -144,29 +145,38 @@ CpuKernel build_conv(const Node &node) {
     kb.input(4);
   }
 
-  // The padded, centered input.
+  // The padded, centered input. With a column stride s > 1 its rows are split into s phases
+  // ([N, C, D, H, s, ceil(W/s)], phase p holding columns p, p + s, ...), so that the
+  // vectorized output columns read contiguous inputs instead of gathers.
   std::vector<int64_t> need(3);
   bool padded = integer;
   for (int d = 0; d < 3; ++d) {
     need[d] = (o[d] - 1) * st[d] + (k[d] - 1) * dl[d] + 1;
     padded |= pb[d] != 0 || need[d] > in[d];
   }
+  const int64_t phases = st[2];
+  padded |= phases > 1;
+  const int64_t phase_w = (need[2] + phases - 1) / phases;
   Tensor xp = x;
   if (padded) {
-    xp =
-        te::compute("xpad", {N, C, need[0], need[1], need[2]}, [&](const std::vector<tir::Var> &i) {
-          Expr cond, v;
-          std::vector<Expr> idx = {i[0], i[1]};
-          for (int d = 0; d < 3; ++d) {
-            Expr p = Expr(i[2 + d]) - static_cast<int>(pb[d]);
-            idx.push_back(p);
-            Expr c = p >= 0 && p < static_cast<int>(in[d]);
-            cond = cond.defined() ? (cond && c) : c;
-          }
-          v = (*x)(idx);
-          if (integer) v = tir::cast(tir::int32(), v) - xzp;
-          return tir::select(cond, v, iconst(acc_t, 0));
-        });
+    Shape ps = {N, C, need[0], need[1]};
+    if (phases > 1) ps.push_back(phases);
+    ps.push_back(phases > 1 ? phase_w : need[2]);
+    xp = te::compute("xpad", ps, [&](const std::vector<tir::Var> &i) {
+      Expr cond, v;
+      std::vector<Expr> idx = {i[0], i[1]};
+      for (int d = 0; d < 3; ++d) {
+        Expr at = d < 2 || phases == 1 ? Expr(i[2 + d])
+                                       : Expr(i[5]) * static_cast<int>(phases) + Expr(i[4]);
+        Expr p = at - static_cast<int>(pb[d]);
+        idx.push_back(p);
+        Expr c = p >= 0 && p < static_cast<int>(in[d]);
+        cond = cond.defined() ? (cond && c) : c;
+      }
+      v = (*x)(idx);
+      if (integer) v = tir::cast(tir::int32(), v) - xzp;
+      return tir::select(cond, v, iconst(acc_t, 0));
+    });
   }
 
   Tensor acc = te::reduce_sum(
@@ -175,9 +185,16 @@ CpuKernel build_conv(const Node &node) {
         Expr m = i[1];
         Expr c = group == 1 ? Expr(r[0]) : (m / static_cast<int>(Mg)) * static_cast<int>(Cg) + r[0];
         std::vector<Expr> xi = {i[0], c};
-        for (int d = 0; d < 3; ++d) {
+        for (int d = 0; d < 2; ++d) {
           xi.push_back(Expr(i[2 + d]) * static_cast<int>(st[d]) +
                        Expr(r[1 + d]) * static_cast<int>(dl[d]));
+        }
+        if (phases > 1) {  // column i*s + kw*dl = (i + (kw*dl)/s)*s + (kw*dl)%s
+          Expr off = Expr(r[3]) * static_cast<int>(dl[2]);
+          xi.push_back(off % static_cast<int>(phases));
+          xi.push_back(Expr(i[4]) + off / static_cast<int>(phases));
+        } else {
+          xi.push_back(Expr(i[4]) + Expr(r[3]) * static_cast<int>(dl[2]));
         }
         Expr xe = (*xp)(xi);
         Expr we = (*wt)({m, r[0], r[1], r[2], r[3]});

@@ -1,7 +1,8 @@
 // Pooling: MaxPool (any dtype; the Indices output is not supported on the CPU backend),
 // AveragePool (count_include_pad, ceil_mode) and GlobalAveragePool, on 1- to 3-D spatial
 // shapes viewed as 3-D. MaxPool is a max over the window's positions written out (windows are
-// small); AveragePool sums the valid positions and divides by their count (or by the count of
+// small): without Indices as one vectorized expression over a copy padded with the lowest
+// value, with Indices as a loop nest that tracks the winning position; AveragePool sums the valid positions and divides by their count (or by the count of
 // positions inside the explicit padding), as the reference does.
 #include "../../graph/window.h"
 #include "common.h"
@@ -63,12 +64,55 @@ CpuKernel build_pool(const Node &node) {
     }
     return c;
   };
+  const bool want_indices = node.outputs.size() > 1 && node.outputs[1];
+  if (node.op == OpKind::kMaxPool && !want_indices && k[0] * k[1] * k[2] <= 64) {
+    // Without Indices: the max over the window written out as one expression on a copy padded
+    // with the type's lowest value (which a max never picks over a valid position), so the
+    // output's rows vectorize.
+    Tensor x = kb.input(0, xs);
+    std::vector<int64_t> need(3);
+    bool padded = false;
+    for (int d = 0; d < 3; ++d) {
+      need[d] = (o[d] - 1) * st[d] + (k[d] - 1) * dl[d] + 1;
+      padded |= pb[d] != 0 || need[d] > in[d];
+    }
+    Tensor xp = x;
+    if (padded) {
+      xp = te::compute("xpad", {xs[0], xs[1], need[0], need[1], need[2]},
+                       [&](const std::vector<tir::Var> &i) {
+                         std::vector<Expr> pos, idx = {i[0], i[1]};
+                         for (int d = 0; d < 3; ++d) {
+                           pos.push_back(Expr(i[2 + d]) - static_cast<int>(pb[d]));
+                           idx.push_back(pos.back());
+                         }
+                         return tir::select(inside(pos, false), (*x)(idx), lowest(t));
+                       });
+    }
+    out = te::compute("y", out_shape, [&](const std::vector<tir::Var> &i) {
+      Expr m;
+      for (int64_t a = 0; a < k[0]; ++a)
+        for (int64_t b = 0; b < k[1]; ++b)
+          for (int64_t c = 0; c < k[2]; ++c) {
+            std::vector<Expr> idx = {i[0], i[1]};
+            const int64_t kk[3] = {a, b, c};
+            for (int d = 0; d < 3; ++d)
+              idx.push_back(Expr(i[2 + d]) * static_cast<int>(st[d]) +
+                            static_cast<int>(kk[d] * dl[d]));
+            Expr v = (*xp)(idx);
+            m = m.defined() ? tir::max(m, v) : v;
+          }
+      return m;
+    });
+    schedule::Schedule s({out});
+    if (padded) schedule_elementwise(s, xp);
+    schedule_elementwise(s, out);
+    return kb.finish(s, out);
+  }
   if (node.op == OpKind::kMaxPool) {
     // A max-reduction has no te form: the loop nest is written directly, parallel over
     // channels. The first valid position wins ties, as in the reference; Indices count
     // elements of the whole input (row-major, or column-major spatially with storage_order=1).
     using namespace tir;
-    bool want_indices = node.outputs.size() > 1 && node.outputs[1];
     bool col_major = node.attrs.get_int("storage_order", 0) != 0;
     Buffer xb = make_buffer("x", t, xs);
     Buffer yb = make_buffer("y", t, out_shape);
