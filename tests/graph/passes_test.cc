@@ -470,6 +470,53 @@ TEST(FuseResidualAdds, SkipOfAnotherShapeNamesBoth) {
   }
 }
 
+// Requantize -> DequantizeLinear -> Clip(0, 6) -> QuantizeLinear at scale 2^-f: ReLU6
+// between quantized operators, as MobileNetV2 exports it.
+Graph relu6_chain(int frac_bits, float lo, float hi) {
+  Graph g;
+  g.name = "relu6";
+  Value *x = g.add_value("x", DType::kInt32, {1, 4, 5, 5});
+  g.add_input(x);
+  Attributes rq;
+  rq.set("shifts", std::vector<int64_t>{6});
+  Value *r = op(g, OpKind::kRequantize, "r", {x}, rq);
+  Tensor scale(DType::kFloat32, {});
+  scale.data<float>()[0] = std::ldexp(1.0f, -frac_bits);
+  Tensor zp(DType::kInt8, {});
+  zp.data<int8_t>()[0] = 0;
+  Value *s = g.add_constant("scale", scale), *z = g.add_constant("zp", zp);
+  Value *dq = op(g, OpKind::kDequantizeLinear, "dq", {r, s, z});
+  Tensor tlo(DType::kFloat32, {}), thi(DType::kFloat32, {});
+  tlo.data<float>()[0] = lo;
+  thi.data<float>()[0] = hi;
+  Value *c =
+      op(g, OpKind::kClip, "clip", {dq, g.add_constant("lo", tlo), g.add_constant("hi", thi)});
+  g.add_output(op(g, OpKind::kQuantizeLinear, "q", {c, s, z}));
+  return g;
+}
+
+TEST(Fuse, ClipBetweenDequantizeAndQuantizeBecomesTheIntegerClip) {
+  for (int f : {3, 4, 5}) {
+    Graph plain = relu6_chain(f, 0.0f, 6.0f);
+    Graph fused = relu6_chain(f, 0.0f, 6.0f);
+    EXPECT_EQ(fuse(fused), 1);
+    ASSERT_EQ(fused.num_nodes(), 1);
+    const Node *r = fused.nodes()[0];
+    EXPECT_EQ(r->attrs.get_int("clip_min"), 0);
+    EXPECT_EQ(r->attrs.get_int("clip_max"), std::min(127, 6 << f)) << "6 * 2^" << f;
+    Tensor in = random_tensor(DType::kInt32, {1, 4, 5, 5}, 70 + f);
+    for (int64_t i = 0; i < in.size(); ++i) in.data<int32_t>()[i] *= 3;  // past both bounds
+    EXPECT_TRUE(same_bytes(Executor(plain).run({in})[0], Executor(fused).run({in})[0])) << f;
+  }
+  // Bounds between two integers round as QuantizeLinear does; the chain is still exact.
+  Graph plain = relu6_chain(2, -1.3f, 2.6f), fused = relu6_chain(2, -1.3f, 2.6f);
+  EXPECT_EQ(fuse(fused), 1);
+  EXPECT_EQ(fused.nodes()[0]->attrs.get_int("clip_min"), -5);
+  EXPECT_EQ(fused.nodes()[0]->attrs.get_int("clip_max"), 10);
+  Tensor in = random_tensor(DType::kInt32, {1, 4, 5, 5}, 77);
+  EXPECT_TRUE(same_bytes(Executor(plain).run({in})[0], Executor(fused).run({in})[0]));
+}
+
 TEST(PlanMemory, LiveTensorsNeverOverlapAndBuffersAreReused) {
   Graph g;
   g.name = "chain";

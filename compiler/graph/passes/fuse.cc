@@ -1,5 +1,8 @@
 #include "vacc/graph/passes/fuse.h"
 
+#include <cmath>
+#include <optional>
+
 #include "vacc/graph/shape_inference.h"
 
 namespace vacc::graph {
@@ -21,6 +24,54 @@ bool absorb_relu(Graph &g, Node *node) {
   node->attrs.set("clip_min", std::max<int64_t>(0, node->attrs.get_int("clip_min", -128)));
   g.replace_all_uses(relu->outputs[0], node->outputs[0]);
   g.remove_node(relu);
+  return true;
+}
+
+// The single constant scalar of a quantization parameter or Clip bound, if it is one.
+std::optional<double> scalar(const Value *v) {
+  if (!v || !v->constant || v->constant->size() != 1) return std::nullopt;
+  return v->constant->as_double(0);
+}
+
+bool zero_int8_point(const Value *zp) {
+  return zp && zp->dtype == DType::kInt8 && scalar(zp) == 0.0;
+}
+
+// Follows `node` (int8 output) with a sole DequantizeLinear -> Clip -> QuantizeLinear chain at
+// one power-of-two scale (ReLU6 between quantized operators): the chain is the integer clip
+// [Q(lo), Q(hi)] (quantizing is monotone, and exact on the dequantized integers), which
+// narrows the node's own clip. Returns true when it did.
+bool absorb_clip(Graph &g, Node *node) {
+  Node *dq = sole_user(g, node->outputs[0]);
+  if (!dq || dq->op != OpKind::kDequantizeLinear || dq->inputs[0] != node->outputs[0]) return false;
+  Node *clip = sole_user(g, dq->outputs[0]);
+  if (!clip || clip->op != OpKind::kClip || clip->inputs[0] != dq->outputs[0]) return false;
+  Node *q = sole_user(g, clip->outputs[0]);
+  if (!q || q->op != OpKind::kQuantizeLinear || q->outputs[0]->dtype != DType::kInt8) return false;
+  const std::optional<double> s = scalar(dq->input(1));
+  if (!s || scalar(q->input(1)) != s || *s <= 0 || std::exp2(std::round(std::log2(*s))) != *s)
+    return false;
+  if (!zero_int8_point(dq->input(2)) || !zero_int8_point(q->input(2))) return false;
+  double lo = -INFINITY, hi = INFINITY;
+  if (clip->input(1)) {
+    if (!scalar(clip->input(1))) return false;
+    lo = *scalar(clip->input(1));
+  }
+  if (clip->input(2)) {
+    if (!scalar(clip->input(2))) return false;
+    hi = *scalar(clip->input(2));
+  }
+  if (clip->attrs.has("min") || clip->attrs.has("max") || lo > hi) return false;
+  // QuantizeLinear's rounding and saturation.
+  auto quantize = [&](double v) {
+    return static_cast<int64_t>(std::min(127.0, std::max(-128.0, std::nearbyint(v / *s))));
+  };
+  node->attrs.set("clip_min", std::max(node->attrs.get_int("clip_min", -128), quantize(lo)));
+  node->attrs.set("clip_max", std::min(node->attrs.get_int("clip_max", 127), quantize(hi)));
+  g.replace_all_uses(q->outputs[0], node->outputs[0]);
+  g.remove_node(q);
+  g.remove_node(clip);
+  g.remove_node(dq);
   return true;
 }
 
@@ -67,6 +118,7 @@ bool fuse_accumulate(Graph &g, Node *mm) {
                            std::move(attrs));
   infer_node(*fused);
   absorb_relu(g, fused);
+  absorb_clip(g, fused);
   return true;
 }
 
@@ -82,9 +134,11 @@ int fuse(Graph &graph) {
         fused += fuse_accumulate(graph, node);
         break;
       case OpKind::kQAdd:
-      case OpKind::kRequantize:
-        fused += absorb_relu(graph, node);
+      case OpKind::kRequantize: {
+        const bool relu = absorb_relu(graph, node);
+        fused += relu + absorb_clip(graph, node);
         break;
+      }
       default:
         break;
     }
