@@ -5,84 +5,14 @@
 #include <memory>
 #include <unordered_map>
 
-#include "kernels/kernels.h"
+#include "vacc/graph/op_registry.h"
 
 namespace vacc::graph {
 
 std::vector<Tensor> execute_node(const Node &node, const std::vector<const Tensor *> &in) {
-  using namespace kernels;
-  switch (node.op) {
-    case OpKind::kConv:
-      return conv(node, in);
-    case OpKind::kConvInteger:
-      return conv_integer(node, in);
-    case OpKind::kQLinearConv:
-      return qlinear_conv(node, in);
-    case OpKind::kQConv:
-      return qconv(node, in);
-    case OpKind::kConvTranspose:
-      return conv_transpose(node, in);
-    case OpKind::kGemm:
-      return gemm(node, in);
-    case OpKind::kMatMul:
-      return matmul(node, in);
-    case OpKind::kMatMulInteger:
-      return matmul_integer(node, in);
-    case OpKind::kQLinearMatMul:
-      return qlinear_matmul(node, in);
-    case OpKind::kQDense:
-      return qdense(node, in);
-    case OpKind::kRelu:
-    case OpKind::kLeakyRelu:
-    case OpKind::kSigmoid:
-    case OpKind::kClip:
-    case OpKind::kIdentity:
-      return unary(node, in);
-    case OpKind::kAdd:
-    case OpKind::kSub:
-    case OpKind::kMul:
-    case OpKind::kDiv:
-      return binary(node, in);
-    case OpKind::kDropout:
-      return dropout(node, in);
-    case OpKind::kBatchNormalization:
-      return batch_norm(node, in);
-    case OpKind::kSoftmax:
-      return softmax(node, in);
-    case OpKind::kMaxPool:
-      return max_pool(node, in);
-    case OpKind::kAveragePool:
-      return average_pool(node, in);
-    case OpKind::kGlobalAveragePool:
-      return global_average_pool(node, in);
-    case OpKind::kFlatten:
-    case OpKind::kReshape:
-      return reshape_like(node, in);
-    case OpKind::kTranspose:
-      return transpose(node, in);
-    case OpKind::kConcat:
-      return concat(node, in);
-    case OpKind::kPad:
-      return pad(node, in);
-    case OpKind::kConstant: {
-      Outputs outs;
-      outs.push_back(node.attrs.get_tensor("value"));
-      return outs;
-    }
-    case OpKind::kQuantizeLinear:
-      return quantize_linear(node, in);
-    case OpKind::kDequantizeLinear:
-      return dequantize_linear(node, in);
-    case OpKind::kRequantize:
-      return requantize(node, in);
-    case OpKind::kQAdd:
-      return qadd(node, in);
-    case OpKind::kPackNCHWnc:
-      return pack_nchwnc(node, in);
-    case OpKind::kUnpackNCHWnc:
-      return unpack_nchwnc(node, in);
-  }
-  fail("no kernel for {}", op_name(node.op));
+  const OpDef &def = op_def(node.op);
+  if (!def.reference) fail("no kernel for {}", def.name);
+  return def.reference(node, in);
 }
 
 Executor::Executor(const Graph &graph)

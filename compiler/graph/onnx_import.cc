@@ -5,6 +5,7 @@
 
 #include <unordered_map>
 
+#include "vacc/graph/op_registry.h"
 #include "vacc/graph/shape_inference.h"
 #include "vacc/support/file.h"
 #include "vacc/support/limits.h"
@@ -259,7 +260,11 @@ class Importer {
       inputs.push_back(it->second);
     }
     try {
-      normalize(*op, attrs, inputs, proto.name());
+      // The operator's import hook rewrites older opsets' forms into the one vacc implements.
+      if (const auto import = op_def(*op).import) {
+        ImportContext ctx{graph_, opset_, proto.name()};
+        import(ctx, attrs, inputs);
+      }
     } catch (const Error &e) {
       fail("{}: {}", what, e.what());
     }
@@ -281,81 +286,6 @@ class Importer {
     }
     for (Value *out : outputs) {
       if (out) define(out->name, out);
-    }
-  }
-
-  Value *constant_input(const std::string &node_name, const char *role, Tensor t) {
-    return graph_.add_constant(graph_.unique_name(node_name + "." + role), std::move(t));
-  }
-
-  // Rewrites older opsets' forms into the newest one vacc implements.
-  void normalize(OpKind op, Attributes &attrs, std::vector<Value *> &inputs,
-                 const std::string &name) {
-    switch (op) {
-      case OpKind::kClip:
-        if (opset_ < 11) {
-          inputs.resize(3, nullptr);
-          if (attrs.has("min")) {
-            inputs[1] = constant_input(name, "min", Tensor::scalar(attrs.get_float("min", 0)));
-          }
-          if (attrs.has("max")) {
-            inputs[2] = constant_input(name, "max", Tensor::scalar(attrs.get_float("max", 0)));
-          }
-        }
-        return;
-      case OpKind::kPad:
-        if (opset_ < 11) {
-          std::vector<int64_t> pads = attrs.get_ints("pads");
-          inputs.resize(1);
-          inputs.push_back(constant_input(
-              name, "pads",
-              Tensor::from_vector<int64_t>({static_cast<int64_t>(pads.size())}, pads)));
-          float value = attrs.get_float("value", 0.0f);
-          if (inputs[0] && inputs[0]->dtype == DType::kFloat32) {
-            inputs.push_back(constant_input(name, "value", Tensor::scalar(value)));
-          }
-        }
-        return;
-      case OpKind::kReshape:
-        if (opset_ < 5 && attrs.has("shape")) {
-          std::vector<int64_t> shape = attrs.get_ints("shape");
-          inputs.resize(1);
-          inputs.push_back(constant_input(
-              name, "shape",
-              Tensor::from_vector<int64_t>({static_cast<int64_t>(shape.size())}, shape)));
-        }
-        return;
-      case OpKind::kSoftmax:
-        if (opset_ < 13) {
-          attrs.set("axis", attrs.get_int("axis", 1));
-          attrs.set("coerce_2d", int64_t{1});
-        } else {
-          attrs.set("axis", attrs.get_int("axis", -1));
-        }
-        return;
-      case OpKind::kBatchNormalization:
-        if (opset_ < 9 && attrs.get_int("spatial", 1) == 0) {
-          fail("BatchNormalization with spatial=0 is not supported");
-        }
-        if (attrs.get_int("training_mode", 0) != 0 && opset_ < 14) {
-          fail("training_mode is not defined before opset 14");
-        }
-        return;
-      case OpKind::kDropout:
-        if (opset_ >= 12 && inputs.size() > 2 && inputs[2] && inputs[2]->is_constant() &&
-            inputs[2]->constant->as_int(0) != 0) {
-          float ratio = inputs.size() > 1 && inputs[1] && inputs[1]->is_constant()
-                            ? static_cast<float>(inputs[1]->constant->as_double(0))
-                            : 0.5f;
-          if (ratio != 0.0f) {
-            fail(
-                "Dropout in training mode drops random elements; vacc runs inference only "
-                "(export the model in eval mode)");
-          }
-        }
-        return;
-      default:
-        return;
     }
   }
 

@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "vacc/graph/macs.h"
+#include "vacc/graph/op_registry.h"
 #include "vacc/support/error.h"
 
 namespace vacc::package {
@@ -14,14 +15,6 @@ using nlohmann::ordered_json;
 const graph::DType kAllDTypes[] = {
     graph::DType::kFloat32, graph::DType::kFloat64, graph::DType::kInt8,  graph::DType::kUInt8,
     graph::DType::kInt16,   graph::DType::kInt32,   graph::DType::kInt64, graph::DType::kBool};
-
-std::optional<graph::OpKind> op_from_name(const std::string &name) {
-#define VACC_X(e, n, onnx) \
-  if (name == n) return graph::OpKind::k##e;
-  VACC_GRAPH_OPS(VACC_X)
-#undef VACC_X
-  return std::nullopt;
-}
 
 std::vector<uint8_t> tensor_bytes(const graph::Tensor &t) {
   return std::vector<uint8_t>(t.raw(), t.raw() + t.nbytes());
@@ -175,7 +168,7 @@ graph::Graph graph_from_package(const isa::Package &p) {
   for (int32_t i : p.inputs) g.add_input(value(i));
   for (size_t s = 0; s < p.steps.size(); ++s) {
     const isa::PackageStep &step = p.steps[s];
-    const auto op = op_from_name(step.op);
+    const auto op = graph::op_from_name(step.op);
     if (!op)
       fail("step {} ('{}') has operator '{}', which this vacc does not know: recompile the model",
            s, step.name, step.op);

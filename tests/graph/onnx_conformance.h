@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "vacc/graph/onnx_import.h"
+#include "vacc/graph/op_registry.h"
 #include "vacc/support/error.h"
 
 namespace vacc::graph::conformance {

@@ -5,6 +5,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "vacc/graph/op_registry.h"
 #include "vacc/graph/shape_inference.h"
 
 namespace vacc::graph {
@@ -160,23 +161,19 @@ class Quantizer {
   bool float_input(Value *v) { return v && v->dtype == DType::kFloat32 && !v->is_constant(); }
 
   bool try_quantize(Node *node) {
-    switch (node->op) {
-      case OpKind::kConv:
+    switch (op_def(node->op).quantize) {
+      case QuantRule::kConv:
         return quantize_conv(node);
-      case OpKind::kGemm:
-      case OpKind::kMatMul:
+      case QuantRule::kDense:
         return quantize_dense(node);
-      case OpKind::kAdd:
+      case QuantRule::kAdd:
         return quantize_add(node);
-      case OpKind::kRelu:
-      case OpKind::kMaxPool:
-      case OpKind::kFlatten:
-      case OpKind::kReshape:
-      case OpKind::kTranspose:
+      case QuantRule::kPassThrough:
         return pass_through(node);
-      default:
+      case QuantRule::kNone:
         return false;
     }
+    return false;
   }
 
   bool quantize_conv(Node *node) {
@@ -254,9 +251,9 @@ class Quantizer {
   bool pass_through(Node *node) {
     Value *x = node->inputs[0];
     if (!q_.count(x)) return false;
-    if (node->op == OpKind::kMaxPool && node->outputs.size() > 1 && node->outputs[1] &&
-        !g_.consumers(node->outputs[1]).empty()) {
-      return false;
+    // Only the first output has an int8 form (MaxPool's Indices stay int64).
+    for (size_t k = 1; k < node->outputs.size(); ++k) {
+      if (node->outputs[k] && !g_.consumers(node->outputs[k]).empty()) return false;
     }
     std::vector<Value *> inputs = node->inputs;
     inputs[0] = q_[x];

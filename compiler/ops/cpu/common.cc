@@ -1,6 +1,7 @@
 #include "common.h"
 
 #include <limits>
+#include <optional>
 
 #include "vacc/codegen/cpu/jit.h"
 #include "vacc/ops/cpu/ops.h"
@@ -244,65 +245,43 @@ void schedule_reduction(schedule::Schedule &s, const Tensor &acc, const Tensor &
   so.parallel(par);
 }
 
+namespace {
+
+// The lowering of each operator, indexed by OpKind; absent where the CPU backend has none.
+const std::vector<std::optional<CpuLowering>> &lowerings() {
+  static const std::vector<std::optional<CpuLowering>> table = [] {
+    std::vector<CpuLowering> added;
+    add_elementwise_lowerings(added);
+    add_conv_lowerings(added);
+    add_matmul_lowerings(added);
+    add_pool_lowerings(added);
+    add_softmax_lowerings(added);
+    add_shape_lowerings(added);
+    add_quantize_lowerings(added);
+    std::vector<std::optional<CpuLowering>> by_kind(graph::kNumOpKinds);
+    for (const CpuLowering &l : added) {
+      VACC_CHECK(!by_kind[static_cast<int>(l.op)])
+          << graph::op_name(l.op) << " has two CPU lowerings";
+      by_kind[static_cast<int>(l.op)] = l;
+    }
+    return by_kind;
+  }();
+  return table;
+}
+
+}  // namespace
+
 bool is_host_op(graph::OpKind op) {
-  switch (op) {
-    case graph::OpKind::kConstant:
-    case graph::OpKind::kIdentity:
-    case graph::OpKind::kDropout:
-    case graph::OpKind::kFlatten:
-    case graph::OpKind::kReshape:
-      return true;
-    default:
-      return false;
-  }
+  const std::optional<CpuLowering> &l = lowerings()[static_cast<int>(op)];
+  return l && !l->build;
 }
 
 CpuKernel build_kernel(const graph::Node &node) {
-  using graph::OpKind;
-  switch (node.op) {
-    case OpKind::kRelu:
-    case OpKind::kLeakyRelu:
-    case OpKind::kSigmoid:
-    case OpKind::kClip:
-    case OpKind::kAdd:
-    case OpKind::kSub:
-    case OpKind::kMul:
-    case OpKind::kDiv:
-    case OpKind::kBatchNormalization:
-      return build_elementwise(node);
-    case OpKind::kConv:
-    case OpKind::kConvTranspose:
-    case OpKind::kConvInteger:
-    case OpKind::kQLinearConv:
-    case OpKind::kQConv:
-      return build_conv(node);
-    case OpKind::kGemm:
-    case OpKind::kMatMul:
-    case OpKind::kMatMulInteger:
-    case OpKind::kQLinearMatMul:
-    case OpKind::kQDense:
-      return build_matmul(node);
-    case OpKind::kMaxPool:
-    case OpKind::kAveragePool:
-    case OpKind::kGlobalAveragePool:
-      return build_pool(node);
-    case OpKind::kSoftmax:
-      return build_softmax(node);
-    case OpKind::kTranspose:
-    case OpKind::kConcat:
-    case OpKind::kPad:
-    case OpKind::kPackNCHWnc:
-    case OpKind::kUnpackNCHWnc:
-      return build_shape_op(node);
-    case OpKind::kQuantizeLinear:
-    case OpKind::kDequantizeLinear:
-    case OpKind::kRequantize:
-    case OpKind::kQAdd:
-      return build_quantize(node);
-    default:
-      break;
+  const std::optional<CpuLowering> &l = lowerings()[static_cast<int>(node.op)];
+  if (!l || !l->build) {
+    fail("{}: the CPU backend has no kernel for {}", node.describe(), graph::op_name(node.op));
   }
-  fail("{}: the CPU backend has no kernel for {}", node.describe(), graph::op_name(node.op));
+  return l->build(node);
 }
 
 QuantEpilogue::QuantEpilogue(KernelBuilder &kb, int64_t channels) : channels_(channels) {

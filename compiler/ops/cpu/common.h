@@ -98,16 +98,24 @@ int64_t divisor_at_most(int64_t n, int64_t limit);
 // Vector lanes for elements of type t (the host's vector width).
 int64_t native_lanes(DataType t);
 
-// Kernel builders, one per operator family.
-CpuKernel build_elementwise(const Node &node);  // unary, binary, BatchNormalization
-CpuKernel build_conv(const Node &node);         // Conv, ConvInteger, QLinearConv, vacc.QConv
 // Float 2-D Conv with constant weights, output channels vectorized (conv_channel_tile.cc);
 // nullopt where conv.cc's column-vectorized schedule is the better (or the only) one.
 std::optional<CpuKernel> build_conv_channel_tile(const Node &node);
-CpuKernel build_matmul(const Node &node);  // Gemm, MatMul, MatMulInteger, QLinearMatMul, QDense
-CpuKernel build_pool(const Node &node);    // MaxPool, AveragePool, GlobalAveragePool
-CpuKernel build_softmax(const Node &node);
-CpuKernel build_shape_op(const Node &node);  // Transpose, Concat, Pad, Pack/Unpack
-CpuKernel build_quantize(const Node &node);  // (De)QuantizeLinear, Requantize, vacc.QAdd
+
+// The CPU lowering of one operator: its kernel builder, or null for an operator that only
+// relabels or copies bytes (the executor runs its graph reference kernel on the host).
+struct CpuLowering {
+  graph::OpKind op;
+  CpuKernel (*build)(const Node &node);
+};
+
+// The operator families' lowerings (one file each); common.cc indexes them by OpKind.
+void add_elementwise_lowerings(std::vector<CpuLowering> &lowerings);  // unary, binary, BatchNorm
+void add_conv_lowerings(std::vector<CpuLowering> &lowerings);    // Conv, ConvTranspose, integer
+void add_matmul_lowerings(std::vector<CpuLowering> &lowerings);  // Gemm, MatMul, integer, QDense
+void add_pool_lowerings(std::vector<CpuLowering> &lowerings);    // Max/Average/GlobalAveragePool
+void add_softmax_lowerings(std::vector<CpuLowering> &lowerings);
+void add_shape_lowerings(std::vector<CpuLowering> &lowerings);     // data movement, host operators
+void add_quantize_lowerings(std::vector<CpuLowering> &lowerings);  // (De)QuantizeLinear, QAdd...
 
 }  // namespace vacc::ops::cpu

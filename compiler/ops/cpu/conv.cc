@@ -269,4 +269,12 @@ CpuKernel build_conv(const Node &node) {
   return kb.finish(s, result);
 }
 
+void add_conv_lowerings(std::vector<CpuLowering> &lowerings) {
+  lowerings.push_back({graph::OpKind::kConv, build_conv});
+  lowerings.push_back({graph::OpKind::kConvTranspose, build_conv});
+  lowerings.push_back({graph::OpKind::kConvInteger, build_conv});
+  lowerings.push_back({graph::OpKind::kQLinearConv, build_conv});
+  lowerings.push_back({graph::OpKind::kQConv, build_conv});
+}
+
 }  // namespace vacc::ops::cpu

@@ -161,4 +161,16 @@ CpuKernel build_elementwise(const Node &node) {
   return kb.finish(s, out);
 }
 
+void add_elementwise_lowerings(std::vector<CpuLowering> &lowerings) {
+  lowerings.push_back({graph::OpKind::kRelu, build_elementwise});
+  lowerings.push_back({graph::OpKind::kLeakyRelu, build_elementwise});
+  lowerings.push_back({graph::OpKind::kSigmoid, build_elementwise});
+  lowerings.push_back({graph::OpKind::kClip, build_elementwise});
+  lowerings.push_back({graph::OpKind::kAdd, build_elementwise});
+  lowerings.push_back({graph::OpKind::kSub, build_elementwise});
+  lowerings.push_back({graph::OpKind::kMul, build_elementwise});
+  lowerings.push_back({graph::OpKind::kDiv, build_elementwise});
+  lowerings.push_back({graph::OpKind::kBatchNormalization, build_elementwise});
+}
+
 }  // namespace vacc::ops::cpu

@@ -36,46 +36,9 @@ CpuExecutor::CpuExecutor(const graph::Graph &graph) : graph_(graph) {
 
 CpuExecutor::~CpuExecutor() = default;
 
-namespace {
-
-std::vector<graph::Tensor> run_host_op(const graph::Node &node,
-                                       const std::vector<const graph::Tensor *> &in) {
-  using graph::OpKind;
-  std::vector<graph::Tensor> outs;
-  switch (node.op) {
-    case OpKind::kConstant:
-      outs.push_back(node.attrs.get_tensor("value"));
-      break;
-    case OpKind::kIdentity:
-      outs.push_back(*in[0]);
-      break;
-    case OpKind::kFlatten:
-    case OpKind::kReshape:
-      outs.push_back(in[0]->reshaped(node.outputs[0]->shape));
-      break;
-    case OpKind::kDropout: {
-      bool training = in.size() > 2 && in[2] && in[2]->as_int(0) != 0;
-      double ratio = in.size() > 1 && in[1] ? in[1]->as_double(0) : 0.5;
-      if (training && ratio != 0.0) {
-        fail("Dropout in training mode drops random elements; vacc runs inference only");
-      }
-      outs.push_back(*in[0]);
-      graph::Tensor mask(graph::DType::kBool, in[0]->shape());
-      std::fill(mask.raw(), mask.raw() + mask.nbytes(), uint8_t{1});
-      outs.push_back(std::move(mask));
-      break;
-    }
-    default:
-      VACC_CHECK(false) << "not a host op: " << graph::op_name(node.op);
-  }
-  return outs;
-}
-
-}  // namespace
-
 std::vector<graph::Tensor> NodeKernel::run(const std::vector<const graph::Tensor *> &in) const {
   using graph::Tensor;
-  if (!compiled_) return run_host_op(node_, in);
+  if (!compiled_) return graph::execute_node(node_, in);  // a host operator
   std::vector<Tensor> outs;
   std::vector<void *> args;
   for (const Tensor *t : in)

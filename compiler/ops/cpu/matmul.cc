@@ -210,4 +210,12 @@ CpuKernel build_matmul(const Node &node) {
   return kb.finish(s, result);
 }
 
+void add_matmul_lowerings(std::vector<CpuLowering> &lowerings) {
+  lowerings.push_back({graph::OpKind::kGemm, build_matmul});
+  lowerings.push_back({graph::OpKind::kMatMul, build_matmul});
+  lowerings.push_back({graph::OpKind::kMatMulInteger, build_matmul});
+  lowerings.push_back({graph::OpKind::kQLinearMatMul, build_matmul});
+  lowerings.push_back({graph::OpKind::kQDense, build_matmul});
+}
+
 }  // namespace vacc::ops::cpu

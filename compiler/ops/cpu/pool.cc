@@ -171,4 +171,10 @@ CpuKernel build_pool(const Node &node) {
   return kb.finish(s, out);
 }
 
+void add_pool_lowerings(std::vector<CpuLowering> &lowerings) {
+  lowerings.push_back({graph::OpKind::kMaxPool, build_pool});
+  lowerings.push_back({graph::OpKind::kAveragePool, build_pool});
+  lowerings.push_back({graph::OpKind::kGlobalAveragePool, build_pool});
+}
+
 }  // namespace vacc::ops::cpu

@@ -85,4 +85,11 @@ CpuKernel build_quantize(const Node &node) {
   return kb.finish(s, out);
 }
 
+void add_quantize_lowerings(std::vector<CpuLowering> &lowerings) {
+  lowerings.push_back({graph::OpKind::kQuantizeLinear, build_quantize});
+  lowerings.push_back({graph::OpKind::kDequantizeLinear, build_quantize});
+  lowerings.push_back({graph::OpKind::kRequantize, build_quantize});
+  lowerings.push_back({graph::OpKind::kQAdd, build_quantize});
+}
+
 }  // namespace vacc::ops::cpu

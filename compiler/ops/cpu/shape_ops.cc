@@ -1,8 +1,8 @@
 // Data-movement operators: Transpose, Concat, Pad (constant, edge and reflect modes; pads must
 // be constant, as vacc's static shapes require) and the vacc.PackNCHWnc / vacc.UnpackNCHWnc
 // layout transforms ([N, C, S...] <-> [ceil(N/bn), ceil(C/bc), S..., bn, bc], zero-filled; a
-// windowed pack unfolds the windows into channels first, as graph/kernels/layout.cc says).
-#include "../../graph/kernels/kernels.h"
+// windowed pack unfolds the windows into channels first, as graph/ops/layout.cc says).
+#include "../../graph/ops/ops.h"
 #include "../../graph/window.h"
 #include "common.h"
 #include "vacc/graph/shape_inference.h"
@@ -93,7 +93,7 @@ CpuKernel build_shape_op(const Node &node) {
       int64_t bn = node.attrs.get_int("block_n"), bc = node.attrs.get_int("block_c");
       // With a window, channel f of the unfolded input is window tap (c, ky, kx) of channel c.
       const bool windowed = node.attrs.has("kernel_shape");
-      const Shape unfolded = graph::kernels::unfolded_shape(in, node.attrs);
+      const Shape unfolded = graph::ops::unfolded_shape(in, node.attrs);
       graph::Window w;
       if (windowed)
         w = graph::make_window(node.attrs, {in[2], in[3]}, node.attrs.get_ints("kernel_shape"),
@@ -140,6 +140,20 @@ CpuKernel build_shape_op(const Node &node) {
   schedule::Schedule s({out});
   schedule_elementwise(s, out);
   return kb.finish(s, out);
+}
+
+void add_shape_lowerings(std::vector<CpuLowering> &lowerings) {
+  lowerings.push_back({graph::OpKind::kTranspose, build_shape_op});
+  lowerings.push_back({graph::OpKind::kConcat, build_shape_op});
+  lowerings.push_back({graph::OpKind::kPad, build_shape_op});
+  lowerings.push_back({graph::OpKind::kPackNCHWnc, build_shape_op});
+  lowerings.push_back({graph::OpKind::kUnpackNCHWnc, build_shape_op});
+  // Operators that only relabel or copy bytes run their reference kernel on the host.
+  lowerings.push_back({graph::OpKind::kConstant, nullptr});
+  lowerings.push_back({graph::OpKind::kIdentity, nullptr});
+  lowerings.push_back({graph::OpKind::kDropout, nullptr});
+  lowerings.push_back({graph::OpKind::kFlatten, nullptr});
+  lowerings.push_back({graph::OpKind::kReshape, nullptr});
 }
 
 }  // namespace vacc::ops::cpu

@@ -56,4 +56,8 @@ CpuKernel build_softmax(const Node &node) {
   return k;
 }
 
+void add_softmax_lowerings(std::vector<CpuLowering> &lowerings) {
+  lowerings.push_back({graph::OpKind::kSoftmax, build_softmax});
+}
+
 }  // namespace vacc::ops::cpu

@@ -1,10 +1,10 @@
 // BatchNormalization (inference, and training mode's batch statistics) and Softmax.
 #include <cmath>
 
-#include "kernels.h"
+#include "ops.h"
 #include "vacc/graph/shape_inference.h"
 
-namespace vacc::graph::kernels {
+namespace vacc::graph::ops {
 
 Outputs batch_norm(const Node &node, const Inputs &in) {
   const Tensor &x = *in[0];
@@ -93,4 +93,71 @@ Outputs softmax(const Node &node, const Inputs &in) {
   return outs;
 }
 
-}  // namespace vacc::graph::kernels
+}  // namespace vacc::graph::ops
+
+namespace vacc::graph::ops {
+namespace {
+
+void infer_batch_norm(Node &n) {
+  Value &x = input_of(n, 0, "X");
+  require_float(x, "X");
+  if (x.rank() < 2) fail("input has rank {}, expected at least 2", x.rank());
+  const char *roles[] = {"scale", "B", "mean", "var"};
+  for (int i = 1; i <= 4; ++i) {
+    Value &p = input_of(n, i, roles[i - 1]);
+    if (p.rank() != 1 || p.shape[0] != x.shape[1]) {
+      fail("input '{}' ({}) has shape {}, expected [{}] (one per channel)", p.name, roles[i - 1],
+           shape_str(p.shape), x.shape[1]);
+    }
+  }
+  set_out(n, 0, x.dtype, x.shape);
+  set_out(n, 1, x.dtype, {x.shape[1]});
+  set_out(n, 2, x.dtype, {x.shape[1]});
+}
+
+void import_batch_norm(ImportContext &ctx, Attributes &attrs, std::vector<Value *> &inputs) {
+  if (ctx.opset < 9 && attrs.get_int("spatial", 1) == 0) {
+    fail("BatchNormalization with spatial=0 is not supported");
+  }
+  if (attrs.get_int("training_mode", 0) != 0 && ctx.opset < 14) {
+    fail("training_mode is not defined before opset 14");
+  }
+}
+
+void infer_softmax(Node &n) {
+  Value &x = input_of(n, 0, "input");
+  require_float(x, "input");
+  // The importer makes `axis` explicit; coerce_2d marks opset < 13 semantics.
+  normalize_axis(n.attrs.get_int("axis", -1), x.rank(), "axis",
+                 n.attrs.get_int("coerce_2d", 0) != 0);
+  set_out(n, 0, x.dtype, x.shape);
+}
+
+// Before opset 13 Softmax flattens to 2-D at `axis` (default 1); since, `axis` defaults to -1.
+void import_softmax(ImportContext &ctx, Attributes &attrs, std::vector<Value *> &inputs) {
+  if (ctx.opset < 13) {
+    attrs.set("axis", attrs.get_int("axis", 1));
+    attrs.set("coerce_2d", int64_t{1});
+  } else {
+    attrs.set("axis", attrs.get_int("axis", -1));
+  }
+}
+
+}  // namespace
+
+void add_normalization_ops(std::vector<OpDef> &defs) {
+  defs.push_back({.op = OpKind::kBatchNormalization,
+                  .name = "BatchNormalization",
+                  .onnx = true,
+                  .import = import_batch_norm,
+                  .infer = infer_batch_norm,
+                  .reference = batch_norm});
+  defs.push_back({.op = OpKind::kSoftmax,
+                  .name = "Softmax",
+                  .onnx = true,
+                  .import = import_softmax,
+                  .infer = infer_softmax,
+                  .reference = softmax});
+}
+
+}  // namespace vacc::graph::ops

@@ -7,9 +7,9 @@
 #include <limits>
 
 #include "../window.h"
-#include "kernels.h"
+#include "ops.h"
 
-namespace vacc::graph::kernels {
+namespace vacc::graph::ops {
 
 namespace {
 
@@ -316,4 +316,151 @@ Outputs conv_transpose(const Node &node, const Inputs &in) {
   return single(std::move(out));
 }
 
-}  // namespace vacc::graph::kernels
+}  // namespace vacc::graph::ops
+
+namespace vacc::graph::ops {
+namespace {
+
+// Conv-family output shape: x [N, C, spatial...], w [M, C/group, kernel...].
+Shape conv_shape(Node &n, const Value &x, const Value &w) {
+  if (x.rank() < 3) fail("input '{}' (X) has rank {}, expected at least 3", x.name, x.rank());
+  if (w.rank() != x.rank()) {
+    fail("weight '{}' has shape {}, expected rank {} like the input {}", w.name, shape_str(w.shape),
+         x.rank(), shape_str(x.shape));
+  }
+  int64_t group = n.attrs.get_int("group", 1);
+  if (group <= 0) fail("attribute 'group' must be positive, got {}", group);
+  if (x.shape[1] != w.shape[1] * group) {
+    fail("input channels {} do not match weight '{}' {} with group {} (expects {} channels)",
+         x.shape[1], w.name, shape_str(w.shape), group, w.shape[1] * group);
+  }
+  if (w.shape[0] % group != 0) {
+    fail("output channels {} are not a multiple of group {}", w.shape[0], group);
+  }
+  std::vector<int64_t> spatial(x.shape.begin() + 2, x.shape.end());
+  std::vector<int64_t> kernel(w.shape.begin() + 2, w.shape.end());
+  Window win = make_window(n.attrs, spatial, kernel, false);
+  Shape out = {x.shape[0], w.shape[0]};
+  out.insert(out.end(), win.out.begin(), win.out.end());
+  return out;
+}
+
+void infer_conv(Node &n) {
+  Value &x = input_of(n, 0, "X"), &w = input_of(n, 1, "W");
+  require_float(x, "X");
+  require_dtype(w, "W", x.dtype);
+  Shape out = conv_shape(n, x, w);
+  check_bias(n.input(2), w.shape[0]);
+  set_out(n, 0, x.dtype, out);
+}
+
+void infer_conv_integer(Node &n) {
+  Value &x = input_of(n, 0, "x"), &w = input_of(n, 1, "w");
+  require_int8ish(x, "x");
+  require_int8ish(w, "w");
+  set_out(n, 0, DType::kInt32, conv_shape(n, x, w));
+}
+
+void infer_qlinear_conv(Node &n) {
+  Value &x = input_of(n, 0, "x"), &w = input_of(n, 3, "w");
+  require_int8ish(x, "x");
+  require_int8ish(w, "w");
+  input_of(n, 1, "x_scale");
+  input_of(n, 4, "w_scale");
+  input_of(n, 6, "y_scale");
+  Shape out = conv_shape(n, x, w);
+  check_bias(n.input(8), w.shape[0]);
+  set_out(n, 0, zero_point_dtype(n, 7, DType::kUInt8), out);
+}
+
+// vacc.QConv: int8 x and w, int32 bias, requantized to int8. Packed operands
+// (pack_layout.h) are computed on their plain, channel-padded shapes.
+void infer_qconv(Node &n) {
+  Value x = input_of(n, 0, "x"), w = input_of(n, 1, "w");
+  require_dtype(x, "x", DType::kInt8);
+  require_dtype(w, "w", DType::kInt8);
+  bool packed = x.layout.blocked;
+  if (packed) {
+    if (!w.layout.blocked) fail("packed input with unpacked weights");
+    x.shape = unblocked_shape(x.shape);
+    w.shape = unblocked_shape(w.shape);
+  }
+  Shape out = conv_shape(n, x, w);
+  check_bias(n.input(2), w.shape[0]);
+  check_requant_attrs(n, w.shape[0]);
+  if (packed) {
+    int64_t bn = n.attrs.get_int("out_block_n"), bc = n.attrs.get_int("out_block_c");
+    out = blocked_shape(out, bn, bc);
+    set_out(n, 0, DType::kInt8, out);
+    n.outputs[0]->layout = {true, static_cast<int>(bn), static_cast<int>(bc)};
+  } else {
+    set_out(n, 0, DType::kInt8, out);
+  }
+  // A fused residual add's skip tensor (graph/passes/fuse_residual_adds.h): the output's
+  // shape and layout.
+  if (const Value *skip = n.input(3)) {
+    if (skip->dtype != DType::kInt8 || skip->shape != out)
+      fail("residual input '{}' {} {} must be int8 of the output's shape {}", skip->name,
+           dtype_name(skip->dtype), shape_str(skip->shape), shape_str(out));
+  }
+}
+
+void infer_conv_transpose(Node &n) {
+  Value &x = input_of(n, 0, "X"), &w = input_of(n, 1, "W");
+  require_float(x, "X");
+  if (x.rank() < 3 || w.rank() != x.rank()) {
+    fail("input {} and weight {} must have the same rank >= 3", shape_str(x.shape),
+         shape_str(w.shape));
+  }
+  int64_t group = n.attrs.get_int("group", 1);
+  if (x.shape[1] != w.shape[0]) {
+    fail("input channels {} differ from the weight's first dimension {}", x.shape[1], w.shape[0]);
+  }
+  std::vector<int64_t> spatial(x.shape.begin() + 2, x.shape.end());
+  std::vector<int64_t> kernel(w.shape.begin() + 2, w.shape.end());
+  Window win = make_transpose_window(n.attrs, spatial, kernel);
+  Shape out = {x.shape[0], w.shape[1] * group};
+  out.insert(out.end(), win.out.begin(), win.out.end());
+  check_bias(n.input(2), out[1]);
+  set_out(n, 0, x.dtype, out);
+}
+
+int64_t conv_macs(const Node &node) {
+  return weight_macs(node, node.op == OpKind::kQLinearConv ? 3 : 1);
+}
+
+}  // namespace
+
+void add_conv_ops(std::vector<OpDef> &defs) {
+  defs.push_back({.op = OpKind::kConv,
+                  .name = "Conv",
+                  .onnx = true,
+                  .infer = infer_conv,
+                  .reference = conv,
+                  .quantize = QuantRule::kConv,
+                  .macs = conv_macs});
+  defs.push_back({.op = OpKind::kConvTranspose,
+                  .name = "ConvTranspose",
+                  .onnx = true,
+                  .infer = infer_conv_transpose,
+                  .reference = conv_transpose});
+  defs.push_back({.op = OpKind::kConvInteger,
+                  .name = "ConvInteger",
+                  .onnx = true,
+                  .infer = infer_conv_integer,
+                  .reference = conv_integer,
+                  .macs = conv_macs});
+  defs.push_back({.op = OpKind::kQLinearConv,
+                  .name = "QLinearConv",
+                  .onnx = true,
+                  .infer = infer_qlinear_conv,
+                  .reference = qlinear_conv,
+                  .macs = conv_macs});
+  defs.push_back({.op = OpKind::kQConv,
+                  .name = "vacc.QConv",
+                  .infer = infer_qconv,
+                  .reference = qconv,
+                  .macs = conv_macs});
+}
+
+}  // namespace vacc::graph::ops

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels.h"
+#include "ops.h"
 #include "vacc/graph/shape_inference.h"
 
-namespace vacc::graph::kernels {
+namespace vacc::graph::ops {
 
 namespace {
 
@@ -190,4 +190,150 @@ Outputs qdense(const Node &node, const Inputs &in) {
   return single(std::move(out));
 }
 
-}  // namespace vacc::graph::kernels
+}  // namespace vacc::graph::ops
+
+namespace vacc::graph::ops {
+namespace {
+
+Shape matmul_shape(const Value &a, const Value &b) {
+  if (a.rank() < 1 || b.rank() < 1) fail("MatMul inputs must have rank >= 1");
+  Shape sa = a.shape, sb = b.shape;
+  bool va = sa.size() == 1, vb = sb.size() == 1;
+  if (va) sa.insert(sa.begin(), 1);
+  if (vb) sb.push_back(1);
+  if (sa.back() != sb[sb.size() - 2]) {
+    fail("inner dimensions differ: '{}' {} times '{}' {}", a.name, shape_str(a.shape), b.name,
+         shape_str(b.shape));
+  }
+  Shape batch = broadcast_shapes(Shape(sa.begin(), sa.end() - 2), Shape(sb.begin(), sb.end() - 2));
+  Shape out = batch;
+  if (!va) out.push_back(sa[sa.size() - 2]);
+  if (!vb) out.push_back(sb.back());
+  return out;
+}
+
+void infer_gemm(Node &n) {
+  Value &a = input_of(n, 0, "A"), &b = input_of(n, 1, "B");
+  require_float(a, "A");
+  if (a.rank() != 2 || b.rank() != 2) {
+    fail("inputs must be matrices, got {} and {}", shape_str(a.shape), shape_str(b.shape));
+  }
+  bool ta = n.attrs.get_int("transA", 0), tb = n.attrs.get_int("transB", 0);
+  int64_t m = ta ? a.shape[1] : a.shape[0], k = ta ? a.shape[0] : a.shape[1];
+  int64_t kb = tb ? b.shape[1] : b.shape[0], nn = tb ? b.shape[0] : b.shape[1];
+  if (k != kb) {
+    fail("inner dimensions differ: A {} (transA={}) and B {} (transB={})", shape_str(a.shape),
+         int(ta), shape_str(b.shape), int(tb));
+  }
+  if (Value *c = n.input(2)) {
+    Shape bc = broadcast_shapes(c->shape, {m, nn});
+    if (bc != Shape{m, nn}) fail("C {} does not broadcast to [{},{}]", shape_str(c->shape), m, nn);
+  }
+  set_out(n, 0, a.dtype, {m, nn});
+}
+
+void infer_matmul(Node &n) {
+  Value &a = input_of(n, 0, "A"), &b = input_of(n, 1, "B");
+  require_dtype(b, "B", a.dtype);
+  set_out(n, 0, a.dtype, matmul_shape(a, b));
+}
+
+void infer_matmul_integer(Node &n) {
+  Value &a = input_of(n, 0, "A"), &b = input_of(n, 1, "B");
+  require_int8ish(a, "A");
+  require_int8ish(b, "B");
+  set_out(n, 0, DType::kInt32, matmul_shape(a, b));
+}
+
+void infer_qlinear_matmul(Node &n) {
+  Value &a = input_of(n, 0, "a"), &b = input_of(n, 3, "b");
+  require_int8ish(a, "a");
+  require_int8ish(b, "b");
+  set_out(n, 0, zero_point_dtype(n, 7, DType::kUInt8), matmul_shape(a, b));
+}
+
+// vacc.QDense: int8 x [N, K] and w [M, K], int32 bias, requantized to int8. Packed operands
+// (pack_layout.h) are computed on their plain, channel-padded shapes.
+void infer_qdense(Node &n) {
+  Value x = input_of(n, 0, "x"), w = input_of(n, 1, "w");
+  require_dtype(x, "x", DType::kInt8);
+  require_dtype(w, "w", DType::kInt8);
+  bool packed = x.layout.blocked;
+  if (packed) {
+    if (!w.layout.blocked) fail("packed input with unpacked weights");
+    x.shape = unblocked_shape(x.shape);
+    w.shape = unblocked_shape(w.shape);
+  }
+  if (x.rank() != 2 || w.rank() != 2 || x.shape[1] != w.shape[1]) {
+    fail("x {} and w {} must be [N,K] and [M,K]", shape_str(x.shape), shape_str(w.shape));
+  }
+  Shape out = {x.shape[0], w.shape[0]};
+  check_bias(n.input(2), w.shape[0]);
+  check_requant_attrs(n, w.shape[0]);
+  if (packed) {
+    int64_t bn = n.attrs.get_int("out_block_n"), bc = n.attrs.get_int("out_block_c");
+    out = blocked_shape(out, bn, bc);
+    set_out(n, 0, DType::kInt8, out);
+    n.outputs[0]->layout = {true, static_cast<int>(bn), static_cast<int>(bc)};
+  } else {
+    set_out(n, 0, DType::kInt8, out);
+  }
+  // Residual adds fuse into convolutions only (graph/passes/fuse_residual_adds.h).
+  if (const Value *skip = n.input(3)) {
+    fail("residual input '{}' {} {} must be int8 of the output's shape {}", skip->name,
+         dtype_name(skip->dtype), shape_str(skip->shape), shape_str(out));
+  }
+}
+
+int64_t gemm_macs(const Node &node) {
+  const Value *a = node.input(0);
+  const int64_t k = node.attrs.get_int("transA", 0) ? a->shape.at(0) : a->shape.at(1);
+  return num_elements(node.outputs[0]->shape) * k;
+}
+
+int64_t matmul_macs(const Node &node) {
+  const Value *a = node.input(0);
+  return a->rank() ? num_elements(node.outputs[0]->shape) * a->shape.back() : 0;
+}
+
+int64_t qdense_macs(const Node &node) {
+  return weight_macs(node, 1);
+}
+
+}  // namespace
+
+void add_matmul_ops(std::vector<OpDef> &defs) {
+  defs.push_back({.op = OpKind::kGemm,
+                  .name = "Gemm",
+                  .onnx = true,
+                  .infer = infer_gemm,
+                  .reference = gemm,
+                  .quantize = QuantRule::kDense,
+                  .macs = gemm_macs});
+  defs.push_back({.op = OpKind::kMatMul,
+                  .name = "MatMul",
+                  .onnx = true,
+                  .infer = infer_matmul,
+                  .reference = matmul,
+                  .quantize = QuantRule::kDense,
+                  .macs = matmul_macs});
+  defs.push_back({.op = OpKind::kQLinearMatMul,
+                  .name = "QLinearMatMul",
+                  .onnx = true,
+                  .infer = infer_qlinear_matmul,
+                  .reference = qlinear_matmul,
+                  .macs = matmul_macs});
+  defs.push_back({.op = OpKind::kMatMulInteger,
+                  .name = "MatMulInteger",
+                  .onnx = true,
+                  .infer = infer_matmul_integer,
+                  .reference = matmul_integer,
+                  .macs = matmul_macs});
+  defs.push_back({.op = OpKind::kQDense,
+                  .name = "vacc.QDense",
+                  .infer = infer_qdense,
+                  .reference = qdense,
+                  .macs = qdense_macs});
+}
+
+}  // namespace vacc::graph::ops

@@ -1,13 +1,15 @@
 // Element-wise operators: activations, Clip, Identity, Dropout (inference) and the
-// broadcasting arithmetic of Add, Sub, Mul and Div. Integer arithmetic wraps (as NumPy's
-// does), integer division truncates toward zero.
+// broadcasting arithmetic of Add, Sub, Mul and Div: reference kernels, shape inference, import
+// rules and OpDefs. Integer arithmetic wraps (as NumPy's does), integer division truncates
+// toward zero.
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
-#include "kernels.h"
+#include "ops.h"
+#include "vacc/graph/shape_inference.h"
 
-namespace vacc::graph::kernels {
+namespace vacc::graph::ops {
 
 namespace {
 
@@ -181,4 +183,89 @@ Outputs dropout(const Node &node, const Inputs &in) {
   return outs;
 }
 
-}  // namespace vacc::graph::kernels
+}  // namespace vacc::graph::ops
+
+namespace vacc::graph::ops {
+namespace {
+
+void infer_unary(Node &n) {
+  Value &x = input_of(n, 0, "X");
+  if (n.op == OpKind::kSigmoid || n.op == OpKind::kLeakyRelu) require_float(x, "X");
+  set_out(n, 0, x.dtype, x.shape);
+}
+
+void infer_binary(Node &n) {
+  Value &a = input_of(n, 0, "A"), &b = input_of(n, 1, "B");
+  require_dtype(b, "B", a.dtype);
+  set_out(n, 0, a.dtype, broadcast_shapes(a.shape, b.shape));
+}
+
+void infer_dropout(Node &n) {
+  Value &x = input_of(n, 0, "data");
+  set_out(n, 0, x.dtype, x.shape);
+  set_out(n, 1, DType::kBool, x.shape);
+}
+
+// Before opset 11 Clip's bounds are attributes.
+void import_clip(ImportContext &ctx, Attributes &attrs, std::vector<Value *> &inputs) {
+  if (ctx.opset >= 11) return;
+  inputs.resize(3, nullptr);
+  if (attrs.has("min")) inputs[1] = ctx.constant("min", Tensor::scalar(attrs.get_float("min", 0)));
+  if (attrs.has("max")) inputs[2] = ctx.constant("max", Tensor::scalar(attrs.get_float("max", 0)));
+}
+
+void import_dropout(ImportContext &ctx, Attributes &attrs, std::vector<Value *> &inputs) {
+  if (ctx.opset >= 12 && inputs.size() > 2 && inputs[2] && inputs[2]->is_constant() &&
+      inputs[2]->constant->as_int(0) != 0) {
+    float ratio = inputs.size() > 1 && inputs[1] && inputs[1]->is_constant()
+                      ? static_cast<float>(inputs[1]->constant->as_double(0))
+                      : 0.5f;
+    if (ratio != 0.0f) {
+      fail(
+          "Dropout in training mode drops random elements; vacc runs inference only "
+          "(export the model in eval mode)");
+    }
+  }
+}
+
+}  // namespace
+
+void add_elementwise_ops(std::vector<OpDef> &defs) {
+  defs.push_back({.op = OpKind::kRelu,
+                  .name = "Relu",
+                  .onnx = true,
+                  .infer = infer_unary,
+                  .reference = unary,
+                  .quantize = QuantRule::kPassThrough});
+  defs.push_back({.op = OpKind::kClip,
+                  .name = "Clip",
+                  .onnx = true,
+                  .import = import_clip,
+                  .infer = infer_unary,
+                  .reference = unary});
+  for (auto [op, name] :
+       {std::pair{OpKind::kLeakyRelu, "LeakyRelu"}, std::pair{OpKind::kSigmoid, "Sigmoid"},
+        std::pair{OpKind::kIdentity, "Identity"}}) {
+    defs.push_back(
+        {.op = op, .name = name, .onnx = true, .infer = infer_unary, .reference = unary});
+  }
+  defs.push_back({.op = OpKind::kAdd,
+                  .name = "Add",
+                  .onnx = true,
+                  .infer = infer_binary,
+                  .reference = binary,
+                  .quantize = QuantRule::kAdd});
+  for (auto [op, name] : {std::pair{OpKind::kSub, "Sub"}, std::pair{OpKind::kMul, "Mul"},
+                          std::pair{OpKind::kDiv, "Div"}}) {
+    defs.push_back(
+        {.op = op, .name = name, .onnx = true, .infer = infer_binary, .reference = binary});
+  }
+  defs.push_back({.op = OpKind::kDropout,
+                  .name = "Dropout",
+                  .onnx = true,
+                  .import = import_dropout,
+                  .infer = infer_dropout,
+                  .reference = dropout});
+}
+
+}  // namespace vacc::graph::ops

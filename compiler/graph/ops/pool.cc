@@ -3,9 +3,9 @@
 #include <limits>
 
 #include "../window.h"
-#include "kernels.h"
+#include "ops.h"
 
-namespace vacc::graph::kernels {
+namespace vacc::graph::ops {
 
 namespace {
 
@@ -142,4 +142,66 @@ Outputs global_average_pool(const Node &node, const Inputs &in) {
   return outs;
 }
 
-}  // namespace vacc::graph::kernels
+}  // namespace vacc::graph::ops
+
+namespace vacc::graph::ops {
+namespace {
+
+Shape pooled_shape(Node &n, const Value &x, bool ceil_allowed) {
+  if (x.rank() < 3) fail("input '{}' has rank {}, expected at least 3", x.name, x.rank());
+  std::vector<int64_t> kernel = n.attrs.get_ints("kernel_shape");
+  if (static_cast<int>(kernel.size()) != x.rank() - 2) {
+    fail("attribute 'kernel_shape' has {} values, expected {}", kernel.size(), x.rank() - 2);
+  }
+  std::vector<int64_t> spatial(x.shape.begin() + 2, x.shape.end());
+  Window win =
+      make_window(n.attrs, spatial, kernel, ceil_allowed && n.attrs.get_int("ceil_mode", 0) != 0);
+  Shape out = {x.shape[0], x.shape[1]};
+  out.insert(out.end(), win.out.begin(), win.out.end());
+  return out;
+}
+
+void infer_max_pool(Node &n) {
+  Value &x = input_of(n, 0, "X");
+  Shape out = pooled_shape(n, x, true);
+  set_out(n, 0, x.dtype, out);
+  set_out(n, 1, DType::kInt64, out);
+}
+
+void infer_average_pool(Node &n) {
+  Value &x = input_of(n, 0, "X");
+  require_float(x, "X");
+  set_out(n, 0, x.dtype, pooled_shape(n, x, true));
+}
+
+void infer_global_average_pool(Node &n) {
+  Value &x = input_of(n, 0, "X");
+  require_float(x, "X");
+  if (x.rank() < 3) fail("input has rank {}, expected at least 3", x.rank());
+  Shape out = x.shape;
+  std::fill(out.begin() + 2, out.end(), 1);
+  set_out(n, 0, x.dtype, out);
+}
+
+}  // namespace
+
+void add_pool_ops(std::vector<OpDef> &defs) {
+  defs.push_back({.op = OpKind::kMaxPool,
+                  .name = "MaxPool",
+                  .onnx = true,
+                  .infer = infer_max_pool,
+                  .reference = max_pool,
+                  .quantize = QuantRule::kPassThrough});
+  defs.push_back({.op = OpKind::kAveragePool,
+                  .name = "AveragePool",
+                  .onnx = true,
+                  .infer = infer_average_pool,
+                  .reference = average_pool});
+  defs.push_back({.op = OpKind::kGlobalAveragePool,
+                  .name = "GlobalAveragePool",
+                  .onnx = true,
+                  .infer = infer_global_average_pool,
+                  .reference = global_average_pool});
+}
+
+}  // namespace vacc::graph::ops

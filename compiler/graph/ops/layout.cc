@@ -7,10 +7,10 @@
 #include <cstring>
 
 #include "../window.h"
-#include "kernels.h"
+#include "ops.h"
 #include "vacc/support/blocked_layout.h"
 
-namespace vacc::graph::kernels {
+namespace vacc::graph::ops {
 
 Shape blocked_shape(const Shape &plain, int64_t block_n, int64_t block_c) {
   VACC_CHECK(plain.size() >= 2) << "blocked_shape of rank " << plain.size();
@@ -118,4 +118,40 @@ Outputs unpack_nchwnc(const Node &node, const Inputs &in) {
   return outs;
 }
 
-}  // namespace vacc::graph::kernels
+}  // namespace vacc::graph::ops
+
+namespace vacc::graph::ops {
+namespace {
+
+void infer_pack(Node &n) {
+  Value &x = input_of(n, 0, "x");
+  if (x.rank() < 2) fail("input has rank {}, expected at least 2", x.rank());
+  int64_t bn = n.attrs.get_int("block_n"), bc = n.attrs.get_int("block_c");
+  set_out(n, 0, x.dtype, blocked_shape(unfolded_shape(x.shape, n.attrs), bn, bc));
+  if (n.outputs[0]) n.outputs[0]->layout = {true, int(bn), int(bc)};
+}
+
+void infer_unpack(Node &n) {
+  Value &x = input_of(n, 0, "x");
+  Shape out = n.attrs.get_ints("shape");
+  int64_t bn = n.attrs.get_int("block_n"), bc = n.attrs.get_int("block_c");
+  if (out.size() + 2 != x.shape.size() || x.shape[x.rank() - 2] != bn || x.shape.back() != bc) {
+    fail("input {} is not a blocked form of {}", shape_str(x.shape), shape_str(out));
+  }
+  set_out(n, 0, x.dtype, out);
+}
+
+}  // namespace
+
+void add_layout_ops(std::vector<OpDef> &defs) {
+  defs.push_back({.op = OpKind::kPackNCHWnc,
+                  .name = "vacc.PackNCHWnc",
+                  .infer = infer_pack,
+                  .reference = pack_nchwnc});
+  defs.push_back({.op = OpKind::kUnpackNCHWnc,
+                  .name = "vacc.UnpackNCHWnc",
+                  .infer = infer_unpack,
+                  .reference = unpack_nchwnc});
+}
+
+}  // namespace vacc::graph::ops

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels.h"
+#include "ops.h"
 #include "vacc/graph/shape_inference.h"
 
-namespace vacc::graph::kernels {
+namespace vacc::graph::ops {
 
 namespace {
 
@@ -144,4 +144,62 @@ Outputs qadd(const Node &node, const Inputs &in) {
   return outs;
 }
 
-}  // namespace vacc::graph::kernels
+}  // namespace vacc::graph::ops
+
+namespace vacc::graph::ops {
+namespace {
+
+void infer_quantize_linear(Node &n) {
+  Value &x = input_of(n, 0, "x");
+  require_float(x, "x");
+  input_of(n, 1, "y_scale");
+  set_out(n, 0, zero_point_dtype(n, 2, DType::kUInt8), x.shape);
+}
+
+void infer_dequantize_linear(Node &n) {
+  Value &x = input_of(n, 0, "x");
+  input_of(n, 1, "x_scale");
+  set_out(n, 0, DType::kFloat32, x.shape);
+}
+
+void infer_requantize(Node &n) {
+  Value &x = input_of(n, 0, "x");
+  require_dtype(x, "x", DType::kInt32);
+  check_requant_attrs(n, x.rank() >= 2 ? x.shape[1] : 1);
+  set_out(n, 0, DType::kInt8, x.shape);
+}
+
+void infer_qadd(Node &n) {
+  Value &a = input_of(n, 0, "a"), &b = input_of(n, 1, "b");
+  require_dtype(a, "a", DType::kInt8);
+  require_dtype(b, "b", DType::kInt8);
+  if (a.shape != b.shape) {
+    fail("inputs must have the same shape, got {} and {}", shape_str(a.shape), shape_str(b.shape));
+  }
+  if (a.layout != b.layout) fail("inputs have different layouts");
+  set_out(n, 0, DType::kInt8, a.shape);
+  if (n.outputs[0]) n.outputs[0]->layout = a.layout;
+}
+
+}  // namespace
+
+void add_quantize_ops(std::vector<OpDef> &defs) {
+  defs.push_back({.op = OpKind::kQuantizeLinear,
+                  .name = "QuantizeLinear",
+                  .onnx = true,
+                  .infer = infer_quantize_linear,
+                  .reference = quantize_linear});
+  defs.push_back({.op = OpKind::kDequantizeLinear,
+                  .name = "DequantizeLinear",
+                  .onnx = true,
+                  .infer = infer_dequantize_linear,
+                  .reference = dequantize_linear});
+  defs.push_back({.op = OpKind::kRequantize,
+                  .name = "vacc.Requantize",
+                  .infer = infer_requantize,
+                  .reference = requantize});
+  defs.push_back(
+      {.op = OpKind::kQAdd, .name = "vacc.QAdd", .infer = infer_qadd, .reference = qadd});
+}
+
+}  // namespace vacc::graph::ops

@@ -1,0 +1,75 @@
+// The operator registry: everything the graph level knows about one operator, declared in
+// one place (compiler/graph/ops/<family>.cc, one file per operator family) and looked up by
+// the importer, shape inference, the reference executor, the quantizer and the MAC count.
+// The backends keep their own per-family tables keyed by OpKind (the CPU kernels in
+// compiler/ops/cpu, the accelerator's legality in compiler/lower), so that the graph level
+// never links a backend. docs/DESIGN.md says how to add an operator.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vacc/graph/graph.h"
+
+namespace vacc::graph {
+
+// What the importer hands an operator's import hook: the graph being built, the model's
+// default-domain opset and the node's name.
+struct ImportContext {
+  Graph &graph;
+  int opset;
+  const std::string &node_name;
+  // A new constant input for the node (an older opset's attribute turned into an input).
+  Value *constant(const char *role, Tensor t) const;
+};
+
+// How the int8 quantizer (passes/quantize.h) treats an operator whose float input it has
+// quantized. Anything but kNone reads int8 and writes int8 with the fraction bits the rule
+// gives; kNone dequantizes the operator's quantized inputs back to float.
+enum class QuantRule : uint8_t {
+  kNone,         // stays float
+  kPassThrough,  // same op on int8, same fraction bits as input 0 (Relu, MaxPool, reshapes)
+  kConv,         // ConvInteger + bias + Requantize, per-channel weights
+  kDense,        // MatMulInteger + bias + Requantize, per-channel weights
+  kAdd,          // vacc.QAdd of two quantized operands of the same shape
+};
+
+using KernelInputs = std::vector<const Tensor *>;
+
+struct OpDef {
+  OpKind op;
+  // ONNX's op_type for ONNX operators; "vacc.<Name>" for vacc's own (made by the passes).
+  const char *name = nullptr;
+  // The importer accepts the operator (default ONNX domain).
+  bool onnx = false;
+  // Import: rewrites an older opset's form into the one the rest of vacc implements (e.g.
+  // attributes that became inputs), or rejects a form vacc does not run. Errors carry only
+  // the reason; the importer names the node.
+  void (*import)(ImportContext &ctx, Attributes &attrs, std::vector<Value *> &inputs) = nullptr;
+  // Shape and dtype inference: sets every present output's dtype and shape (and layout)
+  // from the inputs and attributes; a mismatch is a vacc::Error with the reason.
+  void (*infer)(Node &node) = nullptr;
+  // The float/integer reference kernel on the host (the graph executor, constant folding,
+  // and the CPU backend's host operators): one tensor per node output.
+  std::vector<Tensor> (*reference)(const Node &node, const KernelInputs &in) = nullptr;
+  // The quantizer's rule.
+  QuantRule quantize = QuantRule::kNone;
+  // Multiply-accumulates of one run (GEMM operators; graph/macs.h); null counts 0.
+  int64_t (*macs)(const Node &node) = nullptr;
+};
+
+// The definition of `op`. Every OpKind has one.
+const OpDef &op_def(OpKind op);
+// Every definition, in OpKind order.
+const std::vector<OpDef> &all_op_defs();
+// The operator an ONNX op_type (default domain) maps to, if vacc imports it.
+std::optional<OpKind> op_from_onnx(std::string_view op_type);
+// The operator named `name` (ONNX or vacc domain, as op_name() spells it).
+std::optional<OpKind> op_from_name(std::string_view name);
+// Comma-separated list of the importable ONNX operators, for diagnostics.
+std::string supported_onnx_ops();
+
+}  // namespace vacc::graph

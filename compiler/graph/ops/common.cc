@@ -1,0 +1,88 @@
+// What the operator families share: shape inference checks with their diagnostics, and the
+// importer's context.
+#include <fmt/format.h>
+
+#include "ops.h"
+
+namespace vacc::graph {
+
+Value *ImportContext::constant(const char *role, Tensor t) const {
+  return graph.add_constant(graph.unique_name(node_name + "." + role), std::move(t));
+}
+
+namespace ops {
+
+Value &input_of(Node &n, size_t i, const char *role) {
+  Value *v = n.input(i);
+  if (!v) fail("input {} ({}) is missing", i, role);
+  return *v;
+}
+
+void set_out(Node &n, size_t i, DType dtype, Shape shape) {
+  if (i < n.outputs.size() && n.outputs[i]) {
+    n.outputs[i]->dtype = dtype;
+    n.outputs[i]->shape = std::move(shape);
+  }
+}
+
+void require_float(const Value &v, const char *role) {
+  if (v.dtype != DType::kFloat32 && v.dtype != DType::kFloat64) {
+    fail("input '{}' ({}) has type {}, expected a float type", v.name, role, dtype_name(v.dtype));
+  }
+}
+
+void require_dtype(const Value &v, const char *role, DType dtype) {
+  if (v.dtype != dtype) {
+    fail("input '{}' ({}) has type {}, expected {}", v.name, role, dtype_name(v.dtype),
+         dtype_name(dtype));
+  }
+}
+
+void require_int8ish(const Value &v, const char *role) {
+  if (v.dtype != DType::kInt8 && v.dtype != DType::kUInt8) {
+    fail("input '{}' ({}) has type {}, expected i8 or u8", v.name, role, dtype_name(v.dtype));
+  }
+}
+
+const Tensor &const_input(Node &n, size_t i, const char *role) {
+  Value &v = input_of(n, i, role);
+  if (!v.is_constant()) {
+    fail("input '{}' ({}) must be a constant: vacc needs static shapes (freeze it at import)",
+         v.name, role);
+  }
+  return *v.constant;
+}
+
+void check_bias(const Value *b, int64_t channels) {
+  if (b && (b->rank() != 1 || b->shape[0] != channels)) {
+    fail("bias '{}' has shape {}, expected [{}]", b->name, shape_str(b->shape), channels);
+  }
+}
+
+DType zero_point_dtype(Node &n, size_t i, DType fallback) {
+  Value *zp = n.input(i);
+  return zp ? zp->dtype : fallback;
+}
+
+void check_requant_attrs(Node &n, int64_t channels) {
+  std::vector<int64_t> shifts = n.attrs.get_ints("shifts");
+  if (shifts.size() != 1 && static_cast<int64_t>(shifts.size()) != channels) {
+    fail("attribute 'shifts' has {} values, expected 1 or {}", shifts.size(), channels);
+  }
+  if (n.attrs.get_int("clip_min", -128) > n.attrs.get_int("clip_max", 127)) {
+    fail("clip_min is greater than clip_max");
+  }
+}
+
+int64_t weight_macs(const Node &node, size_t w_index) {
+  const Value *out = node.outputs[0], *w = node.input(w_index);
+  if (!w) return 0;
+  // Blocked results ([N/bn, C/bc, ..., bn, bc]) hold C/bc blocks of bc channels.
+  const int64_t oc = out->layout.blocked ? out->shape.at(1) * out->shape.back()
+                     : out->rank() >= 2  ? out->shape.at(1)
+                                         : out->shape.at(0);
+  return oc ? num_elements(out->shape) * (num_elements(w->shape) / oc) : 0;
+}
+
+}  // namespace ops
+}  // namespace vacc::graph

@@ -1,0 +1,72 @@
+// The operator families of the graph level (private to compiler/graph). Each family file
+// defines its operators' reference kernels, shape inference and import rules, and registers
+// their OpDefs (op_registry.h) in its add_*_ops function; registry.cc lists the families.
+// Here: what the families share.
+#pragma once
+
+#include <vector>
+
+#include "vacc/graph/graph.h"
+#include "vacc/graph/op_registry.h"
+
+namespace vacc::graph::ops {
+
+using Inputs = KernelInputs;
+using Outputs = std::vector<Tensor>;
+
+// The families (one file each).
+void add_elementwise_ops(std::vector<OpDef> &defs);    // activations, Identity, Dropout, + - * /
+void add_conv_ops(std::vector<OpDef> &defs);           // Conv, ConvTranspose, integer convs
+void add_matmul_ops(std::vector<OpDef> &defs);         // Gemm, MatMul, integer products
+void add_pool_ops(std::vector<OpDef> &defs);           // Max/Average/GlobalAveragePool
+void add_normalization_ops(std::vector<OpDef> &defs);  // BatchNormalization, Softmax
+void add_shape_ops(std::vector<OpDef> &defs);          // reshapes, Transpose, Concat, Pad, Constant
+void add_quantize_ops(std::vector<OpDef> &defs);       // (De)QuantizeLinear, Requantize, QAdd
+void add_layout_ops(std::vector<OpDef> &defs);         // vacc.PackNCHWnc / UnpackNCHWnc
+
+// --- Shape inference helpers (common.cc). Errors carry the reason only.
+// Input i of n; a vacc::Error naming `role` when it is absent.
+Value &input_of(Node &n, size_t i, const char *role);
+// Sets output i's dtype and shape when the output is present.
+void set_out(Node &n, size_t i, DType dtype, Shape shape);
+void require_float(const Value &v, const char *role);
+void require_dtype(const Value &v, const char *role, DType dtype);
+void require_int8ish(const Value &v, const char *role);
+// The constant value of input i (an input that decides a shape must be constant).
+const Tensor &const_input(Node &n, size_t i, const char *role);
+// A bias must be [channels].
+void check_bias(const Value *b, int64_t channels);
+// The dtype of the zero point at input i (ONNX's output type rule), else `fallback`.
+DType zero_point_dtype(Node &n, size_t i, DType fallback);
+// vacc's requantization attributes (shifts, clip_min/max) for `channels` channels.
+void check_requant_attrs(Node &n, int64_t channels);
+// Multiply-accumulates of a convolution or dense layer whose weight is input `w_index`: each
+// output element costs the weight's elements per output channel.
+int64_t weight_macs(const Node &node, size_t w_index);
+
+// --- Kernel helpers (layout.cc).
+Tensor block_tensor(const Tensor &plain, int64_t block_n, int64_t block_c);
+Tensor unblock_tensor(const Tensor &blocked, const Shape &plain_shape);
+// The plain NC... shape whose blocked form is `blocked` (padded channel/batch counts).
+Shape unblocked_shape(const Shape &blocked);
+Shape blocked_shape(const Shape &plain, int64_t block_n, int64_t block_c);
+// A windowed pack's unfolded (im2col) [N, C*kh*kw, OH, OW] form of x (x itself without a
+// kernel_shape attribute), and the unfolding.
+Shape unfolded_shape(const Shape &x, const Attributes &attrs);
+Tensor unfold_windows(const Tensor &x, const Attributes &attrs);
+
+// vacc.QAdd's arithmetic on a QConv's int8 output y and its fused residual's skip tensor (the
+// node's residual_* attributes, graph/passes/fuse_residual_adds.h), both plain (quantize.cc).
+Tensor residual_add(const Node &node, const Tensor &y, const Tensor &skip);
+
+// Requantization shared by QConv, QDense and Requantize (quantize.cc): for element x of
+// channel c, clip(shift_right(x, shifts[c]), clip_min, clip_max) (docs/quantization.md).
+struct Requant {
+  std::vector<int64_t> shifts;  // one, or one per channel
+  int32_t clip_min = -128;
+  int32_t clip_max = 127;
+  static Requant from(const Node &node);
+  int8_t apply(int32_t x, int64_t channel) const;
+};
+
+}  // namespace vacc::graph::ops
