@@ -8,6 +8,7 @@
 
 #include <cstring>
 
+#include "e2e_kit.h"
 #include "program_kit.h"
 #include "vacc/cli/llvm_kernels.h"
 #include "vacc/cli/reference_kernels.h"
@@ -28,24 +29,7 @@ const std::string kCalibration = kData + "/mini_resnet_calib.npy";
 
 graph::Tensor input(int64_t i) {
   static const NpyArray all = read_npy(kData + "/mini_resnet_inputs.npy");
-  graph::Tensor t(graph::DType::kFloat32, {1, 3, 32, 32});
-  std::memcpy(t.raw(), all.data.data() + i * t.nbytes(), t.nbytes());
-  return t;
-}
-
-// The same calibration and quantization, every node on the CPU in plain NCHW.
-graph::Tensor int8_reference(const isa::HwConfig &config, const graph::Tensor &x) {
-  graph::Graph g = graph::import_onnx(kModel);
-  std::string source;
-  graph::run_graph_pipeline(g, config, package::calibration_batches(g, kCalibration, &source));
-  return graph::Executor(g).run({x})[0];
-}
-
-runtime::HostTensor host(const graph::Tensor &t) {
-  runtime::HostTensor h;
-  h.shape = t.shape();
-  h.data.assign(t.raw(), t.raw() + t.nbytes());
-  return h;
+  return test::npy_row(all, i, {1, 3, 32, 32});
 }
 
 const isa::PackageStep *step_named(const isa::Package &p, const std::string &op,
@@ -74,7 +58,9 @@ TEST(MiniResNetE2E, StemFoldedBitExactOnEveryEngine) {
   for (const auto &s : p.steps) EXPECT_NE(s.op, "vacc.QAdd");
 
   std::vector<graph::Tensor> want;
-  for (int64_t i = 0; i < 2; ++i) want.push_back(int8_reference(config, input(i)));
+  // The same calibration and quantization, every node on the CPU in plain NCHW.
+  for (int64_t i = 0; i < 2; ++i)
+    want.push_back(test::int8_reference(kModel, kCalibration, config, input(i)));
   for (const std::string &engine : test::test_engines()) {
     for (const char *cpu : {"reference", "llvm"}) {
       std::unique_ptr<runtime::HostKernels> kernels;
@@ -86,7 +72,7 @@ TEST(MiniResNetE2E, StemFoldedBitExactOnEveryEngine) {
       runtime::GraphExecutor exec(p, *kernels, device.get(), config);
       for (int64_t i = 0; i < 2; ++i) {
         runtime::RunProfile profile;
-        const auto got = exec.run({host(input(i))}, &profile);
+        const auto got = exec.run({test::host(input(i))}, &profile);
         ASSERT_EQ(got[0].data.size(), want[i].nbytes());
         EXPECT_EQ(std::memcmp(got[0].data.data(), want[i].raw(), want[i].nbytes()), 0)
             << engine << ", CPU " << cpu << ", input " << i;

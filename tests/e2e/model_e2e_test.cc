@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 
+#include "e2e_kit.h"
 #include "program_kit.h"
 #include "vacc/cli/reference_check.h"
 #include "vacc/cli/reference_kernels.h"
@@ -49,12 +50,7 @@ graph::Tensor samples(int64_t begin, int64_t n) {
   return t;
 }
 
-runtime::HostTensor host(const graph::Tensor &t) {
-  runtime::HostTensor h;
-  h.shape = t.shape();
-  h.data.assign(t.raw(), t.raw() + t.nbytes());
-  return h;
-}
+using test::host;
 
 // The compiler's int8 reference: the graph pipeline run independently of the package, then
 // the reference executor on its output graph.

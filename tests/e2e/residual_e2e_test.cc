@@ -9,15 +9,16 @@
 
 #include <cstring>
 
+#include "e2e_kit.h"
 #include "program_kit.h"
+#include "vacc/cli/llvm_kernels.h"
+#include "vacc/cli/reference_kernels.h"
 #include "vacc/driver/device.h"
 #include "vacc/graph/executor.h"
 #include "vacc/graph/onnx_import.h"
 #include "vacc/graph/pipeline.h"
 #include "vacc/lower/legality.h"
 #include "vacc/package/compile_model.h"
-#include "vacc/cli/llvm_kernels.h"
-#include "vacc/cli/reference_kernels.h"
 #include "vacc/runtime/graph_executor.h"
 #include "vacc/support/npy.h"
 
@@ -30,26 +31,14 @@ const std::string kCalibration = kData + "/residual_calib.npy";
 
 graph::Tensor input(int64_t i) {
   static const NpyArray all = read_npy(kData + "/residual_inputs.npy");
-  graph::Tensor t(graph::DType::kFloat32, {1, 16, 8, 8});
-  std::memcpy(t.raw(), all.data.data() + i * t.nbytes(), t.nbytes());
-  return t;
+  return test::npy_row(all, i, {1, 16, 8, 8});
 }
 
-// The graph pipeline run independently of the package, then the reference executor.
+// The pipeline with the accelerator's partition (the add a step of its own: no fusion).
 graph::Tensor int8_reference(const isa::HwConfig &config, const graph::Tensor &x) {
-  graph::Graph g = graph::import_onnx(kModel);
-  std::string source;
   graph::PipelineOptions po;
   po.accel_legality = lower::accel_legality(config);
-  graph::run_graph_pipeline(g, config, package::calibration_batches(g, kCalibration, &source), po);
-  return graph::Executor(g).run({x})[0];
-}
-
-runtime::HostTensor host(const graph::Tensor &t) {
-  runtime::HostTensor h;
-  h.shape = t.shape();
-  h.data.assign(t.raw(), t.raw() + t.nbytes());
-  return h;
+  return test::int8_reference(kModel, kCalibration, config, x, po);
 }
 
 TEST(ResidualE2E, AddFusedIntoItsConvolutionBitExactOnEveryEngine) {
@@ -75,7 +64,7 @@ TEST(ResidualE2E, AddFusedIntoItsConvolutionBitExactOnEveryEngine) {
         const graph::Tensor x = input(i);
         const graph::Tensor want = int8_reference(config, x);
         runtime::RunProfile profile;
-        const auto got = exec.run({host(x)}, &profile);
+        const auto got = exec.run({test::host(x)}, &profile);
         ASSERT_EQ(got[0].data.size(), want.nbytes());
         EXPECT_EQ(std::memcmp(got[0].data.data(), want.raw(), want.nbytes()), 0)
             << engine << ", CPU " << cpu << ", input " << i;

@@ -68,17 +68,8 @@ Operator define(const isa::HwConfig &c, const AddParams &p, const AccelSchedule 
 
   s[w_l].compute_at(so, ow_o);
   s[w_l].pragma(s[w_l].axis()[0], "dma_copy");
-  for (const auto &[sum, in_l] : {std::pair{sa, a_l}, std::pair{sb, b_l}}) {
-    auto &st = s[sum];
-    st.compute_at(so, ow_o);
-    auto sx = st.axis();
-    auto sr = st.reduce_axis();
-    // The unit reduction axis outside the tile keeps the reset out of the GEMM nest.
-    st.reorder({sx[0], sr[0], sx[1], sx[2], sx[3], sx[4], sx[5], sr[1]});
-    st.tensorize(sx[4], "gemm");
-    s[in_l].compute_at(so, ow_o);
-    s[in_l].pragma(s[in_l].axis()[0], "dma_copy");
-  }
+  schedule_through_gemm(s, sa, a_l, so, ow_o);
+  schedule_through_gemm(s, sb, b_l, so, ow_o);
   for (size_t i = 2; i < acc_stages.size(); ++i) {
     s[acc_stages[i]].compute_at(so, ow_o);
     s[acc_stages[i]].pragma(s[acc_stages[i]].axis()[0], "alu");

@@ -60,4 +60,18 @@ AddStages add_stages(const te::Tensor &a, int a_rest, const te::Tensor &b, int b
   return r;
 }
 
+void schedule_through_gemm(schedule::Schedule &s, const te::Tensor &sum, const te::Tensor &in_l,
+                           schedule::Stage &so, const te::IterVar &at) {
+  auto &st = s[sum];
+  st.set_scope(tir::Scope::kAcc);
+  st.compute_at(so, at);
+  auto sx = st.axis();
+  auto sr = st.reduce_axis();
+  // The unit reduction axis outside the tile keeps the reset out of the GEMM nest.
+  st.reorder({sx[0], sr[0], sx[1], sx[2], sx[3], sx[4], sx[5], sr[1]});
+  st.tensorize(sx[4], "gemm");
+  s[in_l].compute_at(so, at);
+  s[in_l].pragma(s[in_l].axis()[0], "dma_copy");
+}
+
 }  // namespace vacc::lower

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "vacc/isa/config.h"
+#include "vacc/schedule/schedule.h"
 #include "vacc/te/tensor.h"
 
 namespace vacc::lower {
@@ -33,5 +34,10 @@ struct AddStages {
 };
 AddStages add_stages(const te::Tensor &a, int a_rest, const te::Tensor &b, int b_rest, int rshift,
                      int64_t lo, int64_t hi, int out_bits);
+
+// Schedules `sum` (an int8 tile through the GEMM core: a unit reduction and the block_in
+// lanes, in ACC) and its INP copy `in_l` at `at` of the output stage `so`.
+void schedule_through_gemm(schedule::Schedule &s, const te::Tensor &sum, const te::Tensor &in_l,
+                           schedule::Stage &so, const te::IterVar &at);
 
 }  // namespace vacc::lower

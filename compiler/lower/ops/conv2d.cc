@@ -310,16 +310,7 @@ Operator define(const isa::HwConfig &c, const Conv2dParams &p, const AccelSchedu
     s[stages.back()].pragma(s[stages.back()].axis()[0], "alu");
     te::Tensor skip_l = s.cache_read(skip, Scope::kInp, {*skip_sum});
     te::Tensor skip_w_l = s.cache_read(skip_weight, Scope::kWgt, {*skip_sum});
-    auto &st = s[*skip_sum];
-    st.set_scope(Scope::kAcc);
-    st.compute_at(so, ow_o);
-    auto sx = st.axis();
-    auto sr = st.reduce_axis();
-    // The unit reduction axis outside the tile keeps the reset out of the GEMM nest.
-    st.reorder({sx[0], sr[0], sx[1], sx[2], sx[3], sx[4], sx[5], sr[1]});
-    st.tensorize(sx[4], "gemm");
-    s[skip_l].compute_at(so, ow_o);
-    s[skip_l].pragma(s[skip_l].axis()[0], "dma_copy");
+    schedule_through_gemm(s, *skip_sum, skip_l, so, ow_o);
     s[skip_w_l].compute_at(so, per_channel_at);
     s[skip_w_l].pragma(s[skip_w_l].axis()[0], "dma_copy");
     for (const te::Tensor &t : residual_alu) {
