@@ -4,7 +4,7 @@
 // narrow, dilated, padded asymmetrically, with and without bias, widths and channel counts
 // the register tile does not divide; each case checks that the
 // schedule it means to test is the one chosen) and MaxPool without Indices as one vectorized
-// expression (strides, pads, dilation, ceil_mode).
+// expression (strides, pads, dilation, ceil_mode; strided columns read through phases).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -125,7 +125,8 @@ INSTANTIATE_TEST_SUITE_P(
     Schedules, FloatMaxPool,
     ::testing::Values(PoolCase{"resnet_stem", 112, 112, 3, 2, 1, {1, 1, 1, 1}, false},
                       PoolCase{"ceil_mode_squeezenet", 109, 109, 3, 2, 1, {0, 0, 0, 0}, true},
-                      PoolCase{"dilated_asym_pads", 17, 23, 2, 1, 2, {1, 0, 0, 1}, false}),
+                      PoolCase{"dilated_asym_pads", 17, 23, 2, 1, 2, {1, 0, 0, 1}, false},
+                      PoolCase{"stride3_dilated_phases", 20, 31, 3, 3, 2, {1, 2, 0, 1}, false}),
     [](const auto &info) { return std::string(info.param.name); });
 
 }  // namespace

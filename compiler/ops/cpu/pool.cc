@@ -2,8 +2,9 @@
 // AveragePool (count_include_pad, ceil_mode) and GlobalAveragePool, on 1- to 3-D spatial
 // shapes viewed as 3-D. MaxPool is a max over the window's positions written out (windows are
 // small): without Indices as one vectorized expression over a copy padded with the lowest
-// value, with Indices as a loop nest that tracks the winning position; AveragePool sums the valid positions and divides by their count (or by the count of
-// positions inside the explicit padding), as the reference does.
+// value, with Indices as a loop nest that tracks the winning position; AveragePool sums the valid
+// positions and divides by their count (or by the count of positions inside the explicit padding),
+// as the reference does.
 #include "../../graph/window.h"
 #include "common.h"
 #include "vacc/support/error.h"
@@ -68,25 +69,32 @@ CpuKernel build_pool(const Node &node) {
   if (node.op == OpKind::kMaxPool && !want_indices && k[0] * k[1] * k[2] <= 64) {
     // Without Indices: the max over the window written out as one expression on a copy padded
     // with the type's lowest value (which a max never picks over a valid position), so the
-    // output's rows vectorize.
+    // output's rows vectorize. With a column stride s > 1 the copy's rows are split into s
+    // phases ([.., s, ceil(W/s)], phase p holding columns p, p + s, ...): every term of the
+    // max then reads contiguous vectors instead of gathers.
     Tensor x = kb.input(0, xs);
     std::vector<int64_t> need(3);
-    bool padded = false;
+    const int64_t phases = st[2];
+    bool padded = phases > 1;
     for (int d = 0; d < 3; ++d) {
       need[d] = (o[d] - 1) * st[d] + (k[d] - 1) * dl[d] + 1;
       padded |= pb[d] != 0 || need[d] > in[d];
     }
     Tensor xp = x;
     if (padded) {
-      xp = te::compute("xpad", {xs[0], xs[1], need[0], need[1], need[2]},
-                       [&](const std::vector<tir::Var> &i) {
-                         std::vector<Expr> pos, idx = {i[0], i[1]};
-                         for (int d = 0; d < 3; ++d) {
-                           pos.push_back(Expr(i[2 + d]) - static_cast<int>(pb[d]));
-                           idx.push_back(pos.back());
-                         }
-                         return tir::select(inside(pos, false), (*x)(idx), lowest(t));
-                       });
+      Shape ps = {xs[0], xs[1], need[0], need[1]};
+      if (phases > 1) ps.push_back(phases);
+      ps.push_back(phases > 1 ? (need[2] + phases - 1) / phases : need[2]);
+      xp = te::compute("xpad", ps, [&](const std::vector<tir::Var> &i) {
+        std::vector<Expr> pos, idx = {i[0], i[1]};
+        for (int d = 0; d < 3; ++d) {
+          Expr at = d < 2 || phases == 1 ? Expr(i[2 + d])
+                                         : Expr(i[5]) * static_cast<int>(phases) + Expr(i[4]);
+          pos.push_back(at - static_cast<int>(pb[d]));
+          idx.push_back(pos.back());
+        }
+        return tir::select(inside(pos, false), (*x)(idx), lowest(t));
+      });
     }
     out = te::compute("y", out_shape, [&](const std::vector<tir::Var> &i) {
       Expr m;
@@ -95,9 +103,16 @@ CpuKernel build_pool(const Node &node) {
           for (int64_t c = 0; c < k[2]; ++c) {
             std::vector<Expr> idx = {i[0], i[1]};
             const int64_t kk[3] = {a, b, c};
-            for (int d = 0; d < 3; ++d)
+            for (int d = 0; d < 2; ++d)
               idx.push_back(Expr(i[2 + d]) * static_cast<int>(st[d]) +
                             static_cast<int>(kk[d] * dl[d]));
+            const int64_t off = kk[2] * dl[2];  // column w*s + off = (w + off/s)*s + off%s
+            if (phases > 1) {
+              idx.push_back(static_cast<int>(off % phases));
+              idx.push_back(Expr(i[4]) + static_cast<int>(off / phases));
+            } else {
+              idx.push_back(Expr(i[4]) + static_cast<int>(off));
+            }
             Expr v = (*xp)(idx);
             m = m.defined() ? tir::max(m, v) : v;
           }
