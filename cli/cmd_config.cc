@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "output.h"
+#include "vacc/hw/dsp_packing.h"
 #include "vacc/isa/encoding.h"
 
 namespace vacc::cli {
@@ -17,6 +18,12 @@ nlohmann::ordered_json config_json(const isa::HwConfig &c) {
   j["name"] = c.name;
   j["source"] = c.source;
   j["gemm"] = {{"batch", c.batch}, {"block_in", c.block_in}, {"block_out", c.block_out}};
+  const hw::DspPackingPlan packing = hw::plan_dsp_packing(c);
+  j["gemm"]["dsp_packing"] = {
+      {"setting", isa::dsp_packing_name(c.dsp_packing)},
+      {"packed", packing.packed},
+      {"reason", packing.reason},
+      {"dsps_estimate", packing.packed ? packing.dsps_packed : packing.dsps_unpacked}};
   j["dtype"] = {{"inp_bits", c.inp_bits}, {"wgt_bits", c.wgt_bits}, {"acc_bits", c.acc_bits},
                 {"out_bits", c.out_bits()}};
   j["peak_macs_per_cycle"] = c.peak_macs_per_cycle();
@@ -60,6 +67,10 @@ std::string config_text(const isa::HwConfig &c) {
   std::string out = fmt::format("config '{}' ({}): valid\n\n", c.name, c.source);
   out += fmt::format("GEMM core   {} x {} x {} (batch x block_in x block_out)\n", c.batch,
                      c.block_in, c.block_out);
+  const hw::DspPackingPlan packing = hw::plan_dsp_packing(c);
+  out += fmt::format("DSP packing {} ({}; about {} DSP48s)\n",
+                     packing.packed ? "two int8 products per DSP multiplier" : "off",
+                     packing.reason, packing.packed ? packing.dsps_packed : packing.dsps_unpacked);
   out += fmt::format("data types  inp int{}, wgt int{}, acc int{}, out int{}\n", c.inp_bits,
                      c.wgt_bits, c.acc_bits, c.out_bits());
   out += fmt::format("peak        {} MACs/cycle = {:.1f} GOPS at {} MHz\n",

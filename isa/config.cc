@@ -2,10 +2,12 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <bit>
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <vector>
 
 #include "vacc/isa/encoding.h"
 #include "vacc/support/error.h"
@@ -20,6 +22,18 @@ const char *mem_id_name(MemId id) {
     case MemId::kInp: return "inp";
     case MemId::kAcc: return "acc";
     case MemId::kOut: return "out";
+  }
+  return "?";
+}
+
+const char *dsp_packing_name(DspPacking packing) {
+  switch (packing) {
+    case DspPacking::kAuto:
+      return "auto";
+    case DspPacking::kOff:
+      return "off";
+    case DspPacking::kOn:
+      return "on";
   }
   return "?";
 }
@@ -110,10 +124,30 @@ const std::map<std::string, std::map<std::string, IntField>> &int_schema() {
   return schema;
 }
 
-std::string known_keys(const std::map<std::string, IntField> &keys) {
+// Keys of a section whose value is a word rather than an integer.
+const std::map<std::string, std::vector<std::string>> &word_keys() {
+  static const std::map<std::string, std::vector<std::string>> keys = {{"gemm", {"dsp_packing"}}};
+  return keys;
+}
+
+std::string known_keys(const std::string &section, const std::map<std::string, IntField> &keys) {
+  std::vector<std::string> names;
+  for (const auto &[k, _] : keys) names.push_back(k);
+  if (auto words = word_keys().find(section); words != word_keys().end())
+    names.insert(names.end(), words->second.begin(), words->second.end());
+  std::sort(names.begin(), names.end());
   std::string out;
-  for (const auto &[k, _] : keys) out += (out.empty() ? "" : ", ") + k;
+  for (const auto &k : names) out += (out.empty() ? "" : ", ") + k;
   return out;
+}
+
+DspPacking parse_dsp_packing(const ConfigReader &reader, const YAML::Node &node,
+                             const std::string &key) {
+  const std::string word = reader.text(node, key);
+  for (DspPacking p : {DspPacking::kAuto, DspPacking::kOff, DspPacking::kOn}) {
+    if (word == dsp_packing_name(p)) return p;
+  }
+  reader.error(key, fmt::format("must be auto, off or on, got '{}'", word));
 }
 
 // Rule checks, each naming the key it concerns.
@@ -128,6 +162,11 @@ void check_rules(const HwConfig &c, const std::string &src) {
   pow2("gemm.batch", c.batch, 1, 64);
   pow2("gemm.block_in", c.block_in, 1, 256);
   pow2("gemm.block_out", c.block_out, 1, 256);
+  if (c.dsp_packing == DspPacking::kOn && c.block_out < 2 && c.batch < 2)
+    bad("gemm.dsp_packing",
+        fmt::format("'on' pairs two products that share an operand, which needs gemm.block_out "
+                    "or gemm.batch of at least 2 (got {}x{}x{}); use 'off' or 'auto'",
+                    c.batch, c.block_in, c.block_out));
   if (c.inp_bits != 8)
     bad("dtype.inp_bits", fmt::format("must be 8 (vacc's data path is int8), got {}", c.inp_bits));
   if (c.wgt_bits != 8)
@@ -255,14 +294,18 @@ HwConfig parse_config(const std::string &yaml_text, const std::string &source_na
       }
     } else if (auto section = int_schema().find(key); section != int_schema().end()) {
       if (!value.IsMap())
-        reader.error(key, fmt::format("expected a mapping with keys {}",
-                                      known_keys(section->second)));
+        reader.error(
+            key, fmt::format("expected a mapping with keys {}", known_keys(key, section->second)));
       for (const auto &f : value) {
         const std::string sub = f.first.Scalar();
+        if (key == "gemm" && sub == "dsp_packing") {
+          config.dsp_packing = parse_dsp_packing(reader, f.second, "gemm.dsp_packing");
+          continue;
+        }
         auto field = section->second.find(sub);
         if (field == section->second.end())
           reader.error(key + "." + sub,
-                       fmt::format("unknown key (known: {})", known_keys(section->second)));
+                       fmt::format("unknown key (known: {})", known_keys(key, section->second)));
         config.*(field->second) = reader.integer(f.second, key + "." + sub);
       }
     } else {

@@ -55,6 +55,8 @@ function(vacc_generate_hw_package)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
     ${ARG_CONFIG}
     ${VACC_HW_DIR}/gen/package.cc
+    ${VACC_HW_DIR}/gen/dsp_packing.cc
+    ${VACC_HW_DIR}/synth/parts.cc
     ${VACC_SOURCE_DIR}/isa/encoding.cc
     ${VACC_SOURCE_DIR}/isa/config.cc)
 endfunction()

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "vacc/hw/dsp_packing.h"
 #include "vacc/isa/encoding.h"
 #include "vacc/isa/insn.h"
 #include "vacc/support/error.h"
@@ -97,6 +98,9 @@ std::string generate_package(const isa::HwConfig &c) {
   w.param("WgtBits", c.wgt_bits);
   w.param("AccBits", c.acc_bits);
   w.param("OutBits", c.out_bits());
+  const DspPackingPlan packing = plan_dsp_packing(c);
+  w.comment(fmt::format("Two products per DSP multiplier (gemm.dsp_packing; {}).", packing.reason));
+  w.param("GemmDspPacking", packing.packed ? 1 : 0);
   w.blank();
   w.comment("AXI4 master data width to device memory.");
   w.param("BusBits", c.bus_bits);

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <vector>
 
+#include "vacc/hw/dsp_packing.h"
 #include "vacc/hw/package.h"
 #include "vacc/support/cache_dir.h"
 #include "vacc/support/error.h"
@@ -118,6 +119,13 @@ SynthReport from_json(const nlohmann::json &j) {
   return r;
 }
 
+void set_dsp_packing(SynthReport &r, const isa::HwConfig &config) {
+  const DspPackingPlan plan = plan_dsp_packing(config);
+  r.dsp_packing = isa::dsp_packing_name(config.dsp_packing);
+  r.dsp_packed = plan.packed;
+  r.dsp_packing_reason = plan.reason;
+}
+
 }  // namespace
 
 std::string default_cache_dir() {
@@ -154,6 +162,7 @@ SynthReport synthesize(const isa::HwConfig &config, const SynthOptions &options)
           from_json(nlohmann::json::parse(read_file(result_path.string(), "synthesis result")));
       r.cached = true;
       r.log_path = (fs::path(cache_dir) / key / "yosys.log").string();
+      set_dsp_packing(r, config);
       return r;
     } catch (const nlohmann::json::exception &) {
       // A damaged cache entry: synthesize again and overwrite it.
@@ -211,6 +220,7 @@ SynthReport synthesize(const isa::HwConfig &config, const SynthOptions &options)
     fail("cannot read yosys statistics '{}': {}", stat_path.string(), e.what());
   }
   classify(r);
+  set_dsp_packing(r, config);
   std::ofstream(result_path) << to_json(r).dump(2) << "\n";
   return r;
 }
@@ -230,6 +240,9 @@ PartFit check_fit(const SynthReport &r, const FpgaPart &part) {
 
 std::string report_json(const SynthReport &r, const std::optional<PartFit> &fit) {
   nlohmann::json j = to_json(r);
+  j["dsp_packing"] = {
+      {"setting", r.dsp_packing}, {"packed", r.dsp_packed}, {"reason", r.dsp_packing_reason}};
+  j["fits"] = fit ? nlohmann::json(fit->fits) : nlohmann::json();
   if (fit) {
     j["part"] = {{"name", fit->part.name},       {"board", fit->part.board},
                  {"fits", fit->fits},            {"lut_pct", fit->lut_pct},
@@ -251,6 +264,8 @@ std::string report_text(const SynthReport &r, const std::optional<PartFit> &fit)
   s += fmt::format("  {:<22}{:>12}\n", "LUT RAM cells", r.lutram);
   s += fmt::format("  {:<22}{:>12}\n", "block RAM bits", r.bram_bits);
   s += fmt::format("  {:<22}{:>12}\n", "scratchpad bits", r.scratchpad_bits);
+  s += fmt::format("  DSP packing: {} ({})\n", r.dsp_packed ? "two int8 products per DSP" : "off",
+                   r.dsp_packing_reason);
   if (fit) {
     s += fmt::format("part {} ({}): {}\n", fit->part.name, fit->part.board,
                      fit->fits ? "fits" : "does NOT fit");

@@ -9,6 +9,7 @@
 #include <regex>
 #include <string>
 
+#include "vacc/hw/dsp_packing.h"
 #include "vacc/isa/config.h"
 #include "vacc/isa/encoding.h"
 #include "vacc/support/error.h"
@@ -77,6 +78,40 @@ TEST_P(PackageTest, FieldsMatchIsaTables) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, PackageTest, ::testing::Values("default", "small", "wide"));
+
+// gemm.dsp_packing reaches the package as GemmDspPacking: `auto` packs where the part's DSPs
+// would not hold the unpacked core (the default on a Zynq-7020), `on` / `off` as written.
+TEST(Package, DspPackingFollowsTheSettingAndThePart) {
+  auto packed = [](const isa::HwConfig &c) {
+    return parse_params(generate_package(c)).at("GemmDspPacking");
+  };
+  auto bundled = [](const char *name) {
+    return isa::load_config(std::string(VACC_TEST_CONFIG_DIR) + "/" + name + ".yaml");
+  };
+  isa::HwConfig def = bundled("default");
+  EXPECT_EQ(packed(def), 1);  // ~304 DSP48s unpacked, a Zynq-7020 has 220
+  EXPECT_EQ(plan_dsp_packing(def).dsps_unpacked, 16 * 16 + 16 * 3);
+  EXPECT_EQ(plan_dsp_packing(def).dsps_packed, 16 * 16 / 2 + 16 * 3);
+  EXPECT_EQ(packed(bundled("small")), 0);  // 88 of 220
+  EXPECT_EQ(packed(bundled("wide")), 0);   // an Alveo U250 has 12 288
+  def.dsp_packing = isa::DspPacking::kOff;
+  EXPECT_EQ(packed(def), 0);
+  isa::HwConfig small = bundled("small");
+  small.dsp_packing = isa::DspPacking::kOn;
+  EXPECT_EQ(packed(small), 1);
+  isa::HwConfig unknown = bundled("default");
+  unknown.fpga_part = "xc9k999";
+  EXPECT_EQ(packed(unknown), 0);
+  EXPECT_NE(plan_dsp_packing(unknown).reason.find("'xc9k999' is not a part vacc knows"),
+            std::string::npos);
+  // 1 x 128 x 1 on a Zybo (80 DSPs): too many DSPs, but no two products share an operand.
+  isa::HwConfig column = bundled("small");
+  column.block_in = 128;
+  column.block_out = 1;
+  column.fpga_part = "xc7z010";
+  EXPECT_EQ(packed(column), 0);
+  EXPECT_NE(plan_dsp_packing(column).reason.find("no two products"), std::string::npos);
+}
 
 TEST(Package, CamelCase) {
   EXPECT_EQ(camel_case("sram_base"), "SramBase");

@@ -2,18 +2,23 @@
 // on the verilated RTL (plain C++ harness, top_harness.h) and on fsim, and device memory after
 // the run must be identical byte for byte. Also: the illegal-instruction and cycle-limit
 // (deadlock) paths end the run with the right error bits, and a long GEMM stream keeps the
-// GEMM core busy at least 95% of the compute engine's busy cycles.
+// GEMM core busy at least 95% of the compute engine's busy cycles. Random programs on two
+// cores with two int8 products per DSP multiplier (gemm.dsp_packing) match fsim, in the same
+// cycles as unpacked.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "Vvacc_top_small.h"
+#include "Vvacc_top_batch_packed.h"
 #include "Vvacc_top_bus256.h"
+#include "Vvacc_top_small.h"
+#include "Vvacc_top_small_packed.h"
 #include "top_harness.h"
 #include "vacc/isa/assembly.h"
 #include "vacc/isa/config.h"
 #include "vacc/isa/program.h"
+#include "vacc/progen/progen.h"
 #include "vacc/simulator/fsim.h"
 
 namespace vacc::test {
@@ -23,6 +28,9 @@ constexpr uint64_t kBase = 0x10000;
 
 isa::HwConfig small_config() { return isa::load_config(VACC_TEST_CONFIG_DIR "/small.yaml"); }
 isa::HwConfig bus256_config() { return isa::load_config(VACC_TEST_HW_CONFIG_DIR "/small_bus256.yaml"); }
+isa::HwConfig hw_test_config(const char *name) {
+  return isa::load_config(std::string(VACC_TEST_HW_CONFIG_DIR "/") + name + ".yaml");
+}
 
 struct RtlRun {
   HarnessResult result;
@@ -206,6 +214,41 @@ load.uop  sram=0 dram=@uops x=4 pop_prev
               run.result.gemm_busy, run.result.counters[2],
               static_cast<unsigned long long>(run.result.cycles), 100.0 * busy);
   EXPECT_GE(busy, 0.95);
+}
+
+// Random programs (progen, as `vacc fuzz-cosim`) on the packed cores: device memory equal to
+// fsim's. small_packed has small's ISA, so every program also runs on the unpacked small RTL:
+// packing keeps the GEMM pipeline's depth, so cycles and every counter must be equal too.
+TEST(RtlProgram, PackedCoresMatchFsimInTheUnpackedCycles) {
+  const isa::HwConfig small = small_config();
+  const isa::HwConfig small_packed = hw_test_config("small_packed");
+  ASSERT_EQ(small.isa_fingerprint(), small_packed.isa_fingerprint());
+  const isa::HwConfig batch_packed = hw_test_config("batch_packed");
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    {
+      SCOPED_TRACE(progen::describe_program(small_packed, seed));
+      const isa::Program p = progen::generate_program(small_packed, seed);
+      std::vector<uint8_t> expected = p.dram;
+      sim::Fsim(small_packed).run(expected, p.insn_offset, p.insn_count);
+      const RtlRun packed = run_rtl<Vvacc_top_small_packed>(p);
+      const RtlRun unpacked = run_rtl<Vvacc_top_small>(p);
+      ASSERT_EQ(packed.result.error_status, 0u);
+      ASSERT_EQ(packed.dram, expected) << "the packed core differs from fsim";
+      EXPECT_EQ(packed.result.cycles, unpacked.result.cycles);
+      for (int i = 0; i < 7; ++i)
+        EXPECT_EQ(packed.result.counters[i], unpacked.result.counters[i]) << "counter " << i;
+      EXPECT_EQ(packed.result.gemm_busy, unpacked.result.gemm_busy);
+    }
+    {
+      SCOPED_TRACE(progen::describe_program(batch_packed, seed));
+      const isa::Program p = progen::generate_program(batch_packed, seed);
+      std::vector<uint8_t> expected = p.dram;
+      sim::Fsim(batch_packed).run(expected, p.insn_offset, p.insn_count);
+      const RtlRun packed = run_rtl<Vvacc_top_batch_packed>(p);
+      ASSERT_EQ(packed.result.error_status, 0u);
+      ASSERT_EQ(packed.dram, expected) << "the packed core differs from fsim";
+    }
+  }
 }
 
 }  // namespace

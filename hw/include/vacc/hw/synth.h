@@ -37,6 +37,10 @@ struct SynthReport {
   int64_t bram_bits = 0;     // block-RAM capacity used: 36864 per RAMB36, 18432 per RAMB18
   int64_t scratchpad_bits = 0;  // bits the config's scratchpads hold (ACC counted twice)
   std::map<std::string, int64_t> cell_types;
+  // gemm.dsp_packing as configured ("auto", "off", "on"), whether the RTL packs, and why.
+  std::string dsp_packing = "auto";
+  bool dsp_packed = false;
+  std::string dsp_packing_reason;
   double seconds = 0;  // yosys wall time when it ran
   bool cached = false;
   std::string log_path;
@@ -55,7 +59,9 @@ struct PartFit {
 };
 PartFit check_fit(const SynthReport &report, const FpgaPart &part);
 
-// The report (and the fit, if any) as a JSON object text.
+// The report (and the fit, if any) as a JSON object text: the counts above, "dsp_packing"
+// {setting, packed, reason}, "fits" (true/false; null without a part) and "part" {name,
+// board, fits, lut_pct, ff_pct, dsp_pct, bram_pct} (hw/README.md lists every field).
 std::string report_json(const SynthReport &report, const std::optional<PartFit> &fit);
 // A human-readable table.
 std::string report_text(const SynthReport &report, const std::optional<PartFit> &fit);

@@ -15,6 +15,13 @@ enum class MemId : uint8_t { kUop = 0, kWgt = 1, kInp = 2, kAcc = 3, kOut = 4 };
 inline constexpr int kNumMemIds = 5;
 const char *mem_id_name(MemId id);  // "uop", "wgt", "inp", "acc", "out"
 
+// gemm.dsp_packing: whether the RTL's GEMM core computes two int8 products with one DSP48
+// multiplier (hw/rtl/vacc_mul2_packed.sv). `auto` packs when the unpacked core would not fit
+// the DSPs of fpga.part (hw/include/vacc/hw/dsp_packing.h decides). Programs, results and
+// cycle counts are the same either way; only the hardware's resources differ.
+enum class DspPacking : uint8_t { kAuto = 0, kOff = 1, kOn = 2 };
+const char *dsp_packing_name(DspPacking packing);  // "auto", "off", "on"
+
 struct HwConfig {
   std::string name;    // from the `name` key, or the file's stem
   std::string source;  // the file it was read from ("" when built in code)
@@ -23,6 +30,7 @@ struct HwConfig {
   int batch = 1;
   int block_in = 16;
   int block_out = 16;
+  DspPacking dsp_packing = DspPacking::kAuto;
   // dtype: signed integer widths; OUT (what STORE writes) has the input width.
   int inp_bits = 8;
   int wgt_bits = 8;
