@@ -3,7 +3,9 @@
 // on a board through XRT, the rest on the CPU — and prints the per-layer table. With no
 // model it classifies one bundled Fashion-MNIST image with the bundled model.
 // `--engine perf --timing-only` counts cycles without computing any data: the table's cycles
-// are exact, the outputs are not computed (and not printed).
+// are exact, the outputs are not computed (and not printed). `--remote HOST:PORT` compiles
+// here and runs the package on a `vacc serve` (a board), printing the same table and output
+// with the board's cycles and counters.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -17,6 +19,7 @@
 #include "vacc/cli/gpu_kernels.h"
 #include "vacc/cli/reference_check.h"
 #include "vacc/driver/rtl_device.h"
+#include "vacc/remote/client.h"
 #include "vacc/support/error.h"
 #include "vacc/support/npy.h"
 
@@ -31,8 +34,15 @@ struct RunArgs {
   std::string engine = "rtl", config = "default", input, output, cpu = "reference";
   std::string fallback = "cpu";
   std::string calibration, xclbin, device;
+  std::string remote, token_file;
+  double timeout = 600;
   int64_t sample = 0, batch = 0;
   uint64_t cycle_limit = sim::kDefaultCycleLimit;
+};
+
+// The options given on the command line, to refuse those that --remote leaves to the server.
+struct GivenOptions {
+  bool config = false, engine = false, cpu = false;
 };
 
 runtime::HostTensor host_tensor(const graph::Tensor &t) {
@@ -64,11 +74,24 @@ std::vector<int64_t> argmax_rows(const runtime::HostTensor &t) {
   return out;
 }
 
-void run(const RunArgs &a, bool config_given) {
-  if (a.sim == a.fpga)
+void run(const RunArgs &a, const GivenOptions &given) {
+  const bool config_given = given.config;
+  const bool remote = !a.remote.empty();
+  if (remote) {
+    if (a.sim || a.fpga) fail("--remote runs on the server's engine: drop --sim / --fpga");
+    if (given.engine || given.cpu || a.fallback != "cpu" || a.timing_only || !a.xclbin.empty() ||
+        !a.device.empty())
+      fail(
+          "--remote: the server chooses the engine and CPU kernels (vacc serve --engine, "
+          "--cpu); drop --engine, --cpu, --fallback, --timing-only, --xclbin and --device");
+    if (a.check) fail("--check compares every step here; it does not work with --remote");
+  } else if (!a.token_file.empty()) {
+    fail("--token-file needs --remote");
+  }
+  if (!remote && a.sim == a.fpga)
     fail(
-        "vacc run: choose where accelerator steps run: --sim [--engine rtl|perf|fsim] or "
-        "--fpga --xclbin FILE");
+        "vacc run: choose where accelerator steps run: --sim [--engine rtl|perf|fsim], "
+        "--fpga --xclbin FILE or --remote HOST:PORT");
   const bool bundled = a.model.empty();
   const std::string model = bundled ? bundled_model() : a.model;
   if (a.fpga) {
@@ -92,11 +115,26 @@ void run(const RunArgs &a, bool config_given) {
   if (a.float_too && isa::is_package_file(model))
     fail("--float runs the float model: give the .onnx model rather than the package {}", model);
 
-  // A package compiled for a bundled config runs on that config unless --config says else.
+  // A package compiled for a bundled config runs on that config unless --config says else;
+  // remotely, a model is compiled for the config the server runs.
+  std::optional<remote::Client> client;
+  std::optional<remote::ServerInfo> server;
+  if (remote) {
+    remote::ClientOptions copt;
+    copt.address = a.remote;
+    if (!a.token_file.empty()) copt.token = remote::read_token_file(a.token_file);
+    copt.timeout_seconds = a.timeout;
+    client.emplace(copt);
+    server = client->info();
+  }
   std::string config_name = a.config;
   if (!config_given && isa::is_package_file(model))
     config_name = isa::load_package(model).config_name;
-  const isa::HwConfig config = load_named_config(config_name);
+  const isa::HwConfig config =
+      remote && !config_given && !isa::is_package_file(model)
+          ? isa::parse_config(server->config_yaml,
+                              fmt::format("config '{}' of {}", server->config_name, a.remote))
+          : load_named_config(config_name);
 
   // Input: --input, or one bundled sample image.
   std::optional<NpyArray> input_npy;
@@ -133,26 +171,39 @@ void run(const RunArgs &a, bool config_given) {
 
   bool has_accel = false;
   for (const auto &s : pkg.steps) has_accel |= s.commands.has_value();
-  std::unique_ptr<driver::Device> device;
-  driver::DeviceOptions device_options;
-  device_options.xclbin = a.xclbin;
-  device_options.xrt_device = a.device;
-  device_options.timing_only = a.timing_only;
-  device_options.build_rtl_model = !a.no_build;
-  device_options.cycle_limit = a.cycle_limit;
-  if (has_accel) device = open_engine(engine, config, device_options);
-  auto host = host_kernels(pkg);
-  const KernelPreparation prep = prepare_kernels(*host);
-  runtime::GraphExecutor exec(pkg, *host, device.get(), config);
   runtime::RunProfile profile;
   std::optional<cli::ReferenceCheck> check;
-  if (a.check) {
-    check.emplace(pkg);
-    check->expect({x});
+  std::vector<runtime::HostTensor> outs;
+  std::string where = a.fpga ? "fpga (xrt)" : engine, cpu_name;
+  KernelPreparation prep;  // CPU kernels compiled here (a remote run's are the server's)
+  if (remote) {
+    remote::RunResult r = client->run(pkg, {host_tensor(x)});
+    outs = std::move(r.outputs);
+    profile = std::move(r.profile);
+    where = fmt::format("{} at {}", r.engine, a.remote);
+    cpu_name = fmt::format("{} (at {})", r.cpu, a.remote);
+    if (outs.size() != pkg.outputs.size())
+      fail("{} answered {} outputs; the model has {}", a.remote, outs.size(), pkg.outputs.size());
+  } else {
+    std::unique_ptr<driver::Device> device;
+    driver::DeviceOptions device_options;
+    device_options.xclbin = a.xclbin;
+    device_options.xrt_device = a.device;
+    device_options.timing_only = a.timing_only;
+    device_options.build_rtl_model = !a.no_build;
+    device_options.cycle_limit = a.cycle_limit;
+    if (has_accel) device = open_engine(engine, config, device_options);
+    auto host = host_kernels(pkg);
+    prep = prepare_kernels(*host);
+    cpu_name = host->name();
+    runtime::GraphExecutor exec(pkg, *host, device.get(), config);
+    if (a.check) {
+      check.emplace(pkg);
+      check->expect({x});
+    }
+    outs = exec.run({host_tensor(x)}, &profile,
+                    check ? check->observer() : runtime::GraphExecutor::StepObserver());
   }
-  const std::vector<runtime::HostTensor> outs =
-      exec.run({host_tensor(x)}, &profile,
-               check ? check->observer() : runtime::GraphExecutor::StepObserver());
   if (a.timing_only) {
     // No data was computed: only the profile (cycles per layer) means anything.
     if (a.json) {
@@ -195,14 +246,13 @@ void run(const RunArgs &a, bool config_given) {
     write_npy(a.output, o);
   }
 
-  const std::string where = a.fpga ? "fpga (xrt)" : engine;
   if (a.json) {
     nlohmann::ordered_json j;
     j["model"] = model;
     j["config"] = config.name;
     j["engine"] = has_accel ? where : "none (no accelerator steps)";
-    j["cpu"] = host->name();
-    j["cpu_kernels"] = prep.json();
+    j["cpu"] = cpu_name;
+    if (!remote) j["cpu_kernels"] = prep.json();
     j["run_seconds"] = profile.seconds;
     j["profile"] = profile_json(profile, config);
     j["output"] = {{"shape", outs[0].shape}, {"values", floats(outs[0])}};
@@ -229,9 +279,10 @@ void run(const RunArgs &a, bool config_given) {
   fmt::print("model   {} ({} steps, {})\n", model, pkg.steps.size(),
              pkg.quantized ? "int8" : "float");
   fmt::print("engine  {} on config '{}'; CPU steps: {}\n\n",
-             has_accel ? where : "none (no accelerator steps)", config.name, host->name());
+             has_accel ? where : "none (no accelerator steps)", config.name, cpu_name);
   fmt::print("{}", profile_table(profile, config));
-  fmt::print("\ntime    CPU kernels: {}; run {:.3f} s\n", prep.text(), profile.seconds);
+  fmt::print("\ntime    CPU kernels: {}; run {:.3f} s\n",
+             remote ? fmt::format("compiled at {}", a.remote) : prep.text(), profile.seconds);
   fmt::print("output  {} {}\n", outs[0].dtype, graph::shape_str(outs[0].shape));
   if (bundled) {
     fmt::print("predicted class {} ({}); label {} ({})\n", pred.at(0),
@@ -282,10 +333,11 @@ void add_run_command(CLI::App &app) {
                   "bundled Fashion-MNIST CNN on a bundled image");
   cmd->add_flag("--sim", a->sim, "Run accelerator steps on a simulator (--engine)");
   cmd->add_flag("--fpga", a->fpga, "Run accelerator steps on an FPGA board through XRT");
-  cmd->add_option("--engine", a->engine,
-                  "Simulator: rtl (cycle-accurate), perf (fsim plus the RTL's timing) or fsim "
-                  "(functional)")
-      ->capture_default_str();
+  auto *engine =
+      cmd->add_option("--engine", a->engine,
+                      "Simulator: rtl (cycle-accurate), perf (fsim plus the RTL's timing) or fsim "
+                      "(functional)")
+          ->capture_default_str();
   cmd->add_flag("--timing-only", a->timing_only,
                 "--engine perf: count cycles without computing the data (no outputs)");
   add_no_build_flag(cmd, &a->no_build);
@@ -302,7 +354,8 @@ void add_run_command(CLI::App &app) {
                   "--sim: stop an accelerator run after N cycles (fsim: N operations, i.e. "
                   "instructions, micro-ops and tiles moved; 0: no limit)")
       ->capture_default_str();
-  cmd->add_option("--cpu", a->cpu, "CPU kernels: reference or llvm")->capture_default_str();
+  auto *cpu =
+      cmd->add_option("--cpu", a->cpu, "CPU kernels: reference or llvm")->capture_default_str();
   cmd->add_option("--fallback", a->fallback,
                   "Where steps the accelerator does not run go: cpu (--cpu's kernels) or gpu "
                   "(the GPU backend through the CUDA driver; the LLVM CPU backend for operators "
@@ -314,7 +367,15 @@ void add_run_command(CLI::App &app) {
       ->capture_default_str();
   cmd->add_option("--xclbin", a->xclbin, "--fpga: the bitstream (default: $VACC_XCLBIN)");
   cmd->add_option("--device", a->device, "--fpga: board index or BDF (sets VACC_XRT_DEVICE)");
-  cmd->callback([a, config] { run(*a, config->count() > 0); });
+  cmd->add_option("--remote", a->remote,
+                  "Compile here, run on a `vacc serve` at HOST:PORT (a board); models compile "
+                  "for the server's config");
+  cmd->add_option("--token-file", a->token_file, "--remote: the server's shared secret");
+  cmd->add_option("--timeout", a->timeout, "--remote: seconds for the whole run, queueing included")
+      ->capture_default_str();
+  cmd->callback([a, config, engine, cpu] {
+    run(*a, {config->count() > 0, engine->count() > 0, cpu->count() > 0});
+  });
 }
 
 }  // namespace vacc::cli

@@ -23,5 +23,6 @@ void add_sweep_command(CLI::App &app);      // `vacc sweep` and its hidden worke
 // --no-build, on every command that can run the rtl engine: never build an RTL model on
 // demand (sim::RtlOptions::build_model).
 void add_no_build_flag(CLI::App *cmd, bool *no_build);
+void add_serve_command(CLI::App &app);      // `vacc serve`: remote runs (remote/)
 
 }  // namespace vacc::cli

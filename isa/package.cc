@@ -178,7 +178,7 @@ void Package::validate(const std::string &path) const {
   }
 }
 
-void save_package(const Package &package, const std::string &path) {
+std::vector<uint8_t> encode_package(const Package &package) {
   nlohmann::ordered_json j;
   j["format"] = "vacc package";
   j["model"] = package.model;
@@ -219,7 +219,11 @@ void save_package(const Package &package, const std::string &path) {
   }
   const uint64_t sum = fnv1a(bytes.data() + kFixedHeader, bytes.size() - kFixedHeader, kChecksumSeed);
   std::memcpy(bytes.data() + 24, &sum, 8);
+  return bytes;
+}
 
+void save_package(const Package &package, const std::string &path) {
+  const std::vector<uint8_t> bytes = encode_package(package);
   std::ofstream out(path, std::ios::binary);
   if (!out) fail("{}: cannot write package file", path);
   out.write(reinterpret_cast<const char *>(bytes.data()), std::streamsize(bytes.size()));

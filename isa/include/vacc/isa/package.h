@@ -93,6 +93,8 @@ Package parse_package(std::string_view bytes, const std::string &path);
 // The checksum a package file stores at byte 24: FNV-1a 64 of every byte after the fixed
 // header (0 for a file shorter than that header).
 uint64_t package_checksum(std::string_view bytes);
+// The bytes of a package file, as save_package writes them (parse_package reads them back).
+std::vector<uint8_t> encode_package(const Package &package);
 bool is_package_file(const std::string &path);
 
 // Bytes of one element of a graph dtype name; throws vacc::Error for an unknown name.

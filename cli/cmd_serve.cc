@@ -1,0 +1,115 @@
+// `vacc serve`: runs packages sent by `vacc run --remote` on this machine's engine (xrt on a
+// board with an FPGA; rtl, perf or fsim without one), one at a time, over gRPC
+// (remote/server.h). Prints "listening on HOST:PORT" once ready; stops on SIGINT or SIGTERM.
+#include <fmt/format.h>
+
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <thread>
+
+#include "commands.h"
+#include "model_runner.h"
+#include "output.h"
+#include "vacc/remote/protocol.h"
+#include "vacc/remote/server.h"
+#include "vacc/support/error.h"
+#include "vacc/support/file.h"
+
+namespace vacc::cli {
+
+namespace {
+
+struct ServeArgs {
+  std::string host = "0.0.0.0", engine = "rtl", config = "default", token_file, cpu = "reference";
+  std::string xclbin, device;
+  int port = 9091;
+  int64_t max_message_mib = remote::kDefaultMaxMessageBytes >> 20;
+  double queue_timeout = 600;
+};
+
+void serve(const ServeArgs &a) {
+  const std::string config_path = isa::resolve_config_path(a.config);
+  const isa::HwConfig config = isa::load_config(config_path);
+  if (a.port < 0 || a.port > 65535) fail("--port {}: choose 0..65535 (0: any free port)", a.port);
+  if (a.max_message_mib < 1 || a.max_message_mib > 2047)
+    fail("--max-message-mib {}: choose 1..2047", a.max_message_mib);
+  if (!(a.queue_timeout > 0)) fail("--queue-timeout {}: must be positive", a.queue_timeout);
+  if (a.engine != "xrt" && (!a.xclbin.empty() || !a.device.empty()))
+    fail("--xclbin and --device need --engine xrt");
+
+  driver::DeviceOptions device_options;
+  device_options.xclbin = a.xclbin;
+  device_options.xrt_device = a.device;
+  // Open the engine once now, so that a missing board or model is reported at start, not to
+  // the first client.
+  open_engine(a.engine, config, device_options);
+
+  remote::ServerOptions o;
+  o.host = a.host;
+  o.port = a.port;
+  o.engine = a.engine;
+  o.config = config;
+  o.config_yaml = read_file(config_path, "config file");
+  if (!a.token_file.empty()) o.token = remote::read_token_file(a.token_file);
+  o.max_message_bytes = a.max_message_mib << 20;
+  o.queue_timeout_seconds = a.queue_timeout;
+  o.cpu = a.cpu;
+  if (a.cpu != "reference" && a.cpu != "llvm") fail("--cpu '{}': choose reference or llvm", a.cpu);
+  o.host_kernels = [cpu = a.cpu](const isa::Package &p) { return make_host_kernels(cpu, p); };
+  o.open_device = [engine = a.engine, config, device_options] {
+    return open_engine(engine, config, device_options);
+  };
+
+  // SIGINT / SIGTERM end the server from a thread of its own (gRPC's Shutdown is not
+  // async-signal-safe). Blocked before gRPC starts its threads, so they inherit the mask.
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  remote::Server server(std::move(o));
+  fmt::print("listening on {}:{}\n", a.host, server.port());
+  std::fflush(stdout);
+  std::thread stopper([&] {
+    int sig = 0;
+    sigwait(&stop, &sig);
+    fmt::print(stderr, "vacc serve: {} received, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    server.shutdown();
+  });
+  server.wait();
+  stopper.join();
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App &app) {
+  auto *cmd = app.add_subcommand(
+      "serve", "Run packages sent by `vacc run --remote` on this machine's engine (gRPC)");
+  auto a = std::make_shared<ServeArgs>();
+  cmd->add_option("--port", a->port, "TCP port (0: any free port, printed at start)")
+      ->capture_default_str();
+  cmd->add_option("--host", a->host, "Address to listen on (127.0.0.1: this machine only)")
+      ->capture_default_str();
+  cmd->add_option("--engine", a->engine,
+                  "xrt (the FPGA board), rtl (cycle-accurate simulator), perf or fsim")
+      ->capture_default_str();
+  cmd->add_option("--config", a->config,
+                  "The hardware config the engine implements (clients compile for it)")
+      ->capture_default_str();
+  cmd->add_option("--token-file", a->token_file,
+                  "A file holding a shared secret that every request must carry");
+  cmd->add_option("--cpu", a->cpu, "CPU kernels for CPU steps: reference or llvm")
+      ->capture_default_str();
+  cmd->add_option("--max-message-mib", a->max_message_mib,
+                  "Largest request or answer (a package with its inputs), MiB")
+      ->capture_default_str();
+  cmd->add_option("--queue-timeout", a->queue_timeout,
+                  "Seconds a request may wait for the runs before it")
+      ->capture_default_str();
+  cmd->add_option("--xclbin", a->xclbin, "--engine xrt: the bitstream (default: $VACC_XCLBIN)");
+  cmd->add_option("--device", a->device, "--engine xrt: board index or BDF");
+  cmd->callback([a] { serve(*a); });
+}
+
+}  // namespace vacc::cli

@@ -1,0 +1,349 @@
+// Remote runs on loopback, as a user runs them: `vacc serve --engine rtl` (the cycle-accurate
+// RTL simulator standing in for a board) on a port the OS picks, and `vacc run --remote`
+// against it. The remote output and every layer's cycles and counters must equal a local
+// `vacc run --sim --engine rtl` byte for byte; a wrong or missing token, an oversized
+// message, garbage and truncated transfers, a bad package, another protocol version, a client
+// killed mid-run and two clients at once must each be handled, with the server still serving.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "vacc/remote/client.h"
+#include "vacc/remote/protocol.h"
+#include "vacc/support/error.h"
+#include "vacc_remote.grpc.pb.h"
+
+extern char **environ;
+
+namespace vacc::test {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::string slurp(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A child process of `vacc` with its standard output and error in files.
+struct Proc {
+  pid_t pid = -1;
+  fs::path out, err;
+  std::string stdout_text() const { return slurp(out); }
+  std::string stderr_text() const { return slurp(err); }
+};
+
+Proc spawn(const std::vector<std::string> &args, const fs::path &dir, const std::string &tag) {
+  Proc p;
+  p.out = dir / (tag + ".out");
+  p.err = dir / (tag + ".err");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, p.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, p.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  std::vector<char *> argv;
+  std::vector<std::string> all = {VACC_BIN};
+  all.insert(all.end(), args.begin(), args.end());
+  for (auto &a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const int rc = posix_spawn(&p.pid, VACC_BIN, &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw std::runtime_error("posix_spawn failed");
+  return p;
+}
+
+// The exit status, or -signal; fails the test past `limit`.
+int wait_exit(const Proc &p, std::chrono::seconds limit = 300s) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (true) {
+    int status = 0;
+    const pid_t r = waitpid(p.pid, &status, WNOHANG);
+    if (r == p.pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+    if (std::chrono::steady_clock::now() > end) {
+      kill(p.pid, SIGKILL);
+      waitpid(p.pid, &status, 0);
+      ADD_FAILURE() << "process " << p.pid << " did not end within " << limit.count() << " s";
+      return -1;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+}
+
+// Waits until `pred` holds (polling), at most `limit`.
+template <typename Pred>
+bool eventually(Pred pred, std::chrono::seconds limit = 120s) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return pred();
+}
+
+size_t count(const std::string &text, const std::string &what) {
+  size_t n = 0;
+  for (size_t pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
+  return n;
+}
+
+// Bytes to a TCP port on loopback, then the connection closed.
+void send_raw(int port, const std::string &bytes) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr), 0);
+  ASSERT_EQ(write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+  std::this_thread::sleep_for(50ms);
+  close(fd);
+}
+
+// One server for the whole suite (its start is the slow part), with a token and a 1 MiB
+// message limit; each test checks that it still serves.
+class Remote : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    char pattern[] = "/tmp/vacc-remote-test-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = new fs::path(pattern);
+    setenv("VACC_CACHE_DIR", (*dir_ / "cache").c_str(), 1);
+    std::ofstream(*dir_ / "token") << "s3cret-for-tests\n";
+    std::ofstream(*dir_ / "wrong") << "not-the-secret\n";
+    server_ = new Proc(
+        spawn({"serve", "--host", "127.0.0.1", "--port", "0", "--engine", "rtl", "--token-file",
+               (*dir_ / "token").string(), "--max-message-mib", "1", "--queue-timeout", "300"},
+              *dir_, "server"));
+    ASSERT_TRUE(eventually([] { return server_->stdout_text().find('\n') != std::string::npos; }))
+        << server_->stderr_text();
+    const std::string line = server_->stdout_text();
+    const size_t colon = line.rfind(':');
+    ASSERT_EQ(line.rfind("listening on 127.0.0.1:", 0), 0u) << line;
+    port_ = std::stoi(line.substr(colon + 1));
+    address_ = "127.0.0.1:" + std::to_string(port_);
+
+    // The local run every remote run must equal.
+    Proc local = spawn(
+        {"run", "--sim", "--engine", "rtl", "--json", "--output", (*dir_ / "local.npy").string()},
+        *dir_, "local");
+    ASSERT_EQ(wait_exit(local), 0) << local.stderr_text();
+    local_ = new nlohmann::json(nlohmann::json::parse(local.stdout_text()));
+  }
+
+  static void TearDownTestSuite() {
+    if (server_) {
+      kill(server_->pid, SIGTERM);
+      EXPECT_EQ(wait_exit(*server_, 60s), 0) << server_->stderr_text();
+    }
+    if (dir_) fs::remove_all(*dir_);
+    delete server_;
+    delete local_;
+    delete dir_;
+  }
+
+  void TearDown() override {
+    EXPECT_EQ(waitpid(server_->pid, nullptr, WNOHANG), 0) << "the server has exited:\n"
+                                                          << server_->stderr_text();
+  }
+
+  // `vacc run --remote` with the right token; returns the process (not yet waited for).
+  static Proc remote_run(const std::string &tag, const std::string &token_file = "token") {
+    return spawn({"run", "--remote", address_, "--token-file", (*dir_ / token_file).string(),
+                  "--json", "--output", (*dir_ / (tag + ".npy")).string()},
+                 *dir_, tag);
+  }
+
+  // The run's output and every layer's cycles and counters equal the local run's.
+  static void expect_same_as_local(const Proc &p, const std::string &tag) {
+    const nlohmann::json remote = nlohmann::json::parse(p.stdout_text());
+    const nlohmann::json &local = *local_;
+    EXPECT_EQ(slurp(*dir_ / (tag + ".npy")), slurp(*dir_ / "local.npy"));
+    EXPECT_EQ(remote["output"], local["output"]);
+    EXPECT_EQ(remote["predicted"], local["predicted"]);
+    const auto &rl = remote["profile"]["layers"], &ll = local["profile"]["layers"];
+    ASSERT_EQ(rl.size(), ll.size());
+    int accel = 0;
+    for (size_t i = 0; i < ll.size(); ++i) {
+      for (const char *key : {"layer", "op", "where", "macs", "cycles"})
+        EXPECT_EQ(rl[i][key], ll[i][key]) << "layer " << i << " " << key;
+      EXPECT_EQ(rl[i].value("counters", nlohmann::json()),
+                ll[i].value("counters", nlohmann::json()))
+          << "layer " << i;
+      accel += ll[i]["where"] == "accel";
+    }
+    EXPECT_GT(accel, 0) << "the model must have accelerator layers, or cycles prove nothing";
+    EXPECT_EQ(remote["profile"]["total"]["cycles"], local["profile"]["total"]["cycles"]);
+    EXPECT_GT(local["profile"]["total"]["cycles"].get<uint64_t>(), 0u);
+    EXPECT_EQ(remote["engine"], "rtl at " + address_);
+  }
+
+  static remote::Client client(int64_t max_message_bytes = 0) {
+    remote::ClientOptions o;
+    o.address = address_;
+    o.token = "s3cret-for-tests";
+    o.timeout_seconds = 120;
+    o.max_message_bytes = max_message_bytes;
+    return remote::Client(o);
+  }
+
+  static inline fs::path *dir_ = nullptr;
+  static inline Proc *server_ = nullptr;
+  static inline nlohmann::json *local_ = nullptr;
+  static inline int port_ = 0;
+  static inline std::string address_;
+};
+
+TEST_F(Remote, RunEqualsALocalRunByteForByte) {
+  const Proc p = remote_run("remote");
+  ASSERT_EQ(wait_exit(p), 0) << p.stderr_text();
+  expect_same_as_local(p, "remote");
+  // The text form prints the same table rows and prediction (the ms column aside).
+  const Proc text = spawn({"run", "--remote", address_, "--token-file", (*dir_ / "token").string()},
+                          *dir_, "remote_text");
+  ASSERT_EQ(wait_exit(text), 0) << text.stderr_text();
+  EXPECT_NE(text.stdout_text().find("engine  rtl at " + address_ + " on config 'default'"),
+            std::string::npos)
+      << text.stdout_text();
+  const std::string predicted =
+      fmt::format("predicted class {}", local_->at("predicted")[0].get<int>());
+  EXPECT_NE(text.stdout_text().find(predicted), std::string::npos) << text.stdout_text();
+}
+
+TEST_F(Remote, WrongOrMissingTokenIsRefusedOnBothSides) {
+  const size_t refusals = count(server_->stderr_text(), "refused a request");
+  const Proc wrong = remote_run("wrong", "wrong");
+  EXPECT_EQ(wait_exit(wrong), 1);
+  EXPECT_NE(wrong.stderr_text().find("wrong token"), std::string::npos) << wrong.stderr_text();
+  const Proc none = spawn({"run", "--remote", address_}, *dir_, "none");
+  EXPECT_EQ(wait_exit(none), 1);
+  EXPECT_NE(none.stderr_text().find("requires a token"), std::string::npos) << none.stderr_text();
+  EXPECT_TRUE(eventually([&] {
+    return count(server_->stderr_text(), "refused a request") >= refusals + 2;
+  })) << server_->stderr_text();
+}
+
+TEST_F(Remote, OversizedMessageIsRefused) {
+  isa::Package big;
+  big.model = "oversized";
+  big.add_blob(std::vector<uint8_t>(2 << 20, 7));  // 2 MiB, over the server's 1 MiB
+  remote::Client c = client(64 << 20);
+  try {
+    c.run(big, {});
+    FAIL() << "a 2 MiB request passed a 1 MiB limit";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("larger than the message limit"), std::string::npos)
+        << e.what();
+  }
+  const Proc p = remote_run("after_oversized");
+  ASSERT_EQ(wait_exit(p), 0) << p.stderr_text();
+  expect_same_as_local(p, "after_oversized");
+}
+
+TEST_F(Remote, GarbageTruncatedAndMalformedRequestsLeaveTheServerServing) {
+  // Not gRPC at all, and an HTTP/2 connection cut in the middle of a frame.
+  send_raw(port_, "GET / HTTP/1.0\r\n\r\n\x01\x02\x03 garbage");
+  send_raw(port_,
+           std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") + std::string("\x00\x00\x12\x04", 4));
+  // Well-formed gRPC, but a package that is not one, and another protocol version: each
+  // refused with a message, and logged.
+  auto channel = grpc::CreateChannel(address_, grpc::InsecureChannelCredentials());
+  auto stub = remote::v1::Accelerator::NewStub(channel);
+  {
+    grpc::ClientContext context;
+    context.AddMetadata(remote::kTokenKey, "s3cret-for-tests");
+    remote::v1::RunRequest request;
+    request.set_protocol_version(remote::kProtocolVersion);
+    request.set_package("definitely not a package");
+    remote::v1::RunReply reply;
+    const grpc::Status s = stub->Run(&context, request, &reply);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_NE(s.error_message().find("not a vacc package"), std::string::npos) << s.error_message();
+  }
+  {
+    grpc::ClientContext context;
+    context.AddMetadata(remote::kTokenKey, "s3cret-for-tests");
+    remote::v1::InfoRequest request;
+    request.set_protocol_version(99);
+    remote::v1::InfoReply reply;
+    const grpc::Status s = stub->Info(&context, request, &reply);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_NE(s.error_message().find("version 99"), std::string::npos) << s.error_message();
+  }
+  EXPECT_TRUE(eventually([] {
+    const std::string log = server_->stderr_text();
+    return log.find("not a vacc package") != std::string::npos &&
+           log.find("protocol version 99") != std::string::npos;
+  })) << server_->stderr_text();
+  const Proc p = remote_run("after_garbage");
+  ASSERT_EQ(wait_exit(p), 0) << p.stderr_text();
+  expect_same_as_local(p, "after_garbage");
+}
+
+TEST_F(Remote, ClientKilledMidRunLeavesTheServerServing) {
+  const size_t runs = count(server_->stderr_text(), "running '");
+  const Proc victim = remote_run("victim");
+  ASSERT_TRUE(eventually([&] { return count(server_->stderr_text(), "running '") > runs; }))
+      << victim.stderr_text() << server_->stderr_text();
+  kill(victim.pid, SIGKILL);
+  EXPECT_EQ(wait_exit(victim), -SIGKILL);
+  const Proc p = remote_run("after_kill");
+  ASSERT_EQ(wait_exit(p), 0) << p.stderr_text();
+  expect_same_as_local(p, "after_kill");
+}
+
+TEST_F(Remote, TwoClientsAtOnceEachGetTheirRun) {
+  const Proc a = remote_run("first");
+  const Proc b = remote_run("second");
+  ASSERT_EQ(wait_exit(a), 0) << a.stderr_text();
+  ASSERT_EQ(wait_exit(b), 0) << b.stderr_text();
+  expect_same_as_local(a, "first");
+  expect_same_as_local(b, "second");
+}
+
+TEST_F(Remote, InfoNamesTheServersEngineAndConfig) {
+  const remote::ServerInfo info = client().info();
+  EXPECT_EQ(info.engine, "rtl");
+  EXPECT_EQ(info.config_name, "default");
+  EXPECT_EQ(info.max_message_bytes, 1 << 20);
+  EXPECT_NE(info.config_yaml.find("block_in: 16"), std::string::npos);
+}
+
+TEST(RemoteClient, UnreachableServerIsNamed) {
+  remote::ClientOptions o;
+  o.address = "127.0.0.1:1";  // nothing listens on port 1
+  o.timeout_seconds = 5;
+  remote::Client c(o);
+  try {
+    c.info();
+    FAIL() << "reached a server on port 1";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("cannot reach the vacc server at 127.0.0.1:1"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace vacc::test
