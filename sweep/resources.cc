@@ -8,6 +8,7 @@
 #include <cmath>
 #include <optional>
 
+#include "vacc/hw/dsp_packing.h"
 #include "vacc/support/error.h"
 
 namespace vacc::sweep {
@@ -52,24 +53,28 @@ double alu_multiplier_dsps(int acc_bits) {
   return a * b - (a > 1 && b > 1 ? 1 : 0);
 }
 
-// The quantities each resource is linear in (resources.h).
+// The quantities each resource is linear in (resources.h). A packed core (gemm.dsp_packing,
+// resolved as the RTL generator does) multiplies two products per DSP48 and adds the upper
+// product's sign correction in fabric: half the array's DSPs, LUTs and FFs per packed MAC.
 std::vector<double> features(Resource r, const isa::HwConfig &c) {
   const double macs = static_cast<double>(c.peak_macs_per_cycle());
   const double lanes = static_cast<double>(c.batch) * c.block_out;
+  const bool packed = hw::plan_dsp_packing(c).packed;
   switch (r) {
     case kLut:
     case kFf:
-      return {1.0, macs, lanes * c.acc_bits, static_cast<double>(c.bus_bits)};
+      return {1.0, macs, lanes * c.acc_bits, static_cast<double>(c.bus_bits),
+              packed ? macs : 0.0};
     case kDsp:
-      return {1.0, macs, lanes * alu_multiplier_dsps(c.acc_bits)};
+      return {1.0, packed ? std::ceil(macs / 2) : macs, lanes * alu_multiplier_dsps(c.acc_bits)};
   }
   return {};
 }
 
-const char *const kFeatureNames[3][4] = {
-    {"1", "macs", "lanes*acc_bits", "bus_bits"},
-    {"1", "macs", "lanes*acc_bits", "bus_bits"},
-    {"1", "macs", "lanes*multiplier_dsps(acc_bits)", ""},
+const char *const kFeatureNames[3][5] = {
+    {"1", "macs", "lanes*acc_bits", "bus_bits", "packed_macs"},
+    {"1", "macs", "lanes*acc_bits", "bus_bits", "packed_macs"},
+    {"1", "gemm_multipliers", "lanes*multiplier_dsps(acc_bits)", "", ""},
 };
 const char *const kResourceNames[] = {"LUT", "FF", "DSP"};
 

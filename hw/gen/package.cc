@@ -99,7 +99,8 @@ std::string generate_package(const isa::HwConfig &c) {
   w.param("AccBits", c.acc_bits);
   w.param("OutBits", c.out_bits());
   const DspPackingPlan packing = plan_dsp_packing(c);
-  w.comment(fmt::format("Two products per DSP multiplier (gemm.dsp_packing; {}).", packing.reason));
+  // Only the outcome: the reason names fpga.part, which must not change the RTL model's key.
+  w.comment("1: two products per DSP multiplier (gemm.dsp_packing as resolved for fpga.part).");
   w.param("GemmDspPacking", packing.packed ? 1 : 0);
   w.blank();
   w.comment("AXI4 master data width to device memory.");

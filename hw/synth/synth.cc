@@ -6,9 +6,13 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -126,6 +130,20 @@ void set_dsp_packing(SynthReport &r, const isa::HwConfig &config) {
   r.dsp_packing_reason = plan.reason;
 }
 
+// Moves a finished run's folder to its key and writes the result beside it, each by a rename
+// (atomic within one file system), so readers never see half an entry.
+void publish(const fs::path &work, const fs::path &entry, const fs::path &result_path,
+             const std::string &result) {
+  std::error_code ec;
+  fs::remove_all(entry, ec);
+  fs::rename(work, entry, ec);
+  if (ec) fs::remove_all(work, ec);  // another run published the same key first
+  const fs::path staged = result_path.string() + ".tmp." + std::to_string(getpid());
+  std::ofstream(staged) << result;
+  fs::rename(staged, result_path, ec);
+  if (ec) fail("cannot write the synthesis result '{}': {}", result_path.string(), ec.message());
+}
+
 }  // namespace
 
 std::string default_cache_dir() {
@@ -169,9 +187,14 @@ SynthReport synthesize(const isa::HwConfig &config, const SynthOptions &options)
     }
   }
 
-  const fs::path work = fs::path(cache_dir) / key;
-  fs::create_directories(work, ec);
-  if (ec) fail("cannot create '{}': {}", work.string(), ec.message());
+  // Each run synthesizes in a folder of its own and publishes it under the key when done, so
+  // two processes synthesizing the same config (sweep workers, parallel tests) never share
+  // Yosys's files; the last one to finish wins, with identical contents.
+  const fs::path entry = fs::path(cache_dir) / key;
+  std::string work_template = (fs::path(cache_dir) / (key + ".run.XXXXXX")).string();
+  if (mkdtemp(work_template.data()) == nullptr)
+    fail("cannot create a work folder in '{}': {}", cache_dir, std::strerror(errno));
+  const fs::path work = work_template;
   write_package(config, work.string());
   const fs::path stat_path = work / "stat.json";
   const fs::path log_path = work / "yosys.log";
@@ -221,7 +244,8 @@ SynthReport synthesize(const isa::HwConfig &config, const SynthOptions &options)
   }
   classify(r);
   set_dsp_packing(r, config);
-  std::ofstream(result_path) << to_json(r).dump(2) << "\n";
+  publish(work, entry, result_path, to_json(r).dump(2) + "\n");
+  r.log_path = (entry / "yosys.log").string();
   return r;
 }
 

@@ -45,8 +45,9 @@ TEST(ResourceModel, EachSamplePredictedByTheOthers) {
   EXPECT_LT(e.max_pct.dsp, kDspPct);
   EXPECT_LT(e.max_pct.bram, kBramPct);
   std::cout << "leave-one-out mean error: LUT " << e.mean_pct.lut << "%, FF " << e.mean_pct.ff
-            << "%, DSP " << e.mean_pct.dsp << "%; max LUT " << e.max_pct.lut << "%, FF "
-            << e.max_pct.ff << "%, DSP " << e.max_pct.dsp << "%\n";
+            << "%, DSP " << e.mean_pct.dsp << "%, BRAM " << e.mean_pct.bram << "%; max LUT "
+            << e.max_pct.lut << "%, FF " << e.max_pct.ff << "%, DSP " << e.max_pct.dsp
+            << "%, BRAM " << e.max_pct.bram << "%\n";
 }
 
 TEST(ResourceModel, NeedsSamplesThatVaryEachQuantity) {

@@ -7,8 +7,9 @@
 // 7% where its memory mapping finds a cheaper arrangement for wide, deep memories.
 // LUT and FF are linear in the quantities that size the datapath: the MAC array
 // (batch x block_in x block_out), the ALU lanes times the accumulator width (its adders,
-// shifters and multipliers) and the bus width (DMA, slices); DSP in the MAC array and the
-// DSP48 tiles of the ALU lanes' multipliers. The
+// shifters and multipliers), the bus width (DMA, slices) and the MACs packed two per DSP
+// (gemm.dsp_packing: their sign correction); DSP in the GEMM multipliers (one per MAC, one
+// per two packed) and the DSP48 tiles of the ALU lanes' multipliers. The
 // coefficients come from a least-squares fit to Yosys runs (synth_xilinx -family xc7) listed
 // in hw/synth/resource_samples.yaml, plus any a sweep ran itself (--synth).
 #pragma once
