@@ -5,6 +5,7 @@
 
 #include <unordered_map>
 
+#include "vacc/graph/executor.h"
 #include "vacc/graph/op_registry.h"
 #include "vacc/graph/shape_inference.h"
 #include "vacc/support/file.h"
@@ -284,8 +285,46 @@ class Importer {
     } catch (const Error &e) {
       fail("{}: {}", what, e.what());
     }
+    if (folds_at_import(*node)) {
+      try {
+        fold(node);
+      } catch (const Error &e) {
+        fail("{}: {}", what, e.what());
+      }
+    }
     for (Value *out : outputs) {
       if (out) define(out->name, out);
+    }
+  }
+
+  // Shape computations fold here, as they are imported, so that an input that decides a
+  // shape (Reshape's shape, Expand's, Slice's starts...) is a constant when its consumer's
+  // shape is inferred: nodes whose inputs are all constant (or that read only shapes) and
+  // whose outputs are integers or booleans. Float constant subgraphs are left to the
+  // constant folding pass.
+  bool folds_at_import(const Node &node) const {
+    const OpDef &def = op_def(node.op);
+    for (const Value *out : node.outputs) {
+      if (out && dtype_is_float(out->dtype)) return false;
+    }
+    if (def.reads_shapes_only) return true;
+    bool any = false;
+    for (const Value *in : node.inputs) {
+      if (in && !in->is_constant()) return false;
+      any |= in != nullptr;
+    }
+    return any;
+  }
+
+  void fold(Node *node) {
+    std::vector<const Tensor *> in;
+    for (const Value *v : node->inputs)
+      in.push_back(v && v->is_constant() ? v->constant.get() : nullptr);
+    std::vector<Tensor> outs = execute_node(*node, in);
+    std::vector<Value *> outputs = node->outputs;
+    graph_.remove_node(node);
+    for (size_t k = 0; k < outputs.size() && k < outs.size(); ++k) {
+      if (outputs[k]) outputs[k]->constant = std::make_shared<const Tensor>(std::move(outs[k]));
     }
   }
 

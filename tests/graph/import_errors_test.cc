@@ -153,7 +153,71 @@ TEST(ImportErrors, DynamicReshapeShape) {
   add_node(m, "Reshape", "reshape", {"x", "shape"});
   std::string e = import_error(m);
   EXPECT_HAS(e, "node 'reshape' (#0, Reshape)");
-  EXPECT_HAS(e, "must be a constant");
+  EXPECT_HAS(e, "not known at compile time");
+  EXPECT_HAS(e, "graph input 'shape'");
+}
+
+void add_int64_input(onnx::ModelProto &m, const std::string &name, std::vector<int64_t> dims) {
+  auto *s = m.mutable_graph()->add_input();
+  s->set_name(name);
+  s->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  for (int64_t d : dims)
+    s->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+// The static part of the shape folds (Shape, Slice); the part computed from a graph input's
+// data cannot, and the error names that input.
+TEST(ImportErrors, ShapeComputedFromDataNamesTheInput) {
+  auto m = model_with_input(13);
+  add_int64_input(m, "k", {1});
+  add_node(m, "Shape", "shape_of_x", {"x"}, "sx");
+  auto *starts = m.mutable_graph()->add_initializer();
+  starts->set_name("zero");
+  starts->set_data_type(onnx::TensorProto::INT64);
+  starts->add_dims(1);
+  starts->add_int64_data(0);
+  auto *ends = m.mutable_graph()->add_initializer();
+  ends->set_name("two");
+  ends->set_data_type(onnx::TensorProto::INT64);
+  ends->add_dims(1);
+  ends->add_int64_data(2);
+  add_node(m, "Slice", "lead", {"sx", "zero", "two"}, "lead_dims");
+  auto *concat = add_node(m, "Concat", "target", {"lead_dims", "k"}, "target_shape");
+  auto *axis = concat->add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(0);
+  add_node(m, "Reshape", "reshape", {"x", "target_shape"});
+  std::string e = import_error(m);
+  EXPECT_HAS(e, "node 'reshape' (#3, Reshape)");
+  EXPECT_HAS(e, "input 'target_shape' (shape)");
+  EXPECT_HAS(e, "graph input 'k'");
+}
+
+TEST(ImportErrors, CastToAnUnsupportedType) {
+  auto m = model_with_input(13);
+  auto *n = add_node(m, "Cast", "to_half", {"x"});
+  auto *to = n->add_attribute();
+  to->set_name("to");
+  to->set_type(onnx::AttributeProto::INT);
+  to->set_i(onnx::TensorProto::FLOAT16);
+  std::string e = import_error(m);
+  EXPECT_HAS(e, "node 'to_half' (#0, Cast)");
+  EXPECT_HAS(e, "attribute 'to' is element type 10, which vacc does not carry");
+}
+
+// A Gather of constants folds at import; an index out of range is caught there.
+TEST(ImportErrors, FoldedGatherIndexOutOfRange) {
+  auto m = model_with_input(13);
+  add_node(m, "Shape", "shape_of_x", {"x"}, "sx");
+  auto *idx = m.mutable_graph()->add_initializer();
+  idx->set_name("idx");
+  idx->set_data_type(onnx::TensorProto::INT64);
+  idx->add_int64_data(7);
+  add_node(m, "Gather", "pick", {"sx", "idx"});
+  std::string e = import_error(m);
+  EXPECT_HAS(e, "node 'pick' (#1, Gather)");
+  EXPECT_HAS(e, "index 7 is out of range for axis 0 of size 4");
 }
 
 TEST(ImportErrors, UnknownDomain) {

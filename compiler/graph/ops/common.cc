@@ -2,6 +2,8 @@
 // importer's context.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "ops.h"
 
 namespace vacc::graph {
@@ -44,11 +46,41 @@ void require_int8ish(const Value &v, const char *role) {
   }
 }
 
+namespace {
+
+// The graph inputs whose data `v` is computed from, quoted and comma-separated.
+std::string data_sources(const Value &v) {
+  std::vector<const Value *> todo = {&v}, found;
+  std::vector<const Node *> seen;
+  while (!todo.empty()) {
+    const Value *x = todo.back();
+    todo.pop_back();
+    if (!x || x->is_constant()) continue;
+    if (!x->producer) {
+      if (std::find(found.begin(), found.end(), x) == found.end()) found.push_back(x);
+      continue;
+    }
+    if (std::find(seen.begin(), seen.end(), x->producer) != seen.end()) continue;
+    seen.push_back(x->producer);
+    for (const Value *in : x->producer->inputs) todo.push_back(in);
+  }
+  std::string s;
+  for (const Value *x : found) s += (s.empty() ? "'" : ", '") + x->name + "'";
+  return s;
+}
+
+}  // namespace
+
 const Tensor &const_input(Node &n, size_t i, const char *role) {
   Value &v = input_of(n, i, role);
   if (!v.is_constant()) {
-    fail("input '{}' ({}) must be a constant: vacc needs static shapes (freeze it at import)",
-         v.name, role);
+    const std::string sources = data_sources(v);
+    fail(
+        "input '{}' ({}) decides the output's shape but is not known at compile time: it is "
+        "computed from the data of graph input {}; vacc's shapes are static (shape "
+        "computations fold only over tensors' shapes), so give that input as a constant or "
+        "re-export the model with this shape fixed",
+        v.name, role, sources.empty() ? "(unknown)" : sources);
   }
   return *v.constant;
 }

@@ -1,8 +1,9 @@
-// Element-wise operators: activations, Clip, Identity, Dropout (inference) and the
-// broadcasting arithmetic of Add, Sub, Mul and Div: reference kernels, shape inference, import
-// rules and OpDefs. Integer arithmetic wraps (as NumPy's does), integer division truncates
-// toward zero.
+// Element-wise operators: activations, Clip, Identity, Dropout (inference), Cast, the
+// broadcasting arithmetic of Add, Sub, Mul and Div, Equal, Where and Expand: reference kernels,
+// shape inference, import rules and OpDefs. Integer arithmetic wraps (as NumPy's does), integer
+// division truncates toward zero.
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -186,6 +187,73 @@ Outputs dropout(const Node &node, const Inputs &in) {
 }  // namespace vacc::graph::ops
 
 namespace vacc::graph::ops {
+
+// Equal: the broadcast comparison, a bool tensor.
+Outputs equal(const Node &node, const Inputs &in) {
+  const Value *out_v = node.outputs[0];
+  Tensor out(DType::kBool, out_v->shape);
+  std::vector<int64_t> oa = broadcast_offsets(in[0]->shape(), out_v->shape);
+  std::vector<int64_t> ob = broadcast_offsets(in[1]->shape(), out_v->shape);
+  uint8_t *po = out.data<uint8_t>();
+  visit_dtype(in[0]->dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T *pa = in[0]->data<T>(), *pb = in[1]->data<T>();
+    for (int64_t i = 0; i < out.size(); ++i) po[i] = pa[oa[i]] == pb[ob[i]] ? 1 : 0;
+  });
+  Outputs outs;
+  outs.push_back(std::move(out));
+  return outs;
+}
+
+// Where(cond, x, y) and Expand(x, shape): element copies under broadcasting.
+Outputs where(const Node &node, const Inputs &in) {
+  const Value *out_v = node.outputs[0];
+  Tensor out(out_v->dtype, out_v->shape);
+  std::vector<int64_t> oc = broadcast_offsets(in[0]->shape(), out_v->shape);
+  std::vector<int64_t> ox = broadcast_offsets(in[1]->shape(), out_v->shape);
+  std::vector<int64_t> oy = broadcast_offsets(in[2]->shape(), out_v->shape);
+  const uint8_t *pc = in[0]->data<uint8_t>();
+  const int es = dtype_size(out.dtype());
+  for (int64_t i = 0; i < out.size(); ++i) {
+    const uint8_t *src = pc[oc[i]] ? in[1]->raw() + ox[i] * es : in[2]->raw() + oy[i] * es;
+    std::memcpy(out.raw() + i * es, src, es);
+  }
+  Outputs outs;
+  outs.push_back(std::move(out));
+  return outs;
+}
+
+Outputs expand(const Node &node, const Inputs &in) {
+  const Value *out_v = node.outputs[0];
+  Tensor out(out_v->dtype, out_v->shape);
+  std::vector<int64_t> ox = broadcast_offsets(in[0]->shape(), out_v->shape);
+  const int es = dtype_size(out.dtype());
+  for (int64_t i = 0; i < out.size(); ++i)
+    std::memcpy(out.raw() + i * es, in[0]->raw() + ox[i] * es, es);
+  Outputs outs;
+  outs.push_back(std::move(out));
+  return outs;
+}
+
+// Cast: float to integer truncates toward zero (as NumPy's astype) and saturates.
+Outputs cast(const Node &node, const Inputs &in) {
+  const DType to = node.outputs[0]->dtype;
+  const Tensor &x = *in[0];
+  Outputs outs;
+  if (dtype_is_float(x.dtype()) && !dtype_is_float(to) && to != DType::kBool) {
+    Tensor t = x.cast(DType::kFloat64);
+    double *p = t.data<double>();
+    for (int64_t i = 0; i < t.size(); ++i) p[i] = std::isnan(p[i]) ? 0.0 : std::trunc(p[i]);
+    outs.push_back(t.cast(to));
+  } else {
+    outs.push_back(x.cast(to));
+  }
+  return outs;
+}
+
+}  // namespace vacc::graph::ops
+
+namespace vacc::graph::ops {
 namespace {
 
 void infer_unary(Node &n) {
@@ -204,6 +272,57 @@ void infer_dropout(Node &n) {
   Value &x = input_of(n, 0, "data");
   set_out(n, 0, x.dtype, x.shape);
   set_out(n, 1, DType::kBool, x.shape);
+}
+
+void infer_equal(Node &n) {
+  Value &a = input_of(n, 0, "A"), &b = input_of(n, 1, "B");
+  require_dtype(b, "B", a.dtype);
+  set_out(n, 0, DType::kBool, broadcast_shapes(a.shape, b.shape));
+}
+
+void infer_where(Node &n) {
+  Value &c = input_of(n, 0, "condition"), &x = input_of(n, 1, "X"), &y = input_of(n, 2, "Y");
+  require_dtype(c, "condition", DType::kBool);
+  require_dtype(y, "Y", x.dtype);
+  set_out(n, 0, x.dtype, broadcast_shapes(c.shape, broadcast_shapes(x.shape, y.shape)));
+}
+
+void infer_expand(Node &n) {
+  Value &x = input_of(n, 0, "input");
+  std::vector<int64_t> shape = const_input(n, 1, "shape").to_int_vector();
+  set_out(n, 0, x.dtype, broadcast_shapes(x.shape, shape));
+}
+
+// ONNX's TensorProto element types that vacc carries.
+DType cast_target(int64_t to) {
+  switch (to) {
+    case 1:
+      return DType::kFloat32;
+    case 2:
+      return DType::kUInt8;
+    case 3:
+      return DType::kInt8;
+    case 5:
+      return DType::kInt16;
+    case 6:
+      return DType::kInt32;
+    case 7:
+      return DType::kInt64;
+    case 9:
+      return DType::kBool;
+    case 11:
+      return DType::kFloat64;
+    default:
+      fail(
+          "attribute 'to' is element type {}, which vacc does not carry (float, double, int8, "
+          "uint8, int16, int32, int64, bool)",
+          to);
+  }
+}
+
+void infer_cast(Node &n) {
+  Value &x = input_of(n, 0, "input");
+  set_out(n, 0, cast_target(n.attrs.get_int("to")), x.shape);
 }
 
 // Before opset 11 Clip's bounds are attributes.
@@ -266,6 +385,23 @@ void add_elementwise_ops(std::vector<OpDef> &defs) {
                   .import = import_dropout,
                   .infer = infer_dropout,
                   .reference = dropout});
+  defs.push_back({.op = OpKind::kEqual,
+                  .name = "Equal",
+                  .onnx = true,
+                  .infer = infer_equal,
+                  .reference = equal});
+  defs.push_back({.op = OpKind::kWhere,
+                  .name = "Where",
+                  .onnx = true,
+                  .infer = infer_where,
+                  .reference = where});
+  defs.push_back({.op = OpKind::kExpand,
+                  .name = "Expand",
+                  .onnx = true,
+                  .infer = infer_expand,
+                  .reference = expand});
+  defs.push_back(
+      {.op = OpKind::kCast, .name = "Cast", .onnx = true, .infer = infer_cast, .reference = cast});
 }
 
 }  // namespace vacc::graph::ops

@@ -23,6 +23,7 @@ void add_normalization_ops(std::vector<OpDef> &defs);  // BatchNormalization, So
 void add_shape_ops(std::vector<OpDef> &defs);          // reshapes, Transpose, Concat, Pad, Constant
 void add_quantize_ops(std::vector<OpDef> &defs);       // (De)QuantizeLinear, Requantize, QAdd
 void add_layout_ops(std::vector<OpDef> &defs);         // vacc.PackNCHWnc / UnpackNCHWnc
+void add_indexing_ops(std::vector<OpDef> &defs);  // Shape, (Un)Squeeze, Gather, Slice, Range...
 
 // --- Shape inference helpers (common.cc). Errors carry the reason only.
 // Input i of n; a vacc::Error naming `role` when it is absent.

@@ -1,6 +1,7 @@
 // Element-wise operators: Relu, LeakyRelu, Sigmoid, Clip, Add/Sub/Mul/Div with numpy
-// broadcasting, and BatchNormalization (inference). Semantics follow the graph reference
-// executor: integer Add/Sub/Mul wrap, integer Div truncates and yields 0 for a zero divisor.
+// broadcasting, BatchNormalization (inference), Equal, Where, Expand and Cast. Semantics follow the
+// graph reference executor: integer Add/Sub/Mul wrap, integer Div truncates and yields 0 for a zero
+// divisor.
 #include "common.h"
 #include "vacc/support/error.h"
 
@@ -153,6 +154,35 @@ CpuKernel build_elementwise(const Node &node) {
       });
       break;
     }
+    case OpKind::kEqual: {
+      Tensor a = kb.input(0), b = kb.input(1);
+      out = te::compute("y", out_shape, [&](const std::vector<tir::Var> &i) -> Expr {
+        return tir::eq(broadcast_read(a, i), broadcast_read(b, i));
+      });
+      break;
+    }
+    case OpKind::kWhere: {
+      Tensor c = kb.input(0), x = kb.input(1), y = kb.input(2);
+      out = te::compute("y", out_shape, [&](const std::vector<tir::Var> &i) -> Expr {
+        return tir::select(broadcast_read(c, i), broadcast_read(x, i), broadcast_read(y, i));
+      });
+      break;
+    }
+    case OpKind::kExpand: {
+      Tensor x = kb.input(0);
+      out = te::compute("y", out_shape, [&](const std::vector<tir::Var> &i) -> Expr {
+        return broadcast_read(x, i);
+      });
+      break;
+    }
+    case OpKind::kCast: {
+      // Float to integer truncates and saturates (NaN is 0), as the reference.
+      Tensor x = kb.input(0, out_shape);
+      out = te::compute("y", out_shape, [&](const std::vector<tir::Var> &i) -> Expr {
+        return tir::cast(t, (*x)(std::vector<Expr>(i.begin(), i.end())));
+      });
+      break;
+    }
     default:
       VACC_CHECK(false) << "build_elementwise: " << graph::op_name(node.op);
   }
@@ -171,6 +201,10 @@ void add_elementwise_lowerings(std::vector<CpuLowering> &lowerings) {
   lowerings.push_back({graph::OpKind::kMul, build_elementwise});
   lowerings.push_back({graph::OpKind::kDiv, build_elementwise});
   lowerings.push_back({graph::OpKind::kBatchNormalization, build_elementwise});
+  lowerings.push_back({graph::OpKind::kEqual, build_elementwise});
+  lowerings.push_back({graph::OpKind::kWhere, build_elementwise});
+  lowerings.push_back({graph::OpKind::kExpand, build_elementwise});
+  lowerings.push_back({graph::OpKind::kCast, build_elementwise});
 }
 
 }  // namespace vacc::ops::cpu

@@ -44,7 +44,18 @@ namespace vacc::graph {
   X(QDense)               \
   X(QAdd)                 \
   X(PackNCHWnc)           \
-  X(UnpackNCHWnc)
+  X(UnpackNCHWnc)         \
+  X(Shape)                \
+  X(Squeeze)              \
+  X(Unsqueeze)            \
+  X(Gather)               \
+  X(Slice)                \
+  X(ConstantOfShape)      \
+  X(Range)                \
+  X(Equal)                \
+  X(Where)                \
+  X(Expand)               \
+  X(Cast)
 
 enum class OpKind {
 #define VACC_X(e) k##e,

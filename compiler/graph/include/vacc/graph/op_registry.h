@@ -59,6 +59,9 @@ struct OpDef {
   QuantRule quantize = QuantRule::kNone;
   // Multiply-accumulates of one run (GEMM operators; graph/macs.h); null counts 0.
   int64_t (*macs)(const Node &node) = nullptr;
+  // The reference kernel reads only its inputs' static shapes (Shape), so the importer
+  // folds the node whatever its inputs.
+  bool reads_shapes_only = false;
 };
 
 // The definition of `op`. Every OpKind has one.

@@ -4,8 +4,8 @@
 //
 // A node's kernel takes one buffer per present node input, in input order, then one per
 // constant the kernel adds (e.g. per-channel shift amounts from attributes), then one per
-// present node output, in order; buffers are the tensors' row-major bytes (kernels may view them with unit
-// dimensions added, e.g. a 1-D convolution as 3-D). Float32 is the float type; integer
+// present node output, in order; buffers are the tensors' row-major bytes (kernels may view them
+// with unit dimensions added, e.g. a 1-D convolution as 3-D). Float32 is the float type; integer
 // operators use the types ONNX gives them (int8/uint8 inputs, int32 accumulators).
 #pragma once
 
@@ -17,8 +17,9 @@
 
 namespace vacc::ops::cpu {
 
-// True for the operators the CPU executor runs without a kernel: Constant, Identity,
-// Dropout (inference), Flatten and Reshape only relabel or copy bytes.
+// True for the operators the CPU executor runs without a kernel, with their graph reference
+// kernel: Constant, Identity, Dropout (inference), Flatten, Reshape, Squeeze and Unsqueeze
+// only relabel or copy bytes (and Shape, ConstantOfShape, Range fold at import).
 bool is_host_op(graph::OpKind op);
 
 // The loop-IR kernel of `node`, from its attributes and its inputs' and output's types and
