@@ -7,8 +7,11 @@ namespace vacc::fuzz {
 
 const std::vector<Target> &targets() {
   static const std::vector<Target> all = {
-      {"config", fuzz_config},   {"asm", fuzz_asm},   {"disasm", fuzz_disasm}, {"fsim", fuzz_fsim},
-      {"package", fuzz_package}, {"onnx", fuzz_onnx}, {"npy", fuzz_npy},
+      {"config", fuzz_config},   {"asm", fuzz_asm},
+      {"disasm", fuzz_disasm},   {"fsim", fuzz_fsim},
+      {"package", fuzz_package}, {"onnx", fuzz_onnx},
+      {"npy", fuzz_npy},         {"sweep_spec", fuzz_sweep_spec},
+      {"remote", fuzz_remote},
   };
   return all;
 }

@@ -37,12 +37,14 @@ const isa::HwConfig &default_config();
 void run_input(const Target &target, const uint8_t *data, size_t size);
 
 // The targets (one file each).
-void fuzz_config(const uint8_t *data, size_t size);   // YAML config reader and validator
-void fuzz_asm(const uint8_t *data, size_t size);      // assembler
-void fuzz_disasm(const uint8_t *data, size_t size);   // program loader, decoder, disassembler
-void fuzz_fsim(const uint8_t *data, size_t size);     // a program file run on fsim
-void fuzz_package(const uint8_t *data, size_t size);  // .vpkg loader and its command lists
-void fuzz_onnx(const uint8_t *data, size_t size);     // ONNX import, shapes, compile
-void fuzz_npy(const uint8_t *data, size_t size);      // .npy reader
+void fuzz_config(const uint8_t *data, size_t size);      // YAML config reader and validator
+void fuzz_asm(const uint8_t *data, size_t size);         // assembler
+void fuzz_disasm(const uint8_t *data, size_t size);      // program loader, decoder, disassembler
+void fuzz_fsim(const uint8_t *data, size_t size);        // a program file run on fsim
+void fuzz_package(const uint8_t *data, size_t size);     // .vpkg loader and its command lists
+void fuzz_onnx(const uint8_t *data, size_t size);        // ONNX import, shapes, compile
+void fuzz_npy(const uint8_t *data, size_t size);         // .npy reader
+void fuzz_sweep_spec(const uint8_t *data, size_t size);  // sweep spec reader and its points
+void fuzz_remote(const uint8_t *data, size_t size);      // remote run request and reply
 
 }  // namespace vacc::fuzz
