@@ -11,6 +11,7 @@
 #include "vacc/graph/passes/fold_batch_norm.h"
 #include "vacc/graph/passes/fold_windows.h"
 #include "vacc/graph/passes/fuse.h"
+#include "vacc/graph/passes/fuse_activations.h"
 #include "vacc/graph/passes/fuse_residual_adds.h"
 #include "vacc/graph/passes/pack_layout.h"
 #include "vacc/graph/passes/partition.h"
@@ -50,10 +51,12 @@ PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
     });
     step("fold_constants", [&] { return fmt::format("{} nodes folded", fold_constants(graph)); });
     step("fuse", [&] { return fmt::format("{} fused", fuse(graph)); });
+  } else {
+    step("fuse_activations", [&] { return fmt::format("{} fused", fuse_activations(graph)); });
   }
   step("partition", [&] {
-    return fmt::format("{} of {} nodes on the accelerator", partition(graph, options.accel_legality),
-                       graph.num_nodes());
+    return fmt::format("{} of {} nodes on the accelerator",
+                       partition(graph, options.accel_legality), graph.num_nodes());
   });
   if (options.fold_windows)
     step("fold_windows", [&] {

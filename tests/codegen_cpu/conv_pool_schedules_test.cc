@@ -2,7 +2,8 @@
 // executor on seeded random data (to 1e-5 of the output's largest magnitude): convolutions
 // with output channels in the vectors and host-packed weight panels (strided, pointwise,
 // narrow, dilated, padded asymmetrically, with and without bias, widths and channel counts
-// the register tile does not divide; each case checks that the
+// the register tile does not divide, fused activations in both schedules; each case checks
+// that the
 // schedule it means to test is the one chosen) and MaxPool without Indices as one vectorized
 // expression (strides, pads, dilation, ceil_mode; strided columns read through phases).
 #include <gtest/gtest.h>
@@ -47,8 +48,9 @@ int64_t out_extent(int64_t in, int64_t k, int64_t s, int64_t d, int64_t pb, int6
 struct ConvCase {
   const char *name;
   int64_t c, m, h, w, k, stride, dilation;
-  std::vector<int64_t> pads;  // top, left, bottom, right
-  bool bias, channel_tiled;   // whether the output-channel tile schedule is expected
+  std::vector<int64_t> pads;           // top, left, bottom, right
+  bool bias, channel_tiled;            // whether the output-channel tile schedule is expected
+  std::vector<float> activation = {};  // fused bounds (passes/fuse_activations.h): min[, max]
 };
 
 class FloatConv : public ::testing::TestWithParam<ConvCase> {};
@@ -68,6 +70,8 @@ TEST_P(FloatConv, MatchesTheReference) {
   at.set("strides", std::vector<int64_t>{p.stride, p.stride});
   at.set("dilations", std::vector<int64_t>{p.dilation, p.dilation});
   at.set("pads", p.pads);
+  if (!p.activation.empty()) at.set("activation_min", p.activation[0]);
+  if (p.activation.size() > 1) at.set("activation_max", p.activation[1]);
   Node *node = g.add_node(OpKind::kConv, "conv", ins, {y}, at);
   g.add_output(y);
   bool tiled = false;
@@ -90,7 +94,31 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"wide_stride1_column_schedule", 8, 32, 6, 56, 3, 1, 1, {1, 1, 1, 1}, true, false},
         ConvCase{"padded_width_109", 3, 32, 223, 223, 7, 2, 1, {0, 0, 0, 0}, true, true},
         ConvCase{"padded_channels_1000", 16, 1000, 13, 13, 1, 1, 1, {0, 0, 0, 0}, true, true},
-        ConvCase{"padded_channels_24_width_13", 8, 24, 25, 25, 3, 2, 1, {1, 1, 1, 1}, false, true}),
+        ConvCase{"padded_channels_24_width_13", 8, 24, 25, 25, 3, 2, 1, {1, 1, 1, 1}, false, true},
+        ConvCase{"fused_relu6_channel_tile",
+                 16,
+                 32,
+                 14,
+                 14,
+                 3,
+                 1,
+                 1,
+                 {1, 1, 1, 1},
+                 true,
+                 true,
+                 {0.0f, 0.25f}},
+        ConvCase{"fused_relu_column_schedule",
+                 8,
+                 32,
+                 6,
+                 56,
+                 3,
+                 1,
+                 1,
+                 {1, 1, 1, 1},
+                 true,
+                 false,
+                 {0.0f}}),
     [](const auto &info) { return std::string(info.param.name); });
 
 struct PoolCase {

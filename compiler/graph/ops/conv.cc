@@ -195,6 +195,17 @@ Outputs conv(const Node &node, const Inputs &in) {
     if constexpr (std::is_floating_point_v<T>) {
       conv_core<T>(x.data<T>(), x.shape(), w.data<T>(), w.shape(), b ? b->data<T>() : nullptr,
                    node.attrs.get_int("group", 1), window, out.data<T>());
+      // A fused activation (passes/fuse_activations.h): the output clamped.
+      if (node.attrs.has("activation_min") || node.attrs.has("activation_max")) {
+        const T lo = node.attrs.has("activation_min")
+                         ? static_cast<T>(node.attrs.get_float("activation_min", 0))
+                         : std::numeric_limits<T>::lowest();
+        const T hi = node.attrs.has("activation_max")
+                         ? static_cast<T>(node.attrs.get_float("activation_max", 0))
+                         : std::numeric_limits<T>::max();
+        T *o = out.data<T>();
+        for (int64_t i = 0; i < out.size(); ++i) o[i] = std::min(std::max(o[i], lo), hi);
+      }
     } else {
       fail("Conv needs float inputs");
     }

@@ -101,6 +101,9 @@ int64_t native_lanes(DataType t);
 // Float 2-D Conv with constant weights, output channels vectorized (conv_channel_tile.cc);
 // nullopt where conv.cc's column-vectorized schedule is the better (or the only) one.
 std::optional<CpuKernel> build_conv_channel_tile(const Node &node);
+// A float Conv's fused activation (graph/passes/fuse_activations.h) applied to its output
+// value: clamped to activation_min / activation_max where the node has them.
+Expr fused_activation(const Node &node, Expr v);
 
 // The CPU lowering of one operator: its kernel builder, or null for an operator that only
 // relabels or copies bytes (the executor runs its graph reference kernel on the host).

@@ -214,7 +214,7 @@ CpuKernel build_conv(const Node &node) {
       Tensor bias = kb.has_input(2) ? kb.input(2) : nullptr;
       out = te::compute("y", out_shape, [&](const std::vector<tir::Var> &i) {
         Expr v = (*acc)({i[0], i[1], i[2], i[3], i[4]});
-        return bias ? v + (*bias)({i[1]}) : v;
+        return fused_activation(node, bias ? v + (*bias)({i[1]}) : v);
       });
       break;
     }

@@ -51,6 +51,15 @@ ChannelTile channel_tile(int64_t M, int64_t OW, int64_t lanes) {
 
 }  // namespace
 
+Expr fused_activation(const Node &node, Expr v) {
+  const DataType t = v.dtype();
+  if (node.attrs.has("activation_min"))
+    v = tir::max(v, fconst(t, node.attrs.get_float("activation_min", 0)));
+  if (node.attrs.has("activation_max"))
+    v = tir::min(v, fconst(t, node.attrs.get_float("activation_max", 0)));
+  return v;
+}
+
 std::optional<CpuKernel> build_conv_channel_tile(const Node &node) {
   if (node.op != graph::OpKind::kConv) return std::nullopt;
   KernelBuilder kb(node);
@@ -116,9 +125,11 @@ std::optional<CpuKernel> build_conv_channel_tile(const Node &node) {
   Tensor tiled =
       te::compute(exact ? "y" : "ypad", {N, Mp, OH, OWp}, [&](const std::vector<tir::Var> &i) {
         Expr a = (*acc)({i[0], i[2], i[3], i[1]});
-        if (!bias) return a;
-        Expr m = Mp == M ? Expr(i[1]) : tir::min(Expr(i[1]), static_cast<int>(M - 1));
-        return a + (*bias)({m});
+        if (bias) {
+          Expr m = Mp == M ? Expr(i[1]) : tir::min(Expr(i[1]), static_cast<int>(M - 1));
+          a = a + (*bias)({m});
+        }
+        return fused_activation(node, a);
       });
   Tensor out = tiled;
   if (!exact) {

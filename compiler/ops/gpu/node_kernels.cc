@@ -72,6 +72,8 @@ std::string build(const Node &node, GpuNodeKernel *k) {
   switch (node.op) {
     case OpKind::kConv: {
       const graph::Value &w = *node.inputs.at(1);
+      if (node.attrs.has("activation_min") || node.attrs.has("activation_max"))
+        return "a fused activation (activation_min/activation_max)";
       if (x.rank() != 4) return "a rank-" + std::to_string(x.rank()) + " input (2-D only)";
       graph::Window win =
           graph::make_window(node.attrs, {x.shape[2], x.shape[3]}, {w.shape[2], w.shape[3]}, false);

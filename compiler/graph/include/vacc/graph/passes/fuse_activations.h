@@ -1,0 +1,18 @@
+// Fusion of the float graph's activations into the convolution before them, for the CPU:
+//   Conv -> Relu             =>  Conv with activation_min 0
+//   Conv -> Clip(lo, hi)     =>  Conv with activation_min lo, activation_max hi
+// (constant bounds; an absent one is no bound). A fused Conv clamps its output to
+// [activation_min, activation_max] (graph/ops/conv.cc's reference, ops/cpu's kernels), so the
+// fused graph computes the same values with one pass over the activation fewer. A Conv
+// output read by anything else, or an activation output that is a graph output, blocks it.
+// Run on float graphs only (the int8 pipeline fuses into vacc.QConv instead, fuse.h).
+#pragma once
+
+#include "vacc/graph/graph.h"
+
+namespace vacc::graph {
+
+// Returns the number of activations fused.
+int fuse_activations(Graph &graph);
+
+}  // namespace vacc::graph
