@@ -447,6 +447,36 @@ TEST(FuseResidualAdds, AddBecomesTheEpilogueOfItsSoleProducer) {
   for (const Node *n : kept.nodes()) EXPECT_FALSE(n->input(3)) << n->describe();
 }
 
+TEST(FuseResidualAdds, AnUnstridedProducerTakesTheAddBeforeAStridedOne) {
+  vacc::isa::HwConfig config;
+  Graph g;
+  Value *x = g.add_value("x", DType::kInt8, {1, 16, 8, 8});
+  Value *y = g.add_value("y", DType::kInt8, {1, 16, 4, 4});
+  g.add_input(x);
+  g.add_input(y);
+  auto qconv = [&](const std::string &name, Value *in, int64_t stride) {
+    Attributes a;
+    a.set("shifts", std::vector<int64_t>{6});
+    a.set("strides", std::vector<int64_t>{stride, stride});
+    Value *w = g.add_constant(name + ".w", random_tensor(DType::kInt8, {16, 16, 1, 1}, 9));
+    Value *out = g.add_value(name, DType::kInt8, {});
+    Node *n = g.add_node(OpKind::kQConv, name, {in, w, nullptr}, {out}, a);
+    infer_node(*n);
+    n->target = Target::kAccel;
+    return out;
+  };
+  Value *unstrided = qconv("body", y, 1);
+  Value *strided = qconv("downsample", x, 2);  // later, same reduction: the tie-break's pick
+  Attributes aa;
+  aa.set("rshift", int64_t{1});
+  Value *sum = op(g, OpKind::kQAdd, "add", {unstrided, strided}, aa);
+  sum->producer->target = Target::kAccel;
+  g.add_output(sum);
+  EXPECT_EQ(fuse_residual_adds(g, vacc::lower::accel_legality(config)), 1);
+  EXPECT_EQ(sum->producer->name, "body");
+  EXPECT_EQ(sum->producer->input(3), strided);
+}
+
 TEST(FuseResidualAdds, SkipOfAnotherShapeNamesBoth) {
   Graph g;
   Value *x = g.add_value("x", DType::kInt8, {1, 16, 4, 4});

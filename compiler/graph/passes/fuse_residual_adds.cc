@@ -1,5 +1,8 @@
 #include "vacc/graph/passes/fuse_residual_adds.h"
 
+#include <algorithm>
+#include <tuple>
+
 namespace vacc::graph {
 
 namespace {
@@ -17,20 +20,22 @@ Node *fusible_producer(const Graph &g, const Value *v, const Node *add) {
 
 bool fuse(Graph &g, Node *add, const AccelLegality &legality) {
   if (add->inputs[0] == add->inputs[1]) return false;
-  // Of two candidates, the one with the longer reduction per output (a 3x3 convolution
-  // rather than a 1x1 downsample): the epilogue's ALU work hides behind its GEMMs. Then the
+  // Of two candidates, an unstrided one (a strided downsample loads its input sparsely and
+  // measured slower fused), then the one with the longer reduction per output (a 3x3
+  // convolution rather than a 1x1): the epilogue's ALU work hides behind its GEMMs. Then the
   // one computed later.
-  auto reduction = [](const Node *c) {
+  auto rank = [&](const Node *c) {
     const Shape &w = c->inputs[1]->shape;
-    return w[1] * w[2] * w[3];
+    const std::vector<int64_t> strides = c->attrs.get_ints("strides", {1, 1});
+    const bool unstrided =
+        std::all_of(strides.begin(), strides.end(), [](int64_t v) { return v == 1; });
+    return std::make_tuple(unstrided, w[1] * w[2] * w[3], g.index_of(c));
   };
   Node *conv = nullptr;
   int operand = -1;
   for (int i = 0; i < 2; ++i) {
     Node *c = fusible_producer(g, add->inputs[i], add);
-    if (!c) continue;
-    if (!conv || reduction(c) > reduction(conv) ||
-        (reduction(c) == reduction(conv) && g.index_of(c) > g.index_of(conv))) {
+    if (c && (!conv || rank(c) > rank(conv))) {
       conv = c;
       operand = i;
     }

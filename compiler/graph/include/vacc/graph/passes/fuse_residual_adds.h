@@ -5,9 +5,9 @@
 //   residual_lshift (its own int8 output's), residual_lshift_skip, residual_rshift,
 //   residual_clip_min, residual_clip_max,
 // and computes vacc.QAdd(clip(requantized conv), skip) bit for bit, with no pass of its own
-// over DRAM. Where both operands qualify, the convolution with the longer reduction per output
-// takes the add (its GEMMs hide the epilogue's ALU work). A fusion the backend cannot run (its
-// legality callback, asked of the fused node) is not made.
+// over DRAM. Where both operands qualify, an unstrided convolution, then the one with the
+// longer reduction per output takes the add (its GEMMs hide the epilogue's ALU work). A fusion
+// the backend cannot run (its legality callback, asked of the fused node) is not made.
 #pragma once
 
 #include "vacc/graph/graph.h"
