@@ -10,6 +10,7 @@
 
 #include "vacc/graph/executor.h"
 #include "vacc/graph/graph.h"
+#include "vacc/graph/shape_inference.h"
 #include "vacc/ops/cpu/executor.h"
 
 using namespace vacc::graph;
@@ -144,6 +145,60 @@ TEST(CpuOps, MatMulWithNonDividingTilesMatchesTheReference) {
   g.add_node(OpKind::kMatMul, "mm", {a, b}, {y});
   g.add_output(y);
   compare(g, 1e-5);
+}
+
+// Runs one node on both executors over given inputs; returns (CPU backend, reference).
+std::pair<Tensor, Tensor> run_both(OpKind op, const std::vector<Tensor> &inputs, DType out) {
+  Graph g;
+  std::vector<Value *> ins;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ins.push_back(g.add_value("x" + std::to_string(i), inputs[i].dtype(), inputs[i].shape()));
+    g.add_input(ins.back());
+  }
+  Value *y = g.add_value("y", out, {});
+  infer_node(*g.add_node(op, "op", ins, {y}));
+  g.add_output(y);
+  return {vacc::ops::cpu::CpuExecutor(g).run(inputs)[0], Executor(g).run(inputs)[0]};
+}
+
+// The composed functions (tanh from exp, erf as a rational approximation) over their whole
+// useful range, tiny arguments included, to a few float32 ulps of the reference's libm (and
+// HardSwish/HardSigmoid, computed in float32 as ONNX's, to the rounding of x / 6 + 0.5).
+TEST(CpuOps, ComposedMathFunctionsMatchTheReferenceOverTheirRange) {
+  std::vector<float> xs;
+  for (int i = -4000; i <= 4000; ++i) xs.push_back(i * 0.002f);
+  for (float t : {1e-7f, 3e-5f, 1e-3f, 20.0f, 90.0f}) {
+    xs.push_back(t);
+    xs.push_back(-t);
+  }
+  const Tensor x = Tensor::from_vector<float>({static_cast<int64_t>(xs.size())}, xs);
+  for (OpKind op : {OpKind::kTanh, OpKind::kErf, OpKind::kHardSwish, OpKind::kHardSigmoid}) {
+    auto [got, want] = run_both(op, {x}, DType::kFloat32);
+    for (int64_t i = 0; i < x.size(); ++i) {
+      const double w = want.as_double(i);
+      ASSERT_NEAR(got.as_double(i), w, 4e-7 * std::abs(w) + 2e-8 * std::abs(xs[i]))
+          << op_name(op) << "(" << xs[i] << ")";
+    }
+  }
+}
+
+// Pow: positive bases to fractional powers, negative bases to integer powers (odd ones
+// negative), 0 ** 0, and integer powers exact.
+TEST(CpuOps, PowMatchesTheReferenceAcrossSignsAndTypes) {
+  const Tensor a =
+      Tensor::from_vector<float>({8}, {0.5f, 3.0f, -2.0f, -2.0f, 0.0f, 0.0f, 7.5f, -1.5f});
+  const Tensor b =
+      Tensor::from_vector<float>({8}, {2.5f, -1.25f, 3.0f, 4.0f, 0.0f, 2.0f, 0.5f, 2.0f});
+  auto [got, want] = run_both(OpKind::kPow, {a, b}, DType::kFloat32);
+  for (int64_t i = 0; i < 8; ++i)
+    EXPECT_NEAR(got.as_double(i), want.as_double(i), 1e-6 * std::abs(want.as_double(i)));
+  EXPECT_FLOAT_EQ(got.as_double(2), -8.0f);
+  EXPECT_FLOAT_EQ(got.as_double(4), 1.0f);
+  const Tensor ia = Tensor::from_vector<int64_t>({5}, {2, -3, 10, 7, -1});
+  const Tensor ib = Tensor::from_vector<int64_t>({5}, {10, 3, 9, 0, 5});
+  auto [igot, iwant] = run_both(OpKind::kPow, {ia, ib}, DType::kInt64);
+  EXPECT_EQ(igot.to_int_vector(), (std::vector<int64_t>{1024, -27, 1000000000, 1, -1}));
+  EXPECT_EQ(iwant.to_int_vector(), igot.to_int_vector());
 }
 
 }  // namespace

@@ -116,5 +116,33 @@ int64_t weight_macs(const Node &node, size_t w_index) {
   return oc ? num_elements(out->shape) * (num_elements(w->shape) / oc) : 0;
 }
 
+// Offsets into a (broadcast) input for each element of the output, in row-major order.
+std::vector<int64_t> broadcast_offsets(const Shape &in, const Shape &out) {
+  int rank = static_cast<int>(out.size());
+  std::vector<int64_t> stride(rank, 0);
+  int64_t s = 1;
+  for (int i = rank - 1, j = static_cast<int>(in.size()) - 1; i >= 0; --i, --j) {
+    int64_t d = j >= 0 ? in[j] : 1;
+    stride[i] = d == 1 ? 0 : s;
+    s *= d;
+  }
+  int64_t total = num_elements(out);
+  std::vector<int64_t> offsets(total);
+  std::vector<int64_t> idx(rank, 0);
+  int64_t off = 0;
+  for (int64_t n = 0; n < total; ++n) {
+    offsets[n] = off;
+    for (int i = rank - 1; i >= 0; --i) {
+      if (++idx[i] < out[i]) {
+        off += stride[i];
+        break;
+      }
+      off -= stride[i] * (out[i] - 1);
+      idx[i] = 0;
+    }
+  }
+  return offsets;
+}
+
 }  // namespace ops
 }  // namespace vacc::graph

@@ -24,6 +24,7 @@ void add_shape_ops(std::vector<OpDef> &defs);          // reshapes, Transpose, C
 void add_quantize_ops(std::vector<OpDef> &defs);       // (De)QuantizeLinear, Requantize, QAdd
 void add_layout_ops(std::vector<OpDef> &defs);         // vacc.PackNCHWnc / UnpackNCHWnc
 void add_indexing_ops(std::vector<OpDef> &defs);  // Shape, (Un)Squeeze, Gather, Slice, Range...
+void add_math_ops(std::vector<OpDef> &defs);      // Tanh, Exp, Erf, Pow, Sum, Max...
 
 // --- Shape inference helpers (common.cc). Errors carry the reason only.
 // Input i of n; a vacc::Error naming `role` when it is absent.
@@ -45,7 +46,11 @@ void check_requant_attrs(Node &n, int64_t channels);
 // output element costs the weight's elements per output channel.
 int64_t weight_macs(const Node &node, size_t w_index);
 
-// --- Kernel helpers (layout.cc).
+// --- Kernel helpers.
+// Offsets into a (broadcast) input for each element of the output, in row-major order
+// (common.cc).
+std::vector<int64_t> broadcast_offsets(const Shape &in, const Shape &out);
+// (layout.cc)
 Tensor block_tensor(const Tensor &plain, int64_t block_n, int64_t block_c);
 Tensor unblock_tensor(const Tensor &blocked, const Shape &plain_shape);
 // The plain NC... shape whose blocked form is `blocked` (padded channel/batch counts).

@@ -165,6 +165,16 @@ Tensor block(const Tensor &plain, int64_t bn, int64_t bc) {
   });
 }
 
+Expr broadcast_read(const Tensor &t, const std::vector<tir::Var> &axes) {
+  const Shape &shape = t->shape();
+  size_t lead = axes.size() - shape.size();
+  std::vector<Expr> idx;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    idx.push_back(shape[k] == 1 ? Expr(0) : Expr(axes[lead + k]));
+  }
+  return (*t)(idx);
+}
+
 int64_t divisor_at_most(int64_t n, int64_t limit) {
   for (int64_t d = std::min(n, limit); d > 1; --d) {
     if (n % d == 0) return d;
@@ -258,6 +268,7 @@ const std::vector<std::optional<CpuLowering>> &lowerings() {
     add_softmax_lowerings(added);
     add_shape_lowerings(added);
     add_quantize_lowerings(added);
+    add_math_lowerings(added);
     std::vector<std::optional<CpuLowering>> by_kind(graph::kNumOpKinds);
     for (const CpuLowering &l : added) {
       VACC_CHECK(!by_kind[static_cast<int>(l.op)])

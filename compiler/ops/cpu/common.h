@@ -93,6 +93,9 @@ void schedule_reduction(schedule::Schedule &s, const Tensor &acc, const Tensor &
 Tensor unblock(const Tensor &blocked);
 Tensor block(const Tensor &plain, int64_t bn, int64_t bc);
 
+// Reads input t at the output position `axes` under NumPy broadcasting.
+Expr broadcast_read(const Tensor &t, const std::vector<tir::Var> &axes);
+
 // Largest divisor of n not above limit.
 int64_t divisor_at_most(int64_t n, int64_t limit);
 // Vector lanes for elements of type t (the host's vector width).
@@ -120,5 +123,6 @@ void add_pool_lowerings(std::vector<CpuLowering> &lowerings);    // Max/Average/
 void add_softmax_lowerings(std::vector<CpuLowering> &lowerings);
 void add_shape_lowerings(std::vector<CpuLowering> &lowerings);     // data movement, host operators
 void add_quantize_lowerings(std::vector<CpuLowering> &lowerings);  // (De)QuantizeLinear, QAdd...
+void add_math_lowerings(std::vector<CpuLowering> &lowerings);      // Tanh, Exp, Erf, Pow, Sum...
 
 }  // namespace vacc::ops::cpu

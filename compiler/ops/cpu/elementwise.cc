@@ -8,17 +8,6 @@
 namespace vacc::ops::cpu {
 namespace {
 
-// Reads input t (shape `shape`) at the output position `axes` under numpy broadcasting.
-Expr broadcast_read(const Tensor &t, const std::vector<tir::Var> &axes) {
-  const Shape &shape = t->shape();
-  size_t lead = axes.size() - shape.size();
-  std::vector<Expr> idx;
-  for (size_t k = 0; k < shape.size(); ++k) {
-    idx.push_back(shape[k] == 1 ? Expr(0) : Expr(axes[lead + k]));
-  }
-  return (*t)(idx);
-}
-
 Expr int_divide(Expr a, Expr b) {
   DataType t = a.dtype();
   Expr zero = iconst(t, 0), one = iconst(t, 1);

@@ -55,7 +55,24 @@ namespace vacc::graph {
   X(Equal)                \
   X(Where)                \
   X(Expand)               \
-  X(Cast)
+  X(Cast)                 \
+  X(Tanh)                 \
+  X(Exp)                  \
+  X(Log)                  \
+  X(Sqrt)                 \
+  X(Erf)                  \
+  X(Reciprocal)           \
+  X(Floor)                \
+  X(Ceil)                 \
+  X(Abs)                  \
+  X(Neg)                  \
+  X(HardSigmoid)          \
+  X(HardSwish)            \
+  X(Pow)                  \
+  X(Sum)                  \
+  X(Mean)                 \
+  X(Max)                  \
+  X(Min)
 
 enum class OpKind {
 #define VACC_X(e) k##e,

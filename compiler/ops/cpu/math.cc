@@ -1,0 +1,151 @@
+// Element-wise math on the CPU: Tanh, Exp, Log, Sqrt, Erf, Reciprocal, Floor, Ceil, Abs, Neg,
+// HardSigmoid, HardSwish, Pow and the variadic Sum, Mean, Max and Min (broadcast). Functions
+// without an LLVM intrinsic are composed: tanh from exp in float64, erf as a rational
+// approximation (|error| < 1e-7, Eigen's), pow as exp(y log |x|) in float64 with the sign of
+// a negative base's integer powers.
+#include "common.h"
+#include "vacc/support/error.h"
+
+namespace vacc::ops::cpu {
+namespace {
+
+using graph::OpKind;
+
+Expr call(tir::CallOp op, Expr x) {
+  return tir::Call::make(op, {std::move(x)});
+}
+
+Expr tanh_of(Expr x, DataType t) {
+  const DataType f64 = DataType::float_(64);
+  Expr v = tir::cast(f64, x);
+  Expr e = call(tir::CallOp::kExp, fconst(f64, -2.0) * call(tir::CallOp::kAbs, v));
+  Expr r = (fconst(f64, 1.0) - e) / (fconst(f64, 1.0) + e);
+  return tir::cast(t, tir::select(v < fconst(f64, 0.0), fconst(f64, 0.0) - r, r));
+}
+
+Expr erf_of(Expr x, DataType t) {
+  static const double kAlpha[] = {
+      -1.60960333262415e-02, -2.95459980854025e-03, -7.34990630326855e-04, -5.69250639462346e-05,
+      -2.10102402082508e-06, 2.77068142495902e-08,  -2.72614225801306e-10};
+  static const double kBeta[] = {-1.42647390514189e-02, -7.37332916720468e-03,
+                                 -1.68282697438203e-03, -2.13374055278905e-04,
+                                 -1.45660718464996e-05};
+  Expr c = tir::min(tir::max(x, fconst(t, -4.0)), fconst(t, 4.0));
+  Expr c2 = c * c;
+  Expr p = fconst(t, kAlpha[6]);
+  for (int k = 5; k >= 0; --k) p = p * c2 + fconst(t, kAlpha[k]);
+  Expr q = fconst(t, kBeta[4]);
+  for (int k = 3; k >= 0; --k) q = q * c2 + fconst(t, kBeta[k]);
+  return c * p / q;
+}
+
+Expr unary_math(const Node &node, Expr x, DataType t) {
+  Expr zero = iconst(t, 0);
+  switch (node.op) {
+    case OpKind::kTanh:
+      return tanh_of(x, t);
+    case OpKind::kExp:
+      return call(tir::CallOp::kExp, x);
+    case OpKind::kLog:
+      return call(tir::CallOp::kLog, x);
+    case OpKind::kSqrt:
+      return call(tir::CallOp::kSqrt, x);
+    case OpKind::kErf:
+      return erf_of(x, t);
+    case OpKind::kReciprocal:
+      return fconst(t, 1.0) / x;
+    case OpKind::kFloor:
+      return call(tir::CallOp::kFloor, x);
+    case OpKind::kCeil:
+      return call(tir::CallOp::kCeil, x);
+    case OpKind::kAbs:
+      return t.is_float()  ? call(tir::CallOp::kAbs, x)
+             : t.is_uint() ? x
+                           : tir::select(x < zero, zero - x, x);
+    case OpKind::kNeg:
+      return zero - x;
+    case OpKind::kHardSigmoid: {
+      Expr a = fconst(t, node.attrs.get_float("alpha", 0.2f));
+      Expr b = fconst(t, node.attrs.get_float("beta", 0.5f));
+      return tir::max(fconst(t, 0.0), tir::min(fconst(t, 1.0), x * a + b));
+    }
+    case OpKind::kHardSwish:
+      return x * tir::max(fconst(t, 0.0),
+                          tir::min(fconst(t, 1.0), x / fconst(t, 6.0) + fconst(t, 0.5)));
+    default:
+      VACC_CHECK(false) << "unary_math: " << graph::op_name(node.op);
+      return x;
+  }
+}
+
+// x ** y for the output type t: float64 exp(y log |x|), negative bases only to integer powers
+// (odd ones negative), 0 ** 0 = 1; integer results rounded.
+Expr pow_of(Expr x, Expr y, DataType t) {
+  const DataType f64 = DataType::float_(64);
+  Expr a = tir::cast(f64, x), b = tir::cast(f64, y);
+  Expr zero = fconst(f64, 0.0), one = fconst(f64, 1.0), two = fconst(f64, 2.0);
+  Expr whole = tir::eq(call(tir::CallOp::kFloor, b), b);
+  Expr odd = whole && tir::eq(b - two * call(tir::CallOp::kFloor, b / two), one);
+  Expr mag = call(tir::CallOp::kExp, b * call(tir::CallOp::kLog, call(tir::CallOp::kAbs, a)));
+  Expr neg = tir::select(whole, tir::select(odd, zero - mag, mag),
+                         call(tir::CallOp::kExp, b * call(tir::CallOp::kLog, a)));
+  Expr r = tir::select(tir::eq(b, zero), one, tir::select(a < zero, neg, mag));
+  return t.is_float() ? tir::cast(t, r) : tir::cast(t, call(tir::CallOp::kRound, r));
+}
+
+CpuKernel build_math(const Node &node) {
+  KernelBuilder kb(node);
+  const Shape &out_shape = kb.out_value().shape.empty() ? Shape{1} : kb.out_value().shape;
+  const DataType t = kb.out_type();
+  Tensor out;
+  switch (node.op) {
+    case OpKind::kPow: {
+      Tensor x = kb.input(0), y = kb.input(1);
+      out = te::compute("y", out_shape, [&](const std::vector<tir::Var> &i) -> Expr {
+        return pow_of(broadcast_read(x, i), broadcast_read(y, i), t);
+      });
+      break;
+    }
+    case OpKind::kSum:
+    case OpKind::kMean:
+    case OpKind::kMax:
+    case OpKind::kMin: {
+      std::vector<Tensor> xs;
+      for (size_t k = 0; k < node.inputs.size(); ++k) xs.push_back(kb.input(k));
+      out = te::compute("y", out_shape, [&](const std::vector<tir::Var> &i) -> Expr {
+        Expr v = broadcast_read(xs[0], i);
+        for (size_t k = 1; k < xs.size(); ++k) {
+          Expr w = broadcast_read(xs[k], i);
+          v = node.op == OpKind::kMax   ? tir::max(v, w)
+              : node.op == OpKind::kMin ? tir::min(v, w)
+                                        : v + w;
+        }
+        if (node.op == OpKind::kMean) v = v / fconst(t, static_cast<double>(xs.size()));
+        return v;
+      });
+      break;
+    }
+    default: {
+      Tensor x = kb.input(0, out_shape);
+      out = te::compute("y", out_shape, [&](const std::vector<tir::Var> &i) -> Expr {
+        return unary_math(node, (*x)(std::vector<Expr>(i.begin(), i.end())), t);
+      });
+    }
+  }
+  schedule::Schedule s({out});
+  schedule_elementwise(s, out);
+  return kb.finish(s, out);
+}
+
+}  // namespace
+
+void add_math_lowerings(std::vector<CpuLowering> &lowerings) {
+  for (OpKind op : {OpKind::kTanh, OpKind::kExp, OpKind::kLog, OpKind::kSqrt, OpKind::kErf,
+                    OpKind::kReciprocal, OpKind::kFloor, OpKind::kCeil, OpKind::kAbs, OpKind::kNeg,
+                    OpKind::kHardSigmoid, OpKind::kHardSwish, OpKind::kPow, OpKind::kSum,
+                    OpKind::kMean, OpKind::kMax, OpKind::kMin}) {
+    lowerings.push_back({op, build_math});
+  }
+}
+
+}  // namespace vacc::ops::cpu
