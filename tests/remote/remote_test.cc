@@ -194,7 +194,9 @@ class Remote : public ::testing::Test {
       rc.erase("sim_cycles_per_second");
       lc.erase("sim_cycles_per_second");
       EXPECT_EQ(rc, lc) << "layer " << i;
-      if (ll[i]["where"] == "accel") EXPECT_GT(lc.size(), 5u) << "layer " << i;
+      if (ll[i]["where"] == "accel") {
+        EXPECT_GT(lc.size(), 5u) << "layer " << i;
+      }
       accel += ll[i]["where"] == "accel";
     }
     EXPECT_GT(accel, 0) << "the model must have accelerator layers, or cycles prove nothing";
