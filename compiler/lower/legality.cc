@@ -78,7 +78,7 @@ Dims dims_of(const graph::Value &v, int64_t block_n, int64_t block_c) {
 std::optional<Layer> layer_of(const graph::Node &node, const isa::HwConfig &c, std::string *why) {
   const bool blocked = node.inputs[0] && node.inputs[0]->layout.blocked;
   const graph::Value *x = node.inputs[0], *y = node.outputs[0];
-  const size_t spatial_rank = blocked ? 6 : 4;
+  const int spatial_rank = blocked ? 6 : 4;
   switch (node.op) {
     case graph::OpKind::kQConv: {
       const graph::Value *w = node.inputs[1];
@@ -112,7 +112,7 @@ std::optional<Layer> layer_of(const graph::Node &node, const isa::HwConfig &c, s
     }
     case graph::OpKind::kQDense: {
       const graph::Value *w = node.inputs[1];
-      const size_t rank = blocked ? 4 : 2;
+      const int rank = blocked ? 4 : 2;
       if (x->rank() != rank || w->rank() != rank || y->rank() != rank)
         return reject(why, "only [N, K] x [M, K] dense layers map to the GEMM core");
       DenseParams p;
