@@ -231,17 +231,10 @@ Outputs qlinear_conv(const Node &node, const Inputs &in) {
   Tensor out(node.outputs[0]->dtype, acc.shape());
   int64_t M = acc.dim(1), P = acc.size() / (acc.dim(0) * M);
   const int32_t *pa = acc.data<int32_t>();
-  visit_dtype(out.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    T *po = out.data<T>();
-    for (int64_t i = 0; i < acc.size(); ++i) {
-      int64_t m = (i / P) % M;
-      double scale = sx * (sw.size() == 1 ? sw.as_double(0) : sw.as_double(m)) / sy;
-      double v = std::nearbyint(static_cast<double>(pa[i]) * scale) + static_cast<double>(zy);
-      v = std::min<double>(std::max<double>(v, std::numeric_limits<T>::lowest()),
-                           std::numeric_limits<T>::max());
-      po[i] = static_cast<T>(v);
-    }
+  store_saturated(out, [&](int64_t i) {
+    int64_t m = (i / P) % M;
+    double scale = sx * (sw.size() == 1 ? sw.as_double(0) : sw.as_double(m)) / sy;
+    return std::nearbyint(static_cast<double>(pa[i]) * scale) + static_cast<double>(zy);
   });
   return single(std::move(out));
 }

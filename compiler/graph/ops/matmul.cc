@@ -147,17 +147,10 @@ Outputs qlinear_matmul(const Node &node, const Inputs &in) {
   int64_t N = acc.shape().back(), M = acc.rank() >= 2 ? acc.dim(acc.rank() - 2) : 1;
   Tensor out(node.outputs[0]->dtype, acc.shape());
   const int32_t *pa = acc.data<int32_t>();
-  visit_dtype(out.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    T *po = out.data<T>();
-    for (int64_t i = 0; i < acc.size(); ++i) {
-      double a_scale = sa.size() == 1 ? sa.as_double(0) : sa.as_double((i / N) % M);
-      double b_scale = sb.size() == 1 ? sb.as_double(0) : sb.as_double(i % N);
-      double v = std::nearbyint(pa[i] * (a_scale * b_scale / sy)) + static_cast<double>(zy);
-      v = std::min<double>(std::max<double>(v, std::numeric_limits<T>::lowest()),
-                           std::numeric_limits<T>::max());
-      po[i] = static_cast<T>(v);
-    }
+  store_saturated(out, [&](int64_t i) {
+    double a_scale = sa.size() == 1 ? sa.as_double(0) : sa.as_double((i / N) % M);
+    double b_scale = sb.size() == 1 ? sb.as_double(0) : sb.as_double(i % N);
+    return std::nearbyint(pa[i] * (a_scale * b_scale / sy)) + static_cast<double>(zy);
   });
   return single(std::move(out));
 }

@@ -4,6 +4,8 @@
 // Here: what the families share.
 #pragma once
 
+#include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "vacc/graph/graph.h"
@@ -64,6 +66,19 @@ Tensor unfold_windows(const Tensor &x, const Attributes &attrs);
 // vacc.QAdd's arithmetic on a QConv's int8 output y and its fused residual's skip tensor (the
 // node's residual_* attributes, graph/passes/fuse_residual_adds.h), both plain (quantize.cc).
 Tensor residual_add(const Node &node, const Tensor &y, const Tensor &skip);
+
+// Fills the integer tensor `out` with value(i) (already rounded, zero point added) saturated to
+// its dtype's range: the store of QuantizeLinear, QLinearConv and QLinearMatMul.
+template <typename ValueOf>
+void store_saturated(Tensor &out, ValueOf value) {
+  visit_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T *po = out.data<T>();
+    const double lo = static_cast<double>(std::numeric_limits<T>::lowest());
+    const double hi = static_cast<double>(std::numeric_limits<T>::max());
+    for (int64_t i = 0; i < out.size(); ++i) po[i] = static_cast<T>(std::clamp(value(i), lo, hi));
+  });
+}
 
 // Requantization shared by QConv, QDense and Requantize (quantize.cc): for element x of
 // channel c, clip(shift_right(x, shifts[c]), clip_min, clip_max) (docs/quantization.md).

@@ -61,17 +61,10 @@ Outputs quantize_linear(const Node &node, const Inputs &in) {
   const Tensor *zp = in.size() > 2 ? in[2] : nullptr;
   AxisIndex ax(x, scale, node.attrs.get_int("axis", 1));
   Tensor out(node.outputs[0]->dtype, x.shape());
-  visit_dtype(out.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    T *po = out.data<T>();
-    for (int64_t i = 0; i < x.size(); ++i) {
-      int64_t k = ax(i);
-      double z = zp ? static_cast<double>(zp->as_int(zp->size() == 1 ? 0 : k)) : 0.0;
-      double v = std::nearbyint(x.as_double(i) / scale.as_double(k)) + z;
-      v = std::min<double>(std::max<double>(v, std::numeric_limits<T>::lowest()),
-                           std::numeric_limits<T>::max());
-      po[i] = static_cast<T>(v);
-    }
+  store_saturated(out, [&](int64_t i) {
+    int64_t k = ax(i);
+    double z = zp ? static_cast<double>(zp->as_int(zp->size() == 1 ? 0 : k)) : 0.0;
+    return std::nearbyint(x.as_double(i) / scale.as_double(k)) + z;
   });
   Outputs outs;
   outs.push_back(std::move(out));
