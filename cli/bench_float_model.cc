@@ -62,6 +62,7 @@ void run_float_model_bench(const FloatModelBench &a) {
   package::CompileOptions co;  // what `vacc run --float` compiles
   co.quantize = false;
   co.batch = a.batch;
+  if (a.fallback == "gpu") co.cpu_block = 0;  // the GPU's kernels read plain tensors
   const isa::Package pkg = load_model(a.model, config, co, /*quiet=*/true);
   for (const auto &s : pkg.steps)
     VACC_CHECK(!s.commands) << "the float package has an accelerator step: " << s.name;

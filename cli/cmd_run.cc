@@ -144,6 +144,7 @@ void run(const RunArgs &a, const GivenOptions &given) {
   co.batch = a.batch > 0                                 ? a.batch
              : input_npy && input_npy->shape.size() >= 4 ? input_npy->shape[0]
                                                          : 1;
+  if (a.fallback == "gpu") co.cpu_block = 0;  // the GPU's kernels read plain tensors
   const isa::Package pkg = load_model(model, config, co, /*quiet=*/true);
   if (pkg.inputs.size() != 1)
     fail("{}: the model has {} inputs; vacc run feeds one (--input X.npy)", model,

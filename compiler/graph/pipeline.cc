@@ -6,12 +6,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include "vacc/graph/passes/block_cpu_layout.h"
 #include "vacc/graph/passes/calibrate.h"
 #include "vacc/graph/passes/constant_folding.h"
 #include "vacc/graph/passes/fold_batch_norm.h"
 #include "vacc/graph/passes/fold_windows.h"
 #include "vacc/graph/passes/fuse.h"
 #include "vacc/graph/passes/fuse_activations.h"
+#include "vacc/graph/passes/fuse_conv_adds.h"
 #include "vacc/graph/passes/fuse_residual_adds.h"
 #include "vacc/graph/passes/pack_layout.h"
 #include "vacc/graph/passes/partition.h"
@@ -69,11 +71,21 @@ PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
     });
   step("pack_layout",
        [&] { return fmt::format("{} layout transforms", pack_layout(graph, config)); });
+  if (!options.quantize && options.cpu_block > 0) {
+    step("block_cpu_layout", [&] {
+      return fmt::format("{} nodes in NCHW{}c", block_cpu_layout(graph, options.cpu_block),
+                         options.cpu_block);
+    });
+    step("fuse_conv_adds", [&] { return fmt::format("{} fused", fuse_conv_adds(graph)); });
+    step("fuse_activations", [&] { return fmt::format("{} fused", fuse_activations(graph)); });
+  }
   step("plan_memory", [&] {
     // The DMA addresses activations in tiles: every slot aligned to the largest tile.
-    result.memory = plan_memory(graph, isa::region_alignment(config));
-    return fmt::format("arena {} bytes (unshared {})", result.memory.arena_bytes,
-                       result.memory.total_bytes);
+    // Float graphs run on the CPU alone: their concatenations are written in place.
+    result.memory = plan_memory(graph, isa::region_alignment(config), !options.quantize);
+    return fmt::format("arena {} bytes (unshared {}), {} concatenations in place",
+                       result.memory.arena_bytes, result.memory.total_bytes,
+                       result.memory.in_place.size());
   });
   return result;
 }

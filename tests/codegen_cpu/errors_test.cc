@@ -116,3 +116,58 @@ TEST(CpuBackendErrors, QConvWithAFusedResidualAdd) {
 }
 
 }  // namespace
+
+namespace {
+
+// A vacc.ConvNCHWc node (graph/ops/conv_nchwc.cc) as a package could hold it: x [1, C, 6, 6]
+// plain or [1, C/16, 6, 6, 1, 16] blocked, w [M, C/group, 3, 3].
+Graph blocked_conv(int64_t c, int64_t m, int64_t group, bool blocked, bool constant_w,
+                   bool constant_b = true) {
+  Graph g;
+  Value *x = blocked ? g.add_value("x", DType::kFloat32, {1, (c + 15) / 16, 6, 6, 1, 16})
+                     : g.add_value("x", DType::kFloat32, {1, c, 6, 6});
+  if (blocked) x->layout = {true, 1, 16};
+  g.add_input(x);
+  const Shape ws = {m, c / group, 3, 3};
+  Value *w = constant_w ? g.add_constant("w", Tensor(DType::kFloat32, ws))
+                        : g.add_value("w", DType::kFloat32, ws);
+  if (!constant_w) g.add_input(w);
+  Value *b = constant_b ? g.add_constant("b", Tensor(DType::kFloat32, {m}))
+                        : g.add_value("b", DType::kFloat32, {m});
+  if (!constant_b) g.add_input(b);
+  Value *y = g.add_value("y", DType::kFloat32, {1, (m + 15) / 16, 6, 6, 1, 16});
+  y->layout = {true, 1, 16};
+  Attributes a;
+  a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  a.set("group", group);
+  a.set("block_c", int64_t{16});
+  g.add_node(OpKind::kConvNCHWc, "conv", {x, w, b}, {y}, a);
+  g.add_output(y);
+  return g;
+}
+
+TEST(CpuBackendErrors, BlockedConvWithComputedWeights) {
+  expect_error(blocked_conv(16, 16, 1, true, false),
+               "node 'conv' (vacc.ConvNCHWc): the CPU backend does not support vacc.ConvNCHWc "
+               "with computed weights (they must be a constant)");
+}
+
+TEST(CpuBackendErrors, BlockedConvWithComputedBias) {
+  expect_error(blocked_conv(16, 16, 1, true, true, false),
+               "node 'conv' (vacc.ConvNCHWc): the CPU backend does not support vacc.ConvNCHWc "
+               "with a computed bias (it must be a constant)");
+}
+
+TEST(CpuBackendErrors, BlockedConvWithGroups) {
+  expect_error(blocked_conv(32, 32, 2, true, true),
+               "node 'conv' (vacc.ConvNCHWc): the CPU backend does not support vacc.ConvNCHWc "
+               "with 2 groups of 32 channels (one group or depthwise only)");
+}
+
+TEST(CpuBackendErrors, DepthwiseBlockedConvOnAPlainInput) {
+  expect_error(blocked_conv(16, 16, 16, false, true),
+               "node 'conv' (vacc.ConvNCHWc): the CPU backend does not support vacc.ConvNCHWc "
+               "with a depthwise kernel on a plain input");
+}
+
+}  // namespace

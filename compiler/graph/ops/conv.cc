@@ -185,16 +185,22 @@ Outputs single(Tensor t) {
 
 }  // namespace
 
-Outputs conv(const Node &node, const Inputs &in) {
-  const Tensor &x = *in[0], &w = *in[1];
-  const Tensor *b = in.size() > 2 ? in[2] : nullptr;
-  Tensor out(x.dtype(), node.outputs[0]->shape);
+Tensor float_conv(const Node &node, const Tensor &x, const Tensor &w, const Tensor *b,
+                  const Tensor *sum) {
   Window window = conv_window(node, x.shape(), w.shape());
+  Shape shape = {x.dim(0), w.dim(0)};
+  shape.insert(shape.end(), window.out.begin(), window.out.end());
+  Tensor out(x.dtype(), shape);
   visit_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_floating_point_v<T>) {
       conv_core<T>(x.data<T>(), x.shape(), w.data<T>(), w.shape(), b ? b->data<T>() : nullptr,
                    node.attrs.get_int("group", 1), window, out.data<T>());
+      T *o = out.data<T>();
+      if (sum) {  // a fused residual add (vacc.ConvNCHWc's Sum), before the activation
+        VACC_CHECK(sum->shape() == out.shape()) << "float_conv: the sum's shape";
+        for (int64_t i = 0; i < out.size(); ++i) o[i] += sum->data<T>()[i];
+      }
       // A fused activation (passes/fuse_activations.h): the output clamped.
       if (node.attrs.has("activation_min") || node.attrs.has("activation_max")) {
         const T lo = node.attrs.has("activation_min")
@@ -203,14 +209,17 @@ Outputs conv(const Node &node, const Inputs &in) {
         const T hi = node.attrs.has("activation_max")
                          ? static_cast<T>(node.attrs.get_float("activation_max", 0))
                          : std::numeric_limits<T>::max();
-        T *o = out.data<T>();
         for (int64_t i = 0; i < out.size(); ++i) o[i] = std::min(std::max(o[i], lo), hi);
       }
     } else {
       fail("Conv needs float inputs");
     }
   });
-  return single(std::move(out));
+  return out;
+}
+
+Outputs conv(const Node &node, const Inputs &in) {
+  return single(float_conv(node, *in[0], *in[1], in.size() > 2 ? in[2] : nullptr, nullptr));
 }
 
 Outputs conv_integer(const Node &node, const Inputs &in) {

@@ -27,6 +27,7 @@ void add_quantize_ops(std::vector<OpDef> &defs);       // (De)QuantizeLinear, Re
 void add_layout_ops(std::vector<OpDef> &defs);         // vacc.PackNCHWnc / UnpackNCHWnc
 void add_indexing_ops(std::vector<OpDef> &defs);  // Shape, (Un)Squeeze, Gather, Slice, Range...
 void add_math_ops(std::vector<OpDef> &defs);      // Tanh, Exp, Erf, Pow, Sum, Max...
+void add_conv_nchwc_ops(std::vector<OpDef> &defs);  // vacc.ConvNCHWc (the CPU's blocked layout)
 
 // --- Shape inference helpers (common.cc). Errors carry the reason only.
 // Input i of n; a vacc::Error naming `role` when it is absent.
@@ -62,6 +63,12 @@ Shape blocked_shape(const Shape &plain, int64_t block_n, int64_t block_c);
 // kernel_shape attribute), and the unfolding.
 Shape unfolded_shape(const Shape &x, const Attributes &attrs);
 Tensor unfold_windows(const Tensor &x, const Attributes &attrs);
+
+// A float convolution of plain x [N, C, S...] and w [M, C/group, K...] (the node's window and
+// group), plus bias b[m] and `sum` (a fused residual, the output's shape) when given, clamped
+// to the node's activation_min / activation_max (conv.cc).
+Tensor float_conv(const Node &node, const Tensor &x, const Tensor &w, const Tensor *b,
+                  const Tensor *sum);
 
 // vacc.QAdd's arithmetic on a QConv's int8 output y and its fused residual's skip tensor (the
 // node's residual_* attributes, graph/passes/fuse_residual_adds.h), both plain (quantize.cc).

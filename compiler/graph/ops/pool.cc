@@ -33,12 +33,29 @@ Pool3 pool_window(const Node &node, const Shape &x) {
   return p;
 }
 
-}  // namespace
+// The pooled plain shape of x: [N, C, out...] of x's rank.
+Shape pooled(const Tensor &x, const Pool3 &p) {
+  Shape s = {x.dim(0), x.dim(1)};
+  for (int i = 3 - (x.rank() - 2); i < 3; ++i) s.push_back(p.out[i]);
+  return s;
+}
 
-Outputs max_pool(const Node &node, const Inputs &in) {
+// A pooling kernel on a blocked input (the CPU's NCHWc layout, passes/block_cpu_layout.h):
+// computed on the plain form, padded channels included, and blocked again.
+Outputs blocked_pool(const Node &node, const Inputs &in,
+                     Outputs (*plain)(const Node &, const Inputs &)) {
+  if (!node.inputs[0]->layout.blocked) return plain(node, in);
+  const Tensor x = unblock_tensor(*in[0], unblocked_shape(in[0]->shape()));
+  Outputs outs = plain(node, {&x});
+  const Layout &l = node.inputs[0]->layout;
+  outs[0] = block_tensor(outs[0], l.block_n, l.block_c);
+  return outs;
+}
+
+Outputs plain_max_pool(const Node &node, const Inputs &in) {
   const Tensor &x = *in[0];
   Pool3 p = pool_window(node, x.shape());
-  Tensor out(x.dtype(), node.outputs[0]->shape);
+  Tensor out(x.dtype(), pooled(x, p));
   bool want_indices = node.outputs.size() > 1 && node.outputs[1];
   Tensor indices(DType::kInt64, want_indices ? node.outputs[1]->shape : Shape{0});
   bool col_major = node.attrs.get_int("storage_order", 0) != 0;
@@ -127,9 +144,11 @@ Outputs average_pool(const Node &node, const Inputs &in) {
   return outs;
 }
 
-Outputs global_average_pool(const Node &node, const Inputs &in) {
+Outputs plain_global_average_pool(const Node &node, const Inputs &in) {
   const Tensor &x = *in[0];
-  Tensor out(x.dtype(), node.outputs[0]->shape);
+  Shape shape = x.shape();
+  std::fill(shape.begin() + 2, shape.end(), 1);
+  Tensor out(x.dtype(), shape);
   int64_t planes = x.dim(0) * x.dim(1), inner = x.size() / std::max<int64_t>(planes, 1);
   const float *px = x.data<float>();
   for (int64_t i = 0; i < planes; ++i) {
@@ -142,12 +161,25 @@ Outputs global_average_pool(const Node &node, const Inputs &in) {
   return outs;
 }
 
+}  // namespace
+
+Outputs max_pool(const Node &node, const Inputs &in) {
+  return blocked_pool(node, in, plain_max_pool);
+}
+
+Outputs global_average_pool(const Node &node, const Inputs &in) {
+  return blocked_pool(node, in, plain_global_average_pool);
+}
+
 }  // namespace vacc::graph::ops
 
 namespace vacc::graph::ops {
 namespace {
 
-Shape pooled_shape(Node &n, const Value &x, bool ceil_allowed) {
+// Blocked inputs (the CPU's NCHWc layout) pool their plain form; the output is blocked alike.
+Shape pooled_shape(Node &n, const Value &blocked_x, bool ceil_allowed) {
+  Value x = blocked_x;
+  if (x.layout.blocked) x.shape = unblocked_shape(x.shape);
   if (x.rank() < 3) fail("input '{}' has rank {}, expected at least 3", x.name, x.rank());
   std::vector<int64_t> kernel = n.attrs.get_ints("kernel_shape");
   if (static_cast<int>(kernel.size()) != x.rank() - 2) {
@@ -158,14 +190,22 @@ Shape pooled_shape(Node &n, const Value &x, bool ceil_allowed) {
       make_window(n.attrs, spatial, kernel, ceil_allowed && n.attrs.get_int("ceil_mode", 0) != 0);
   Shape out = {x.shape[0], x.shape[1]};
   out.insert(out.end(), win.out.begin(), win.out.end());
+  if (x.layout.blocked) out = blocked_shape(out, x.layout.block_n, x.layout.block_c);
   return out;
+}
+
+void set_blocked_like(Node &n, const Value &x) {
+  if (x.layout.blocked && n.outputs[0]) n.outputs[0]->layout = x.layout;
 }
 
 void infer_max_pool(Node &n) {
   Value &x = input_of(n, 0, "X");
   Shape out = pooled_shape(n, x, true);
+  if (x.layout.blocked && n.outputs.size() > 1 && n.outputs[1])
+    fail("a MaxPool on a blocked (NCHWc) input has no Indices output");
   set_out(n, 0, x.dtype, out);
   set_out(n, 1, DType::kInt64, out);
+  set_blocked_like(n, x);
 }
 
 void infer_average_pool(Node &n) {
@@ -179,8 +219,10 @@ void infer_global_average_pool(Node &n) {
   require_float(x, "X");
   if (x.rank() < 3) fail("input has rank {}, expected at least 3", x.rank());
   Shape out = x.shape;
-  std::fill(out.begin() + 2, out.end(), 1);
+  // Blocked [N, C/bc, S..., bn, bc]: the spatial dimensions sit between the blocks.
+  std::fill(out.begin() + 2, out.end() - (x.layout.blocked ? 2 : 0), 1);
   set_out(n, 0, x.dtype, out);
+  set_blocked_like(n, x);
 }
 
 }  // namespace

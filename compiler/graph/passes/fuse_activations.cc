@@ -21,7 +21,8 @@ std::optional<float> bound(const Node &clip, size_t i, float none) {
 int fuse_activations(Graph &graph) {
   int fused = 0;
   for (Node *conv : graph.nodes()) {
-    if (graph.index_of(conv) < 0 || conv->op != OpKind::kConv) continue;
+    if (graph.index_of(conv) < 0 || (conv->op != OpKind::kConv && conv->op != OpKind::kConvNCHWc))
+      continue;
     Value *y = conv->outputs[0];
     if (y->dtype != DType::kFloat32 || graph.is_output(y) || conv->attrs.has("activation_min") ||
         conv->attrs.has("activation_max"))

@@ -269,6 +269,7 @@ const std::vector<std::optional<CpuLowering>> &lowerings() {
     add_shape_lowerings(added);
     add_quantize_lowerings(added);
     add_math_lowerings(added);
+    add_conv_nchwc_lowerings(added);
     std::vector<std::optional<CpuLowering>> by_kind(graph::kNumOpKinds);
     for (const CpuLowering &l : added) {
       VACC_CHECK(!by_kind[static_cast<int>(l.op)])

@@ -104,6 +104,9 @@ int64_t native_lanes(DataType t);
 // Float 2-D Conv with constant weights, output channels vectorized (conv_channel_tile.cc);
 // nullopt where conv.cc's column-vectorized schedule is the better (or the only) one.
 std::optional<CpuKernel> build_conv_channel_tile(const Node &node);
+// MaxPool and GlobalAveragePool on a blocked (NCHWc) input (pool_nchwc.cc); nullopt for a
+// plain one.
+std::optional<CpuKernel> build_blocked_pool(const Node &node);
 // A float Conv's fused activation (graph/passes/fuse_activations.h) applied to its output
 // value: clamped to activation_min / activation_max where the node has them.
 Expr fused_activation(const Node &node, Expr v);
@@ -124,5 +127,6 @@ void add_softmax_lowerings(std::vector<CpuLowering> &lowerings);
 void add_shape_lowerings(std::vector<CpuLowering> &lowerings);     // data movement, host operators
 void add_quantize_lowerings(std::vector<CpuLowering> &lowerings);  // (De)QuantizeLinear, QAdd...
 void add_math_lowerings(std::vector<CpuLowering> &lowerings);      // Tanh, Exp, Erf, Pow, Sum...
+void add_conv_nchwc_lowerings(std::vector<CpuLowering> &lowerings);  // vacc.ConvNCHWc
 
 }  // namespace vacc::ops::cpu

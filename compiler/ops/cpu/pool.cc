@@ -13,6 +13,7 @@ namespace vacc::ops::cpu {
 
 CpuKernel build_pool(const Node &node) {
   using graph::OpKind;
+  if (auto blocked = build_blocked_pool(node)) return std::move(*blocked);
   KernelBuilder kb(node);
   const graph::Value &xv = kb.in_value(0);
   if (xv.rank() < 3 || xv.rank() > 5)

@@ -67,6 +67,8 @@ bool broadcast_form(const graph::Shape &out, const graph::Shape &b, int64_t *out
 
 std::string build(const Node &node, GpuNodeKernel *k) {
   if (!all_float(node)) return "operands other than float32";
+  for (const graph::Value *v : node.inputs)
+    if (v && v->layout.blocked) return "blocked (NCHWc) operands";
   const graph::Value &x = *node.inputs.at(0);
   const graph::Shape &out = node.outputs[0]->shape;
   switch (node.op) {

@@ -72,7 +72,8 @@ namespace vacc::graph {
   X(Sum)                  \
   X(Mean)                 \
   X(Max)                  \
-  X(Min)
+  X(Min)                  \
+  X(ConvNCHWc)
 
 enum class OpKind {
 #define VACC_X(e) k##e,

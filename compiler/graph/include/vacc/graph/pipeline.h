@@ -4,6 +4,10 @@
 //   fold_constants, fold_batch_norm, fold_constants, calibrate, quantize, fold_constants,
 //   fuse, partition, fold_windows, fuse_residual_adds, pack_layout, plan_memory
 //
+// Float graphs (quantize off) fuse activations into convolutions instead of quantizing and,
+// for the CPU backend (cpu_block > 0), take its blocked layout after pack_layout:
+//   block_cpu_layout, fuse_conv_adds, fuse_activations
+//
 // The result is the graph the accelerator code generator and the CPU fallback consume:
 // int8 fused operators marked for the accelerator in blocked layout, the rest on the CPU,
 // and a static memory plan for the activations, its slots aligned for the accelerator's DMA.
@@ -35,6 +39,9 @@ struct PipelineOptions {
   // convolution, lower::accel_legality); unset: none.
   AccelLegality fuse_residual_adds;
   QuantizeOptions quantize_options;
+  // Float graphs: channels per block of the CPU backend's NCHWc layout (block_cpu_layout.h);
+  // 0 keeps them plain (for the GPU fallback, whose kernels read plain tensors).
+  int64_t cpu_block = 0;
   std::string dump_dir;                          // when set, writes NN_<pass>.txt after every pass
   std::function<void(const std::string &)> log;  // one line per pass, with its time
 };

@@ -22,6 +22,10 @@ struct CompileOptions {
   std::string calibration;  // .npy of sample inputs; "" = see calibration_batches()
   std::string dump_dir;     // graph after every pass, loop IR of every accelerator layer
   int vthreads = 2;         // latency hiding of the accelerator layers
+  // Float models: channels per block of the CPU backend's NCHWc layout
+  // (graph/passes/block_cpu_layout.h; 16 floats, an AVX-512 vector); 0 keeps tensors plain,
+  // as the GPU fallback's kernels read them.
+  int64_t cpu_block = 16;
   std::function<void(const std::string &)> log;
 };
 

@@ -5,7 +5,9 @@
 // [activation_min, activation_max] (graph/ops/conv.cc's reference, ops/cpu's kernels), so the
 // fused graph computes the same values with one pass over the activation fewer. A Conv
 // output read by anything else, or an activation output that is a graph output, blocks it.
-// Run on float graphs only (the int8 pipeline fuses into vacc.QConv instead, fuse.h).
+// Run on float graphs only (the int8 pipeline fuses into vacc.QConv instead, fuse.h). The CPU's
+// blocked convolution (vacc.ConvNCHWc) fuses alike, after its fused residual add when it has
+// one (fuse_conv_adds.h): y = act(conv + bias + sum).
 #pragma once
 
 #include "vacc/graph/graph.h"

@@ -28,8 +28,10 @@ class NodeKernel {
   std::vector<graph::Tensor> run(const std::vector<const graph::Tensor *> &inputs) const;
 
   // Runs a compiled kernel in place: inputs[i] the bytes of node input i, outputs[o] room for
-  // node output o (nullptr where absent), dense row-major, not overlapping. False, having done
-  // nothing, for host operators (use run()).
+  // node output o (nullptr where absent), dense row-major, not overlapping, but for a Concat
+  // whose inputs already lie in their slices of the output (an in-place concatenation of the
+  // memory plan), which has nothing to do. False, having done nothing, for host operators (use
+  // run()).
   bool run(const std::vector<const uint8_t *> &inputs, const std::vector<uint8_t *> &outputs) const;
 
  private:

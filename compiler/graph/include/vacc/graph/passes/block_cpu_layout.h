@@ -1,0 +1,31 @@
+// The CPU backend's layout, chosen once for a whole float graph: channels in blocks of `block`
+// (the vector's floats), [N, ceil(C/block), H, W, 1, block] (NCHWc, as ONNX Runtime's NCHWc
+// transformer does), so that convolutions keep output channels in the vectors and store them
+// contiguously, depthwise convolutions and pooling vectorize over channels, and nothing between
+// two convolutions converts layouts.
+//
+//   Conv (float, 2-D, constant weights, one group or depthwise)  ->  vacc.ConvNCHWc
+//     reading a blocked input; a plain one as it is when it has fewer channels than a block (a
+//     graph's image), else packed once (vacc.PackNCHWnc)
+//   MaxPool (no Indices), GlobalAveragePool on a blocked input   ->  blocked output
+//   Relu, Clip, LeakyRelu, Sigmoid, HardSigmoid, HardSwish, Tanh ->  blocked like the input
+//   Add, Sub, Mul, Div of two blocked values of one shape        ->  blocked output
+//   Concat of blocked values along the channels, every input but the last a whole number of
+//   blocks                                                       ->  blocked output
+//
+// Any other reader of a blocked value, and the graph outputs, get it unpacked (one
+// vacc.UnpackNCHWnc per value, cropping the padded channels). Padded channels hold unspecified
+// values that no reader uses. Run on float graphs only, after the other passes that rewrite
+// Conv (fuse_activations.h), so that every node keeps its meaning.
+#pragma once
+
+#include <cstdint>
+
+#include "vacc/graph/graph.h"
+
+namespace vacc::graph {
+
+// Returns the number of nodes that compute in the blocked layout.
+int block_cpu_layout(Graph &graph, int64_t block);
+
+}  // namespace vacc::graph

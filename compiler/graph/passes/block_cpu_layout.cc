@@ -1,0 +1,173 @@
+#include "vacc/graph/passes/block_cpu_layout.h"
+
+#include <unordered_map>
+
+#include "vacc/graph/op_registry.h"
+#include "vacc/graph/shape_inference.h"
+
+namespace vacc::graph {
+
+namespace {
+
+bool is_blocked_unary(OpKind op) {
+  switch (op) {
+    case OpKind::kRelu:
+    case OpKind::kClip:
+    case OpKind::kLeakyRelu:
+    case OpKind::kSigmoid:
+    case OpKind::kHardSigmoid:
+    case OpKind::kHardSwish:
+    case OpKind::kTanh:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_blocked_binary(OpKind op) {
+  return op == OpKind::kAdd || op == OpKind::kSub || op == OpKind::kMul || op == OpKind::kDiv;
+}
+
+class Blocker {
+ public:
+  Blocker(Graph &g, int64_t block) : g_(g), block_(block) {}
+
+  int run() {
+    for (Node *node : g_.nodes()) {
+      if (!convert(node)) {
+        for (Value *&in : node->inputs)
+          if (in && plain_.count(in)) in = unpacked(in);
+      }
+    }
+    for (size_t i = 0; i < g_.outputs().size(); ++i) {
+      Value *out = g_.outputs()[i];
+      if (plain_.count(out)) g_.set_output(i, unpacked(out));
+    }
+    g_.sort_topologically();
+    g_.verify();
+    return converted_;
+  }
+
+ private:
+  bool blocked(const Value *v) const { return v && plain_.count(v); }
+
+  // The node rewritten to compute in the blocked layout, or false (left as it is).
+  bool convert(Node *node) {
+    if (node->op == OpKind::kConv) return convert_conv(node);
+    Value *x = node->input(0);
+    if (!blocked(x) || node->outputs.empty() || !node->outputs[0]) return false;
+    Value *y = node->outputs[0];
+    Shape plain_y;
+    if ((node->op == OpKind::kMaxPool && (node->outputs.size() < 2 || !node->outputs[1])) ||
+        node->op == OpKind::kGlobalAveragePool) {
+      if (plain_.at(x).size() != 4) return false;
+      infer_node(*node);
+      plain_y = unblocked_shape(y->shape, plain_.at(x)[1]);
+    } else if (is_blocked_unary(node->op)) {
+      for (size_t i = 1; i < node->inputs.size(); ++i) {
+        const Value *v = node->inputs[i];
+        if (v && !(v->is_constant() && v->constant->size() == 1)) return false;
+      }
+      infer_node(*node);
+      plain_y = plain_.at(x);
+    } else if (is_blocked_binary(node->op)) {
+      const Value *b = node->input(1);
+      if (!blocked(b) || b->shape != x->shape || plain_.at(b) != plain_.at(x)) return false;
+      infer_node(*node);
+      plain_y = plain_.at(x);
+    } else if (node->op == OpKind::kConcat) {
+      if (!convert_concat(node)) return false;
+      infer_node(*node);
+      plain_y = plain_.at(x);
+      plain_y[1] = 0;
+      for (const Value *in : node->inputs) plain_y[1] += plain_.at(in)[1];
+    } else {
+      return false;
+    }
+    y->layout = x->layout;
+    plain_[y] = plain_y;
+    ++converted_;
+    return true;
+  }
+
+  // The plain shape of a blocked result whose real channel count is `channels`.
+  Shape unblocked_shape(const Shape &blocked, int64_t channels) const {
+    Shape s = {blocked[0], channels};
+    s.insert(s.end(), blocked.begin() + 2, blocked.end() - 2);
+    return s;
+  }
+
+  bool convert_concat(Node *node) {
+    const int rank = static_cast<int>(plain_.at(node->inputs[0]).size());
+    if (normalize_axis(node->attrs.get_int("axis", 0), rank, "axis") != 1) return false;
+    for (size_t i = 0; i < node->inputs.size(); ++i) {
+      const Value *in = node->inputs[i];
+      if (!blocked(in) || plain_.at(in).size() != static_cast<size_t>(rank)) return false;
+      // Padded channels may only come last.
+      if (i + 1 < node->inputs.size() && plain_.at(in)[1] % block_ != 0) return false;
+    }
+    node->attrs.set("axis", int64_t{1});
+    return true;
+  }
+
+  bool convert_conv(Node *node) {
+    Value *x = node->input(0), *w = node->input(1), *y = node->outputs[0];
+    const Shape xs = blocked(x) ? plain_.at(x) : x->shape;
+    if (x->dtype != DType::kFloat32 || xs.size() != 4 || !w->is_constant() || w->rank() != 4)
+      return false;
+    const int64_t group = node->attrs.get_int("group", 1), C = xs[1], M = w->shape[0];
+    const bool depthwise = group == C && M == C && w->shape[1] == 1;
+    if (group != 1 && !depthwise) return false;
+    if (!blocked(x) && (depthwise || C >= block_)) x = packed(x);
+    if (!node->model_macs) node->model_macs = op_def(node->op).macs(*node);
+    node->op = OpKind::kConvNCHWc;
+    node->inputs[0] = x;
+    node->attrs.set("block_c", block_);
+    infer_node(*node);
+    plain_[y] = {xs[0], M, y->shape[2], y->shape[3]};
+    ++converted_;
+    return true;
+  }
+
+  Value *transform(OpKind op, Value *x, Attributes attrs, const std::string &suffix) {
+    Value *out = g_.add_value(g_.unique_name(x->name + suffix), x->dtype, {});
+    Node *node = g_.add_node(op, out->name, {x}, {out}, std::move(attrs));
+    infer_node(*node);
+    return out;
+  }
+
+  Value *packed(Value *x) {
+    auto it = packed_.find(x);
+    if (it != packed_.end()) return it->second;
+    Attributes attrs;
+    attrs.set("block_n", int64_t{1});
+    attrs.set("block_c", block_);
+    Value *p = transform(OpKind::kPackNCHWnc, x, std::move(attrs), ".nchwc");
+    plain_[p] = x->shape;
+    return packed_[x] = p;
+  }
+
+  Value *unpacked(Value *x) {
+    auto it = unpacked_.find(x);
+    if (it != unpacked_.end()) return it->second;
+    Attributes attrs;
+    attrs.set("block_n", int64_t{1});
+    attrs.set("block_c", block_);
+    attrs.set("shape", plain_.at(x));
+    return unpacked_[x] = transform(OpKind::kUnpackNCHWnc, x, std::move(attrs), ".nchw");
+  }
+
+  Graph &g_;
+  int64_t block_;
+  int converted_ = 0;
+  std::unordered_map<const Value *, Shape> plain_;  // the plain shape of each blocked value
+  std::unordered_map<Value *, Value *> packed_, unpacked_;
+};
+
+}  // namespace
+
+int block_cpu_layout(Graph &graph, int64_t block) {
+  return Blocker(graph, block).run();
+}
+
+}  // namespace vacc::graph

@@ -1,0 +1,483 @@
+// vacc.ConvNCHWc on the CPU: float 2-D convolutions on the blocked layout (graph/passes/
+// block_cpu_layout.h), written directly as loop IR.
+//
+// Dense (one group): a register tile of `blocks` output channel blocks (each one vector of B
+// channels) x R output columns of one row. For each input channel, kernel row and kernel column
+// the tile takes `blocks` weight vectors and R broadcast inputs: blocks x R fused multiply-adds,
+// the weights packed once at kernel build time into panels [M/(blocks*B), C/B, KH, KW, B,
+// blocks*B] in the order the reduction reads them (ONNX Runtime's NCHWc kernels and oneDNN
+// prepack alike). The output stage adds the bias and the fused sum, clamps to the fused
+// activation and stores each block's B channels as one contiguous vector.
+//
+// Depthwise (group = C = M): a tile of R columns of one channel block; every tap is one vector
+// of inputs times one vector of weights, so the channels fill the vectors whatever the stride.
+//
+// Padding is inside the kernel (row_tiles.h): kernel rows outside the input are skipped by a
+// test per row, kernel columns outside it are never emitted for the tiles at the edges; no
+// padded copy of the input is made. The tile shape comes from a small cost model of the core
+// (two FMAs and two loads per cycle, 32 vector registers with AVX-512).
+#include <cstring>
+
+#include "../../graph/window.h"
+#include "common.h"
+#include "row_tiles.h"
+#include "vacc/support/error.h"
+#include "vacc/tir/node.h"
+
+namespace vacc::ops::cpu {
+
+namespace {
+
+using tir::Buffer;
+using tir::ForKind;
+using tir::Stmt;
+using tir::Var;
+
+int to_int(int64_t v) {
+  return static_cast<int>(v);
+}
+
+// The geometry of one convolution, with its output rows as the kernel walks them (a narrow
+// pointwise stride-1 convolution reads its whole image as one row).
+struct ConvGeometry {
+  int64_t N = 1, C = 1, M = 1, H = 1, W = 1, OH = 1, OW = 1, KH = 1, KW = 1;
+  int64_t B = 16;        // channels per block of the output (the layout's)
+  int64_t in_block = 1;  // channels per block of the input: B, or 1 when it is plain
+  int64_t sh = 1, sw = 1, dh = 1, dw = 1, ph = 0, pw = 0;
+  bool flat = false;
+  int64_t rows() const { return flat ? 1 : OH; }
+  int64_t row_width() const { return flat ? OH * OW : OW; }
+  int64_t blocks_out() const { return (M + B - 1) / B; }
+  RowWindow columns() const {
+    if (flat) return {OH * OW, H * W, 1, 1, 1, 0};
+    return {OW, W, KW, sw, dw, pw};
+  }
+  // Whether some kernel row of some output row reads outside the input.
+  bool rows_reach_out() const {
+    return !flat && (ph > 0 || (OH - 1) * sh + (KH - 1) * dh - ph >= H);
+  }
+};
+
+// Vector registers of the target, and how many one block of B floats takes.
+struct Registers {
+  int64_t count = 32, per_block = 1;
+};
+
+Registers registers(int64_t block) {
+  const int64_t lanes = native_lanes(tir::float32());
+  Registers r;
+  r.count = lanes >= 16 ? 32 : 16;
+  r.per_block = std::max<int64_t>(1, block / lanes);
+  return r;
+}
+
+// The dense tile (output blocks x columns) the cost model finds cheapest for a row, among the
+// shapes whose accumulators take at most three quarters of the registers (the weight vectors,
+// broadcasts and LLVM's own values use the rest; more spills).
+struct DenseTile {
+  int64_t blocks = 1, columns = 1;
+};
+
+DenseTile choose_dense_tile(const ConvGeometry &g) {
+  const Registers regs = registers(g.B);
+  const int64_t MB = g.blocks_out(), width = g.row_width();
+  DenseTile best;
+  double best_cost = -1;
+  for (int64_t mv = 1; mv <= std::min<int64_t>(MB, 6); ++mv) {
+    if (MB % mv != 0) continue;
+    for (int64_t r = 1; r <= std::min<int64_t>(width, 28); ++r) {
+      if (mv * r * regs.per_block > regs.count * 3 / 4) break;
+      const double row = static_cast<double>(width / r) * tile_step_cycles(mv, r) +
+                         (width % r ? tile_step_cycles(mv, width % r) : 0.0);
+      const double cost = static_cast<double>(MB / mv) * row;
+      if (best_cost < 0 || cost < best_cost - 1e-9) {
+        best_cost = cost;
+        best = {mv, r};
+      }
+    }
+  }
+  return best;
+}
+
+ConvGeometry conv_geometry(const Node &node, int64_t block) {
+  const graph::Value &xv = *node.inputs[0], &wv = *node.inputs[1];
+  ConvGeometry g;
+  g.B = block;
+  g.in_block = xv.layout.blocked ? block : 1;
+  const int64_t group = node.attrs.get_int("group", 1);
+  g.N = xv.shape[0];
+  g.C = wv.shape[1] * group;
+  g.M = wv.shape[0];
+  g.H = xv.shape[2];
+  g.W = xv.shape[3];
+  g.KH = wv.shape[2];
+  g.KW = wv.shape[3];
+  const graph::Window w = graph::make_window(node.attrs, {g.H, g.W}, {g.KH, g.KW}, false);
+  g.OH = w.out[0];
+  g.OW = w.out[1];
+  g.sh = w.stride[0];
+  g.sw = w.stride[1];
+  g.dh = w.dilation[0];
+  g.dw = w.dilation[1];
+  g.ph = w.pad_begin[0];
+  g.pw = w.pad_begin[1];
+  g.flat = g.KH == 1 && g.KW == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 &&
+           g.OH == g.H && g.OW == g.W && g.OW <= 16;
+  return g;
+}
+
+// What both kernels share: the parameters, the parallel loop over rows and the output stage.
+class ConvKernel {
+ public:
+  ConvKernel(const Node &node, int64_t block) : node_(node), g_(conv_geometry(node, block)) {}
+  const ConvGeometry &geometry() const { return g_; }
+
+  // Parameters, in the executor's order: one per present node input (the weights and the
+  // bias, replaced by packed constants, as unused placeholders), then the constants, then y.
+  void declare(const std::vector<int64_t> &x_shape) {
+    const int64_t rows = g_.rows(), width = g_.row_width();
+    x_ = tir::make_buffer("x", tir::float32(), x_shape);
+    const std::vector<int64_t> y_shape = {g_.N, g_.blocks_out(), rows, width, g_.B};
+    y_ = tir::make_buffer("y", tir::float32(), y_shape);
+    params_ = {x_, tir::make_buffer("w_unused", tir::int8(), {1})};
+    if (node_.input(2)) params_.push_back(tir::make_buffer("b_unused", tir::int8(), {1}));
+    if (node_.input(3)) {
+      sum_ = tir::make_buffer("sum", tir::float32(), y_shape);
+      params_.push_back(sum_);
+    }
+  }
+
+  Buffer constant(const std::string &name, graph::Tensor value) {
+    Buffer b = tir::make_buffer(name, tir::float32(), value.shape());
+    constant_params_.push_back(b);
+    constants_.push_back(std::move(value));
+    return b;
+  }
+
+  // The bias padded with zeros to whole blocks.
+  void declare_bias() {
+    graph::Tensor padded(graph::DType::kFloat32, {g_.blocks_out() * g_.B});
+    std::memset(padded.raw(), 0, padded.nbytes());
+    if (const graph::Value *b = node_.input(2)) {
+      if (!b->is_constant())
+        KernelBuilder(node_).unsupported("a computed bias (it must be a constant)");
+      std::memcpy(padded.raw(), b->constant->raw(), b->constant->nbytes());
+    }
+    bias_ = constant("bias", std::move(padded));
+  }
+
+  const Buffer &x() const { return x_; }
+  Expr n() const { return n_; }
+  Expr oh() const { return oh_; }
+  // The image and output row the statements built next are for.
+  void set_position(Expr n, Expr oh) {
+    n_ = std::move(n);
+    oh_ = std::move(oh);
+  }
+
+  // The parallel loop over (image, channel tile, row): `row(tile)` builds one row of one tile.
+  // Consecutive rows of a channel tile run together and share its weights in the cache.
+  Stmt parallel_rows(int64_t tiles, const std::function<Stmt(const Expr &tile)> &row) {
+    Var p = tir::make_var("p");
+    const int64_t rows = g_.rows();
+    n_ = Expr(p) / to_int(tiles * rows);
+    oh_ = Expr(p) % to_int(rows);
+    const Stmt body = row(Expr(p) / to_int(rows) % to_int(tiles));
+    return tir::For::make(p, g_.N * tiles * rows, ForKind::kParallel, body);
+  }
+
+  // y[n, block, oh, col, :] = act(acc[r, acc_block*B + :] + bias + sum).
+  Stmt store(const Buffer &acc, int64_t r, int64_t acc_block, const Expr &block,
+             const Expr &col) const {
+    Var v = tir::make_var("v");
+    const std::vector<Expr> at = {n_, block, g_.flat ? Expr(0) : oh_, col, v};
+    Expr value = tir::load(acc, {to_int(r), Expr(v) + to_int(acc_block * g_.B)});
+    value = value + tir::load(bias_, {block * to_int(g_.B) + v});
+    if (sum_) value = value + tir::load(sum_, at);
+    return tir::For::make(v, g_.B, ForKind::kVectorized,
+                          tir::Store::make(y_, at, fused_activation(node_, value)));
+  }
+
+  // y[n, block, oh, col, :] = acc[r, acc_block*B + :]: a partial sum, finished later.
+  Stmt store_partial(const Buffer &acc, int64_t r, int64_t acc_block, const Expr &block,
+                     const Expr &col) const {
+    Var v = tir::make_var("v");
+    return tir::For::make(
+        v, g_.B, ForKind::kVectorized,
+        tir::Store::make(y_, {n_, block, g_.flat ? Expr(0) : oh_, col, v},
+                         tir::load(acc, {to_int(r), Expr(v) + to_int(acc_block * g_.B)})));
+  }
+
+  // acc[r, acc_block*B + :] = y[n, block, oh, col, :]: a partial sum resumed.
+  Stmt resume(const Buffer &acc, int64_t r, int64_t acc_block, const Expr &block,
+              const Expr &col) const {
+    Var v = tir::make_var("v");
+    return tir::For::make(
+        v, g_.B, ForKind::kVectorized,
+        tir::Store::make(acc, {to_int(r), Expr(v) + to_int(acc_block * g_.B)},
+                         tir::load(y_, {n_, block, g_.flat ? Expr(0) : oh_, col, v})));
+  }
+
+  // acc[r, block*B + :] += value(v), one vector of B lanes (an undefined value: = 0).
+  Stmt accumulate(const Buffer &acc, int64_t r, int64_t block,
+                  const std::function<Expr(const Var &v)> &value) const {
+    Var v = tir::make_var("v");
+    const std::vector<Expr> at = {to_int(r), Expr(v) + to_int(block * g_.B)};
+    const Expr add = value(v);
+    return tir::For::make(
+        v, g_.B, ForKind::kVectorized,
+        tir::Store::make(acc, at,
+                         add.defined() ? tir::load(acc, at) + add : fconst(tir::float32(), 0)));
+  }
+
+  // acc[r, :] = 0 for every column, one vector of B lanes at a time.
+  Stmt clear(const Buffer &acc, int64_t width, int64_t blocks) const {
+    std::vector<Stmt> s;
+    for (int64_t r = 0; r < width; ++r)
+      for (int64_t j = 0; j < blocks; ++j)
+        s.push_back(accumulate(acc, r, j, [&](const Var &) { return Expr(); }));
+    return tir::Seq::make(s);
+  }
+
+  // `body` for kernel row kh, skipped where input row ih = oh*sh + kh*dh - ph is outside.
+  Stmt guard_row(const Expr &kh, const std::function<Stmt(const Expr &ih)> &body) const {
+    if (g_.flat) return body(Expr(0));
+    const Expr ih = oh_ * to_int(g_.sh) + kh * to_int(g_.dh) - to_int(g_.ph);
+    if (!g_.rows_reach_out()) return body(ih);
+    return tir::IfThenElse::make(ih >= 0 && ih < to_int(g_.H), body(ih));
+  }
+
+  // Input column of output column `col` for kernel column kw.
+  Expr input_column(const Expr &col, int64_t kw) const {
+    if (g_.flat) return col;
+    return col * to_int(g_.sw) + to_int(kw * g_.dw - g_.pw);
+  }
+
+  CpuKernel finish(const std::string &name, const Stmt &body) {
+    CpuKernel k;
+    std::vector<Buffer> params = params_;
+    params.insert(params.end(), constant_params_.begin(), constant_params_.end());
+    params.push_back(y_);
+    k.func = tir::Func{name, params, body};
+    k.constants = std::move(constants_);
+    return k;
+  }
+
+ private:
+  const Node &node_;
+  ConvGeometry g_;
+  Buffer x_, y_, sum_, bias_;
+  std::vector<Buffer> params_, constant_params_;
+  std::vector<graph::Tensor> constants_;
+  Expr n_, oh_;
+};
+
+// Panels [MB/mv, CBx, KH, KW, Bx, mv*B] of the OIHW weights w, zero past M and C.
+graph::Tensor dense_panels(const graph::Tensor &w, const ConvGeometry &g, int64_t mv) {
+  const int64_t V = mv * g.B, Bx = g.in_block, CBx = (g.C + Bx - 1) / Bx;
+  const int64_t tiles = g.blocks_out() / mv;
+  graph::Tensor p(graph::DType::kFloat32, {tiles, CBx, g.KH, g.KW, Bx, V});
+  std::memset(p.raw(), 0, p.nbytes());
+  const float *s = w.data<float>();
+  float *d = p.data<float>();
+  for (int64_t m = 0; m < g.M; ++m)
+    for (int64_t c = 0; c < g.C; ++c)
+      for (int64_t kh = 0; kh < g.KH; ++kh)
+        for (int64_t kw = 0; kw < g.KW; ++kw)
+          d[((((m / V * CBx + c / Bx) * g.KH + kh) * g.KW + kw) * Bx + c % Bx) * V + m % V] =
+              s[((m * g.C + c) * g.KH + kh) * g.KW + kw];
+  return p;
+}
+
+// Whether a phase of the reduction holds: never, always, or when `cond` does (at run time).
+struct When {
+  int kind = 0;  // 0 never, 1 always, 2 cond
+  Expr cond;
+  static When never() { return {}; }
+  static When always() { return {1, Expr()}; }
+  static When at(Expr c) { return {2, std::move(c)}; }
+  Stmt pick(const Stmt &then_case, const Stmt &else_case) const {
+    if (kind == 1) return then_case;
+    if (kind == 0) return else_case;
+    return tir::IfThenElse::make(cond, then_case, else_case);
+  }
+};
+
+// Input channel blocks per chunk of the reduction: the most (dividing the whole blocks) whose
+// weights for one channel tile stay within 32 KiB, so that they are read from the L1 cache
+// for every row of a task rather than streamed from L2 (ONNX Runtime's NCHWc kernels walk the
+// input channel blocks outermost too, accumulating into the output).
+int64_t chunk_blocks(const ConvGeometry &g, int64_t full_blocks, int64_t mv) {
+  const int64_t bytes_per_block = g.in_block * g.KH * g.KW * mv * g.B * 4;
+  int64_t kc = std::max<int64_t>(1, std::min<int64_t>(full_blocks, (32 << 10) / bytes_per_block));
+  while (full_blocks > 0 && full_blocks % kc != 0) --kc;
+  return kc;
+}
+
+CpuKernel build_dense(const Node &node, int64_t block) {
+  ConvKernel k(node, block);
+  const ConvGeometry &g = k.geometry();
+  const DenseTile tile = choose_dense_tile(g);
+  const int64_t mv = tile.blocks, Bx = g.in_block, CBx = (g.C + Bx - 1) / Bx;
+  // The input as [N, C/Bx, H, W, Bx] (a plain input is its own blocking with Bx = 1).
+  k.declare(g.flat ? std::vector<int64_t>{g.N, CBx, 1, g.H * g.W, Bx}
+                   : std::vector<int64_t>{g.N, CBx, g.H, g.W, Bx});
+  const Buffer panels = k.constant("w_panels", dense_panels(*node.inputs[1]->constant, g, mv));
+  k.declare_bias();
+  const RowWindow cols = g.columns();
+  const std::vector<TileRun> runs = plan_row_tiles(cols, tile.columns);
+  const int64_t full_blocks = g.C / Bx, tail = g.C % Bx;
+  const int64_t kc = chunk_blocks(g, full_blocks, mv), chunks = full_blocks / kc;
+  const int64_t rows = g.rows(), block_rows = std::min<int64_t>(rows, 8);
+
+  // One pass over the task's rows for the input channel blocks [cb0, cb0 + blocks) (`lanes`
+  // channels of each): the register tile starts from zero on the first pass, else from the
+  // partial sums in y, and ends in y, finished (bias, sum, activation) on the last pass.
+  auto pass = [&](const Expr &mt, const Expr &cb0, int64_t blocks, int64_t lanes, When first,
+                  When last) {
+    return emit_row_tiles(cols, runs, [&](const auto &col, int64_t width, const auto &inside) {
+      const Buffer acc =
+          tir::make_buffer("acc", tir::float32(), {width, mv * g.B}, tir::Scope::kLocal);
+      // Kernel row kh of input channel block cb: per kernel column a loop over the block's
+      // channels whose body is the tile's blocks x R multiply-adds, one broadcast input per
+      // column and one weight vector per block (the register tile stays the only long-lived
+      // state; kernel columns are not unrolled into one body, where broadcasts shared between
+      // them would outlive the registers).
+      auto kernel_row = [&](const Expr &cb, const Expr &kh, const Expr &ih) {
+        std::vector<Stmt> s;
+        for (int64_t kw = 0; kw < g.KW; ++kw) {
+          Var ci = tir::make_var("ci");
+          std::vector<Stmt> fmas;
+          for (int64_t r = 0; r < width; ++r) {
+            if (!inside(r, kw)) continue;
+            const Expr xv = tir::load(k.x(), {k.n(), cb, ih, k.input_column(col(r), kw), ci});
+            for (int64_t j = 0; j < mv; ++j)
+              fmas.push_back(k.accumulate(acc, r, j, [&](const Var &v) {
+                return xv *
+                       tir::load(panels, {mt, cb, kh, to_int(kw), ci, Expr(v) + to_int(j * g.B)});
+              }));
+          }
+          if (!fmas.empty())
+            s.push_back(tir::For::make(ci, lanes, ForKind::kSerial, tir::Seq::make(fmas)));
+        }
+        return tir::Seq::make(s);
+      };
+      Var b = tir::make_var("cb"), kh = tir::make_var("kh");
+      const Expr cb = blocks > 1 ? cb0 + b : cb0;
+      Stmt reduce =
+          tir::For::make(kh, g.KH, ForKind::kSerial,
+                         k.guard_row(kh, [&](const Expr &ih) { return kernel_row(cb, kh, ih); }));
+      if (blocks > 1) reduce = tir::For::make(b, blocks, ForKind::kSerial, reduce);
+      std::vector<Stmt> start, finish, partial;
+      for (int64_t r = 0; r < width; ++r)
+        for (int64_t j = 0; j < mv; ++j) {
+          const Expr ob = mt * to_int(mv) + to_int(j);
+          start.push_back(k.resume(acc, r, j, ob, col(r)));
+          finish.push_back(k.store(acc, r, j, ob, col(r)));
+          partial.push_back(k.store_partial(acc, r, j, ob, col(r)));
+        }
+      return tir::Allocate::make(
+          acc, tir::Seq::make({first.pick(k.clear(acc, width, mv), tir::Seq::make(start)), reduce,
+                               last.pick(tir::Seq::make(finish), tir::Seq::make(partial))}));
+    });
+  };
+
+  // Tasks: (image, channel tile, block of rows); within a task the input channels go in
+  // chunks, each over all the task's rows, so that a chunk's weights serve every row.
+  const int64_t tiles = g.blocks_out() / mv, row_blocks = (rows + block_rows - 1) / block_rows;
+  Var p = tir::make_var("p"), rr = tir::make_var("r");
+  const Expr mt = Expr(p) / to_int(row_blocks) % to_int(tiles);
+  const Expr oh = Expr(p) % to_int(row_blocks) * to_int(block_rows) + rr;
+  k.set_position(Expr(p) / to_int(row_blocks * tiles), oh);
+  auto over_rows = [&](const Stmt &row) {
+    const Stmt guarded = rows % block_rows ? tir::IfThenElse::make(oh < to_int(rows), row) : row;
+    return tir::For::make(rr, block_rows, ForKind::kSerial, guarded);
+  };
+  std::vector<Stmt> task;
+  if (chunks > 0) {
+    Var q = tir::make_var("chunk");
+    const When first = chunks == 1 ? When::always() : When::at(tir::eq(q, 0));
+    const When last = tail > 0      ? When::never()
+                      : chunks == 1 ? When::always()
+                                    : When::at(tir::eq(q, to_int(chunks - 1)));
+    task.push_back(tir::For::make(q, chunks, ForKind::kSerial,
+                                  over_rows(pass(mt, Expr(q) * to_int(kc), kc, Bx, first, last))));
+  }
+  if (tail > 0)
+    task.push_back(over_rows(pass(mt, to_int(full_blocks), 1, tail,
+                                  chunks > 0 ? When::never() : When::always(), When::always())));
+  const Stmt body =
+      tir::For::make(p, g.N * tiles * row_blocks, ForKind::kParallel, tir::Seq::make(task));
+  return k.finish("ConvNCHWc", body);
+}
+
+// Depthwise weights [C/B, KH, KW, B], zero past C.
+graph::Tensor depthwise_weights(const graph::Tensor &w, const ConvGeometry &g) {
+  const int64_t CB = g.blocks_out();
+  graph::Tensor p(graph::DType::kFloat32, {CB, g.KH, g.KW, g.B});
+  std::memset(p.raw(), 0, p.nbytes());
+  const float *s = w.data<float>();
+  float *d = p.data<float>();
+  for (int64_t c = 0; c < g.C; ++c)
+    for (int64_t k = 0; k < g.KH * g.KW; ++k)
+      d[((c / g.B) * g.KH * g.KW + k) * g.B + c % g.B] = s[c * g.KH * g.KW + k];
+  return p;
+}
+
+CpuKernel build_depthwise(const Node &node, int64_t block) {
+  ConvKernel k(node, block);
+  const ConvGeometry &g = k.geometry();
+  if (g.in_block != g.B) KernelBuilder(node).unsupported("a depthwise kernel on a plain input");
+  k.declare({g.N, g.blocks_out(), g.H, g.W, g.B});
+  const Buffer wd = k.constant("w_depthwise", depthwise_weights(*node.inputs[1]->constant, g));
+  k.declare_bias();
+  const Registers regs = registers(g.B);
+  // Accumulators, the input vectors of a row of taps and the weights share the registers.
+  const int64_t width = std::max<int64_t>(1, (regs.count / regs.per_block - 4) / 3);
+  const RowWindow cols = g.columns();
+  const std::vector<TileRun> runs = plan_row_tiles(cols, std::min(width, g.row_width()));
+
+  Stmt body = k.parallel_rows(g.blocks_out(), [&](const Expr &cb) {
+    return emit_row_tiles(cols, runs, [&](const auto &col, int64_t w, const auto &inside) {
+      const Buffer acc = tir::make_buffer("acc", tir::float32(), {w, g.B}, tir::Scope::kLocal);
+      Var kh = tir::make_var("kh");
+      Stmt taps = k.guard_row(kh, [&](const Expr &ih) {
+        std::vector<Stmt> s;
+        for (int64_t kw = 0; kw < g.KW; ++kw)
+          for (int64_t r = 0; r < w; ++r) {
+            if (!inside(r, kw)) continue;
+            const Expr iw = k.input_column(col(r), kw);
+            s.push_back(k.accumulate(acc, r, 0, [&](const Var &v) {
+              return tir::load(k.x(), {k.n(), cb, ih, iw, v}) *
+                     tir::load(wd, {cb, kh, to_int(kw), v});
+            }));
+          }
+        return tir::Seq::make(s);
+      });
+      std::vector<Stmt> s = {k.clear(acc, w, 1), tir::For::make(kh, g.KH, ForKind::kSerial, taps)};
+      for (int64_t r = 0; r < w; ++r) s.push_back(k.store(acc, r, 0, cb, col(r)));
+      return tir::Allocate::make(acc, tir::Seq::make(s));
+    });
+  });
+  return k.finish("ConvNCHWc", body);
+}
+
+CpuKernel build_conv_nchwc(const Node &node) {
+  const graph::Value &wv = *node.inputs.at(1);
+  const int64_t block = node.attrs.get_int("block_c");
+  const KernelBuilder kb(node);
+  if (!wv.is_constant()) kb.unsupported("computed weights (they must be a constant)");
+  const int64_t group = node.attrs.get_int("group", 1);
+  const int64_t C = wv.shape[1] * group, M = wv.shape[0];
+  if (group == 1) return build_dense(node, block);
+  if (group == C && M == C) return build_depthwise(node, block);
+  kb.unsupported(fmt::format("{} groups of {} channels (one group or depthwise only)", group, C));
+}
+
+}  // namespace
+
+void add_conv_nchwc_lowerings(std::vector<CpuLowering> &lowerings) {
+  lowerings.push_back({graph::OpKind::kConvNCHWc, build_conv_nchwc});
+}
+
+}  // namespace vacc::ops::cpu

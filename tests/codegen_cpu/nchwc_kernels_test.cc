@@ -1,0 +1,227 @@
+// The CPU backend's blocked layout (graph/passes/block_cpu_layout.h) and its kernels
+// (vacc.ConvNCHWc dense and depthwise, blocked MaxPool and GlobalAveragePool, the fused
+// residual add and activation): each graph is built twice, one copy run plain by the graph
+// reference executor, the other blocked by the pass and run by the CPU executor's kernels; the
+// outputs must agree to 1e-5 of the output's largest magnitude. The cases cover what the
+// register tiles and the padding inside the kernels must get right: pads on every side and
+// asymmetric ones, strides, dilation, widths no tile divides, channel counts that are not
+// whole blocks (a tail block of input channels, padded output blocks), a plain few-channel
+// input, batches of two, pointwise convolutions read as one row.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+
+#include "vacc/graph/executor.h"
+#include "vacc/graph/graph.h"
+#include "vacc/graph/passes/block_cpu_layout.h"
+#include "vacc/graph/passes/fuse_activations.h"
+#include "vacc/graph/passes/fuse_conv_adds.h"
+#include "vacc/graph/shape_inference.h"
+#include "vacc/ops/cpu/executor.h"
+
+using namespace vacc::graph;
+
+namespace {
+
+Tensor random_floats(Shape shape, unsigned seed) {
+  Tensor t(DType::kFloat32, std::move(shape));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1, 1);
+  for (int64_t i = 0; i < t.size(); ++i) t.data<float>()[i] = d(rng);
+  return t;
+}
+
+// A small graph builder: values get their shapes by inference as nodes are added.
+struct Builder {
+  Graph g;
+  unsigned seed = 11;
+  Value *input(Shape shape) {
+    Value *x = g.add_value("x", DType::kFloat32, std::move(shape));
+    g.add_input(x);
+    return x;
+  }
+  Value *node(OpKind op, std::vector<Value *> ins, Attributes at = {}) {
+    Value *y = g.add_value(g.unique_name("v"), DType::kFloat32, {});
+    infer_node(*g.add_node(op, y->name, std::move(ins), {y}, std::move(at)));
+    return y;
+  }
+  Value *conv(Value *x, int64_t m, int64_t k, int64_t stride = 1, std::vector<int64_t> pads = {},
+              int64_t group = 1, int64_t dilation = 1, bool bias = true) {
+    Attributes at;
+    at.set("strides", std::vector<int64_t>{stride, stride});
+    at.set("dilations", std::vector<int64_t>{dilation, dilation});
+    at.set("pads", pads.empty() ? std::vector<int64_t>(4, k / 2 * dilation) : pads);
+    at.set("group", group);
+    std::vector<Value *> ins = {
+        x,
+        g.add_constant(g.unique_name("w"), random_floats({m, x->shape[1] / group, k, k}, seed++))};
+    if (bias) ins.push_back(g.add_constant(g.unique_name("b"), random_floats({m}, seed++)));
+    return node(OpKind::kConv, ins, at);
+  }
+  Value *relu(Value *x) { return node(OpKind::kRelu, {x}); }
+  Value *clip(Value *x, float lo, float hi) {
+    Tensor l(DType::kFloat32, {}), h(DType::kFloat32, {});
+    l.data<float>()[0] = lo;
+    h.data<float>()[0] = hi;
+    return node(OpKind::kClip, {x, g.add_constant(g.unique_name("lo"), l),
+                                g.add_constant(g.unique_name("hi"), h)});
+  }
+  Value *max_pool(Value *x, int64_t k, int64_t s, std::vector<int64_t> pads, bool ceil = false) {
+    Attributes at;
+    at.set("kernel_shape", std::vector<int64_t>{k, k});
+    at.set("strides", std::vector<int64_t>{s, s});
+    at.set("pads", pads);
+    at.set("ceil_mode", int64_t{ceil});
+    return node(OpKind::kMaxPool, {x}, at);
+  }
+};
+
+// Runs build() twice: plain on the reference executor, blocked on the CPU backend.
+void expect_blocked_matches_plain(const std::function<void(Builder &)> &build, int min_converted) {
+  Builder plain, blocked;
+  build(plain);
+  build(blocked);
+  Graph &g = blocked.g;
+  const int converted = block_cpu_layout(g, 16);
+  fuse_conv_adds(g);
+  fuse_activations(g);
+  EXPECT_GE(converted, min_converted) << print_graph(g);
+  const std::vector<Tensor> inputs = {random_floats(plain.g.inputs()[0]->shape, 5)};
+  const Tensor want = Executor(plain.g).run(inputs)[0];
+  // The reference of the blocked operators themselves (graph/ops), and the CPU kernels.
+  const Tensor ref_blocked = Executor(g).run(inputs)[0];
+  const Tensor got = vacc::ops::cpu::CpuExecutor(g).run(inputs)[0];
+  ASSERT_EQ(got.shape(), want.shape());
+  ASSERT_EQ(ref_blocked.shape(), want.shape());
+  double ref = 0;
+  for (int64_t i = 0; i < want.size(); ++i) ref = std::max(ref, std::abs(want.as_double(i)));
+  for (int64_t i = 0; i < want.size(); ++i) {
+    ASSERT_NEAR(ref_blocked.as_double(i), want.as_double(i), 1e-5 * ref) << "reference " << i;
+    ASSERT_NEAR(got.as_double(i), want.as_double(i), 1e-5 * ref) << "element " << i << "\n"
+                                                                 << print_graph(g);
+  }
+}
+
+int count(const Graph &g, OpKind op) {
+  int n = 0;
+  for (const Node *node : g.nodes()) n += node->op == op;
+  return n;
+}
+
+struct DenseCase {
+  const char *name;
+  int64_t n, c, m, h, w, k, stride, dilation;
+  std::vector<int64_t> pads;  // top, left, bottom, right; empty: k/2 on every side
+};
+
+class BlockedDense : public ::testing::TestWithParam<DenseCase> {};
+
+TEST_P(BlockedDense, MatchesThePlainReference) {
+  const DenseCase &p = GetParam();
+  expect_blocked_matches_plain(
+      [&](Builder &b) {
+        Value *x = b.input({p.n, p.c, p.h, p.w});
+        b.g.add_output(b.conv(x, p.m, p.k, p.stride, p.pads, 1, p.dilation));
+      },
+      1);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, BlockedDense,
+    ::testing::Values(
+        DenseCase{"3x3_stride1_width_20", 1, 32, 64, 20, 20, 3, 1, 1, {}},
+        DenseCase{"3x3_stride2_three_blocks", 1, 16, 48, 15, 15, 3, 2, 1, {}},
+        DenseCase{"stem_7x7_plain_input", 1, 3, 32, 40, 38, 7, 2, 1, {}},
+        DenseCase{"stem_7x7_unpadded_width_109", 1, 3, 96, 29, 223, 7, 2, 1, {0, 0, 0, 0}},
+        DenseCase{"pointwise_tail_block_flat", 2, 24, 40, 9, 9, 1, 1, 1, {0, 0, 0, 0}},
+        DenseCase{"pointwise_rows", 1, 24, 40, 5, 28, 1, 1, 1, {0, 0, 0, 0}},
+        DenseCase{"pointwise_stride2", 1, 32, 64, 14, 14, 1, 2, 1, {0, 0, 0, 0}},
+        DenseCase{"dilated_3x3", 1, 16, 16, 18, 17, 3, 1, 2, {}},
+        DenseCase{"asymmetric_pads", 1, 24, 48, 13, 13, 3, 1, 1, {1, 0, 0, 1}},
+        DenseCase{"channels_1000", 1, 16, 1000, 13, 13, 1, 1, 1, {0, 0, 0, 0}},
+        DenseCase{"3x3_7x7_512_narrow", 1, 64, 128, 7, 7, 3, 1, 1, {}},
+        DenseCase{"5x5_pad_wider_than_stride", 2, 8, 24, 11, 12, 5, 2, 1, {2, 2, 2, 2}}),
+    [](const auto &info) { return std::string(info.param.name); });
+
+struct DepthwiseCase {
+  const char *name;
+  int64_t c, h, w, k, stride;
+};
+
+class BlockedDepthwise : public ::testing::TestWithParam<DepthwiseCase> {};
+
+TEST_P(BlockedDepthwise, MatchesThePlainReference) {
+  const DepthwiseCase &p = GetParam();
+  expect_blocked_matches_plain(
+      [&](Builder &b) {
+        Value *x = b.input({1, 16, p.h, p.w});
+        Value *e = b.clip(b.conv(x, p.c, 1), 0.0f, 6.0f);  // expansion, ReLU6
+        b.g.add_output(b.clip(b.conv(e, p.c, p.k, p.stride, {}, p.c), 0.0f, 6.0f));
+      },
+      2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, BlockedDepthwise,
+                         ::testing::Values(DepthwiseCase{"3x3_stride1", 32, 14, 14, 3, 1},
+                                           DepthwiseCase{"3x3_stride2_tail", 24, 15, 16, 3, 2},
+                                           DepthwiseCase{"5x5_stride1", 40, 9, 11, 5, 1},
+                                           DepthwiseCase{"3x3_wide", 16, 4, 57, 3, 1}),
+                         [](const auto &info) { return std::string(info.param.name); });
+
+TEST(BlockedLayout, ResidualAddAndReluFuseIntoTheConvolution) {
+  auto build = [](Builder &b) {
+    Value *x = b.input({1, 24, 12, 12});
+    Value *y = b.relu(b.conv(x, 24, 3));
+    Value *z = b.conv(y, 24, 3);
+    b.g.add_output(b.relu(b.node(OpKind::kAdd, {z, y})));
+  };
+  expect_blocked_matches_plain(build, 3);
+  Builder b;
+  build(b);
+  block_cpu_layout(b.g, 16);
+  EXPECT_EQ(fuse_conv_adds(b.g), 1);
+  EXPECT_EQ(fuse_activations(b.g), 2);  // the first convolution's and the one after the add
+  EXPECT_EQ(count(b.g, OpKind::kAdd), 0);
+  EXPECT_EQ(count(b.g, OpKind::kRelu), 0);
+  EXPECT_EQ(count(b.g, OpKind::kConvNCHWc), 2);
+  EXPECT_EQ(count(b.g, OpKind::kUnpackNCHWnc), 1);
+}
+
+TEST(BlockedLayout, PoolingConcatAndBatches) {
+  expect_blocked_matches_plain(
+      [](Builder &b) {
+        Value *x = b.input({2, 3, 31, 29});
+        Value *c = b.relu(b.conv(x, 32, 3, 2, {0, 0, 0, 0}));
+        Value *p = b.max_pool(c, 3, 2, {0, 0, 0, 0}, true);  // SqueezeNet's
+        Value *s = b.relu(b.conv(p, 16, 1));
+        Value *e1 = b.relu(b.conv(s, 16, 1)), *e3 = b.relu(b.conv(s, 24, 3));
+        Attributes cat;
+        cat.set("axis", int64_t{1});
+        Value *f = b.node(OpKind::kConcat, {e1, e3}, cat);
+        Value *q = b.max_pool(f, 3, 2, {1, 1, 1, 1});  // ResNet's
+        b.g.add_output(b.node(OpKind::kGlobalAveragePool, {b.conv(q, 40, 1)}));
+      },
+      9);
+}
+
+TEST(BlockedLayout, ConcatWithAPartialBlockFirstStaysPlain) {
+  Builder b;
+  Value *x = b.input({1, 8, 6, 6});
+  Attributes cat;
+  cat.set("axis", int64_t{1});
+  b.g.add_output(b.node(OpKind::kConcat, {b.conv(x, 24, 3), b.conv(x, 16, 3)}, cat));
+  block_cpu_layout(b.g, 16);
+  EXPECT_EQ(count(b.g, OpKind::kUnpackNCHWnc), 2);  // 24 channels are no whole number of blocks
+  expect_blocked_matches_plain(
+      [](Builder &c) {
+        Value *y = c.input({1, 8, 6, 6});
+        Attributes at;
+        at.set("axis", int64_t{1});
+        c.g.add_output(c.node(OpKind::kConcat, {c.conv(y, 24, 3), c.conv(y, 16, 3)}, at));
+      },
+      2);
+}
+
+}  // namespace
