@@ -1,5 +1,6 @@
 #include "vacc/lower/host_layout.h"
 
+#include "vacc/support/block_groups.h"
 #include "vacc/support/blocked_layout.h"
 #include "vacc/support/error.h"
 
@@ -69,6 +70,23 @@ std::vector<int64_t> pack_weight(const isa::HwConfig &c, int64_t o, int64_t ch, 
           out[blocked_offset(a, k, y * kw + x, kh * kw, BO, BI, CB)] =
               weight[((a * ch + k) * kh + y) * kw + x];
   return out;
+}
+
+std::vector<int64_t> pack_grouped_weight(const isa::HwConfig &c, int64_t o, int64_t ch,
+                                         int64_t groups, int64_t kh, int64_t kw,
+                                         const std::vector<int64_t> &weight) {
+  VACC_CHECK(static_cast<int64_t>(weight.size()) == o * ch / groups * kh * kw) << "weight size";
+  const int64_t parts = block_groups(ch, o, groups, c.block_in, c.block_out);
+  const int64_t part_in = round_up(ch, c.block_in) / parts;
+  const int64_t part_out = round_up(o, c.block_out) / parts, K = kh * kw, cg = ch / groups;
+  std::vector<int64_t> sliced(o * part_in * K, 0);
+  for (int64_t a = 0; a < o; ++a)
+    for (int64_t j = 0; j < part_in; ++j) {
+      const int64_t i = grouped_weight_channel(a, j, ch, o, groups, part_in, part_out);
+      if (i >= 0)
+        for (int64_t k = 0; k < K; ++k) sliced[(a * part_in + j) * K + k] = weight[(a * cg + i) * K + k];
+    }
+  return pack_weight(c, o, part_in, kh, kw, sliced);
 }
 
 std::vector<int64_t> pack_bias(const isa::HwConfig &c, int64_t n, int64_t o,

@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "vacc/lower/host_layout.h"
+#include "vacc/support/block_groups.h"
 #include "vacc/support/error.h"
 
 namespace vacc::lower {
@@ -91,6 +92,11 @@ std::optional<Layer> layer_of(const graph::Node &node, const isa::HwConfig &c, s
       p.height = x->shape[2];
       p.width = x->shape[3];
       p.out_channels = blocked ? w->shape[0] * w->shape[4] : round_up(w->shape[0], c.block_out);
+      // Grouped: packed, the group attribute holds the slices pack_layout chose; plain, the
+      // same choice from the model's channels.
+      const int64_t group = node.attrs.get_int("group", 1);
+      p.groups = blocked ? group
+                         : block_groups(x->shape[1], w->shape[0], group, c.block_in, c.block_out);
       p.kernel_h = w->shape[2];
       p.kernel_w = w->shape[3];
       const std::vector<int64_t> strides = node.attrs.get_ints("strides", {1, 1});
@@ -156,7 +162,6 @@ std::optional<std::string> why_not_accelerated(const graph::Node &node, const is
   if (node.op != graph::OpKind::kQAdd && !node.inputs[1]->is_constant())
     return std::string("weights are not constant");
   if (node.op == graph::OpKind::kQConv) {
-    if (node.attrs.get_int("group", 1) != 1) return std::string("grouped convolution");
     for (int64_t d : node.attrs.get_ints("dilations", {1, 1}))
       if (d != 1) return std::string("dilated convolution");
   }
@@ -187,6 +192,7 @@ graph::AccelLegality accel_legality(const isa::HwConfig &config, int vthreads) {
 
 bool folds_windows(const graph::Node &node, const isa::HwConfig &c, int vthreads) {
   if (node.op != graph::OpKind::kQConv || node.inputs[0]->layout.blocked) return false;
+  if (node.attrs.get_int("group", 1) != 1) return false;  // its windows would mix the groups
   const std::optional<Layer> layer = layer_of(node, c, nullptr);
   if (!layer) return false;
   Conv2dParams p = std::get<Conv2dParams>(layer->params);

@@ -42,6 +42,33 @@ TEST(CodegenAccelErrors, TileThatCannotFit) {
   EXPECT_NE(msg.find("buffers.wgt_kib"), std::string::npos) << msg;
 }
 
+TEST(CodegenAccelErrors, GroupsThatDoNotDivideTheBlocks) {
+  isa::HwConfig c = test::config_named("default");
+  lower::Conv2dParams p = small_conv();
+  p.in_channels = p.out_channels = 48;
+  p.groups = 2;
+  std::string msg = error_of([&] { lower::compile_conv2d(c, p, {}, "grouped"); });
+  EXPECT_NE(msg.find("grouped: groups = 2 must divide both the 3 input and the 3 output channel "
+                     "blocks"),
+            std::string::npos)
+      << msg;
+}
+
+TEST(CodegenAccelErrors, GroupedTileOfSeveralOutputBlocks) {
+  // Two output blocks per slice: a tile holds one (its input blocks follow from a division).
+  isa::HwConfig c = test::config_named("default");
+  lower::Conv2dParams p = small_conv();
+  p.in_channels = p.out_channels = 64;
+  p.groups = 2;
+  LowerOptions o;
+  o.schedule = lower::AccelSchedule{4, 4, 2, 1, 1};
+  std::string msg = error_of([&] { lower::compile_conv2d(c, p, o, "g2"); });
+  EXPECT_NE(msg.find("g2: tile_oc = 2: a grouped convolution with 2 output blocks per group tiles "
+                     "one output block at a time"),
+            std::string::npos)
+      << msg;
+}
+
 TEST(CodegenAccelErrors, UnsupportedPadding) {
   isa::HwConfig c = test::config_named("default");
   lower::Conv2dParams p = small_conv();

@@ -286,9 +286,9 @@ TEST(Partition, PlacesIntrinsicOpsOnTheAccelerator) {
     if (n->op == OpKind::kQConv) conv = n;
   }
   ASSERT_NE(conv, nullptr);
-  conv->attrs.set("group", int64_t{2});
-  EXPECT_EQ(vacc::lower::why_not_accelerated(*conv, config), "grouped convolution");
-  conv->attrs.set("group", int64_t{1});
+  conv->attrs.set("dilations", std::vector<int64_t>{2, 2});
+  EXPECT_EQ(vacc::lower::why_not_accelerated(*conv, config), "dilated convolution");
+  conv->attrs.set("dilations", std::vector<int64_t>{1, 1});
   EXPECT_EQ(vacc::lower::why_not_accelerated(*conv, config), std::nullopt);
   vacc::isa::HwConfig narrow = config;
   narrow.inp_bits = 4;

@@ -1,6 +1,7 @@
 // conv2d on the accelerator (NCHWnc, any kernel, stride and padding, the padding done by the
-// DMA) with bias add, ReLU and shift-and-clip requantization fused on the ALU: what it
-// supports, its default schedule and its compute definition (operators.h).
+// DMA; grouped and depthwise as slices of whole channel blocks, Conv2dParams::groups) with bias
+// add, ReLU and shift-and-clip requantization fused on the ALU: what it supports, its default
+// schedule and its compute definition (operators.h).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -27,6 +28,13 @@ using tir::Scope;
 constexpr double kInsnOverheadCycles = 8;
 // How much cheaper (modelled) splitting the rows between threads must be to be chosen over
 // splitting the channel blocks, the split measured on more layers.
+
+// Grouped with several output blocks per slice, an output block's first input block is
+// (ob / (OB/groups)) * (CB/groups): tiles of one output block keep that division in the host
+// loops, out of the micro-op loops (whose indices must be affine).
+bool one_tile_oc_ok(const Conv2dParams &p, const isa::HwConfig &c) {
+  return p.groups == 1 || p.out_channels / c.block_out == p.groups;
+}
 
 double estimate(double compute, double memory, int vthreads) {
   return vthreads > 1 ? std::max(compute, memory) + 0.05 * std::min(compute, memory)
@@ -56,6 +64,12 @@ void check_supported(const isa::HwConfig &c, const Conv2dParams &p, const std::s
   multiple("batch", p.batch, c.batch, "gemm.batch");
   multiple("in_channels", p.in_channels, c.block_in, "gemm.block_in");
   multiple("out_channels", p.out_channels, c.block_out, "gemm.block_out");
+  positive("groups", p.groups);
+  if ((p.in_channels / c.block_in) % p.groups || (p.out_channels / c.block_out) % p.groups)
+    fail(
+        "{}: groups = {} must divide both the {} input and the {} output channel blocks; group "
+        "whole blocks (support/block_groups.h)",
+        name, p.groups, p.in_channels / c.block_in, p.out_channels / c.block_out);
   const int64_t max_pad = (int64_t{1} << isa::kPadBits) - 1;
   for (auto [what, v] : {std::pair{"pad_h", p.pad_h}, std::pair{"pad_w", p.pad_w}}) {
     if (v < 0) fail("{}: {} = {} must not be negative", name, what, v);
@@ -86,6 +100,8 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, in
   const int64_t OB = p.out_channels / c.block_out, CB = p.in_channels / c.block_in;
   const int64_t OH = p.out_height(), OW = p.out_width(), KH = p.kernel_h, KW = p.kernel_w;
   const int64_t NB = p.batch / c.batch;
+  // Input blocks each output block reduces over (all of them unless grouped).
+  const int64_t IBG = CB / p.groups;
   const int requested = vthreads;
   if (OB % vthreads != 0) vthreads = 1;  // too few output-channel blocks to split
   const double bw = c.mem_bytes_per_cycle;
@@ -108,6 +124,7 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, in
         const int64_t ih = (th - 1) * p.stride_h + KH, iw = (tw - 1) * p.stride_w + KW;
         for (int64_t toc : divisors(OB)) {
           if (!rows && (OB / toc) % V != 0) continue;
+          if (toc > 1 && !one_tile_oc_ok(p, c)) continue;
           // Per thread: the accumulator tile, and bias and shifts for all its channel blocks
           // where they fit beside it, else for one block of toc. A fused residual adds its
           // skip tile beside the accumulators (ACC) and the input (INP), and one identity
@@ -117,25 +134,28 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, in
           const int64_t skip_tiles = p.residual ? toc * th * tw : 0, skip_wgt = p.residual ? 1 : 0;
           const bool bias_once = acc_tiles + per_channel * thread_ob <= acc_cap;
           if (!bias_once && acc_tiles + per_channel * toc > acc_cap) continue;
-          for (int64_t tic : divisors(CB)) {
-            if (tic * ih * iw + skip_tiles > inp_cap || toc * tic * KH * KW + skip_wgt > wgt_cap)
+          for (int64_t tic : divisors(IBG)) {
+            // Input blocks one load brings: grouped, a tile's output blocks read their own.
+            const int64_t load_blocks = p.groups > 1 && OB == p.groups ? (toc - 1) * IBG + tic : tic;
+            if (load_blocks * ih * iw + skip_tiles > inp_cap ||
+                toc * tic * KH * KW + skip_wgt > wgt_cap)
               continue;
             const double S = double(OH / th) * double(OW / tw) * NB;
-            const double OT = double(OB / toc), IT = double(CB / tic);
-            const double gemm = double(NB) * OB * CB * KH * KW * OH * OW;
+            const double OT = double(OB / toc), IT = double(IBG / tic);
+            const double gemm = double(NB) * OB * IBG * KH * KW * OH * OW;
             const double alu =
                 double(NB) * OB * OH * OW * (alu_cycles_per_tile(p.requant) + residual_alu);
             const double insns = S * OT * (IT * 3 + 9 + (p.residual ? 4 : 0));
             const double bytes =
-                S * OT * CB * ih * iw * c.inp_tile_bytes() +
-                S * OB * CB * KH * KW * c.wgt_tile_bytes() + S * OB * c.acc_tile_bytes() +
+                S * OT * IT * load_blocks * ih * iw * c.inp_tile_bytes() +
+                S * OB * IBG * KH * KW * c.wgt_tile_bytes() + S * OB * c.acc_tile_bytes() +
                 double(NB) * OB * OH * OW * c.out_tile_bytes() * (p.residual ? 2 : 1);
             // With two threads the ALU runs beside the other thread's GEMMs; what stays
             // exposed is the pipeline's fill (a step's first input tile and one block's
             // weights) and drain (the last tile's requantization).
-            const double fill =
-                double(tic * ih * iw * c.inp_tile_bytes() + tic * KH * KW * c.wgt_tile_bytes()) /
-                bw;
+            const double fill = double(load_blocks * ih * iw * c.inp_tile_bytes() +
+                                       tic * KH * KW * c.wgt_tile_bytes()) /
+                                bw;
             const double drain =
                 double(toc * th * tw) * (alu_cycles_per_tile(p.requant) + residual_alu);
             const double compute = V > 1 ? std::max(gemm, alu) + fill + drain : gemm + alu;
@@ -199,11 +219,25 @@ Operator define(const isa::HwConfig &c, const Conv2dParams &p, const AccelSchedu
           OB = p.out_channels / c.block_out;
   int64_t OH = p.out_height(), OW = p.out_width();
   VACC_CHECK(OH > 0 && OW > 0) << name << ": define() before check_supported()";
+  VACC_CHECK(p.groups > 0 && CB % p.groups == 0 && OB % p.groups == 0)
+      << name << ": define() before check_supported()";
+  if (sc.tile_oc > 1 && !one_tile_oc_ok(p, c))
+    fail(
+        "{}: tile_oc = {}: a grouped convolution with {} output blocks per group tiles one output "
+        "block at a time (tile_oc = 1)",
+        name, sc.tile_oc, OB / p.groups);
+  // Input blocks each output block reduces over, and (grouped) the first of them for output
+  // block `ob`.
+  const int64_t IBG = CB / p.groups, OBG = OB / p.groups;
+  auto first_in_block = [&](const Expr &ob) -> Expr {
+    if (OBG == 1) return ob * tir::make_const(tir::int32(), IBG);
+    return ob / tir::make_const(tir::int32(), OBG) * tir::make_const(tir::int32(), IBG);
+  };
   tir::DataType it = tir::DataType::int_(c.inp_bits), wt = tir::DataType::int_(c.wgt_bits),
                 at = tir::DataType::int_(c.acc_bits);
   te::Tensor data = te::placeholder("data", {NB, CB, p.height, p.width, c.batch, c.block_in}, it);
   te::Tensor kernel =
-      te::placeholder("kernel", {OB, CB, p.kernel_h, p.kernel_w, c.block_out, c.block_in}, wt);
+      te::placeholder("kernel", {OB, IBG, p.kernel_h, p.kernel_w, c.block_out, c.block_in}, wt);
   te::Tensor bias = te::placeholder("bias", {NB, OB, c.batch, c.block_out}, at);
   int64_t PH = p.height + 2 * p.pad_h, PW = p.width + 2 * p.pad_w;
   te::Tensor pad = te::compute(
@@ -220,11 +254,12 @@ Operator define(const isa::HwConfig &c, const Conv2dParams &p, const AccelSchedu
       {"n", "c", "h", "w", "b", "ci"});
   te::Tensor conv =
       te::reduce_sum("conv", {NB, OB, OH, OW, c.batch, c.block_out},
-                     {{"ic", CB}, {"kh", p.kernel_h}, {"kw", p.kernel_w}, {"ic_t", c.block_in}},
+                     {{"ic", IBG}, {"kh", p.kernel_h}, {"kw", p.kernel_w}, {"ic_t", c.block_in}},
                      [&](const auto &v, const auto &r) {
                        Expr h = Expr(v[2]) * tir::make_const(tir::int32(), p.stride_h) + r[1];
                        Expr w = Expr(v[3]) * tir::make_const(tir::int32(), p.stride_w) + r[2];
-                       return tir::cast(at, (*pad)({v[0], r[0], h, w, v[4], r[3]})) *
+                       Expr ic = p.groups == 1 ? Expr(r[0]) : first_in_block(v[1]) + r[0];
+                       return tir::cast(at, (*pad)({v[0], ic, h, w, v[4], r[3]})) *
                               tir::cast(at, (*kernel)({v[1], r[0], r[1], r[2], v[5], r[3]}));
                      },
                      {"n", "oc", "oh", "ow", "b", "oc_t"});

@@ -35,6 +35,12 @@ std::vector<int64_t> unpack_output(const isa::HwConfig &c, int64_t n, int64_t o,
 // weight [O, C, KH, KW] -> [O'/BO, C'/BI, KH, KW, BO, BI].
 std::vector<int64_t> pack_weight(const isa::HwConfig &c, int64_t o, int64_t ch, int64_t kh,
                                  int64_t kw, const std::vector<int64_t> &weight);
+// weight [O, C/groups, KH, KW] of a grouped (or depthwise) convolution -> the blocked kernel of
+// its slices of whole channel blocks, [O'/BO, C'/BI/G, KH, KW, BO, BI] with zeros between the
+// groups, G = block_groups(C, O, groups, ...) (Conv2dParams::groups, support/block_groups.h).
+std::vector<int64_t> pack_grouped_weight(const isa::HwConfig &c, int64_t o, int64_t ch,
+                                         int64_t groups, int64_t kh, int64_t kw,
+                                         const std::vector<int64_t> &weight);
 // bias [O] -> [N/B, O'/BO, B, BO] (the same bias for every batch row). Also the layout of the
 // per-channel `shifts` argument (compiler::Requant::channel_shifts).
 std::vector<int64_t> pack_bias(const isa::HwConfig &c, int64_t n, int64_t o,

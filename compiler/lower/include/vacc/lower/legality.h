@@ -1,8 +1,9 @@
 // Whether a graph node runs on the accelerator: one decision, made once, by the partitioner
 // (graph/passes/partition.h calls it through its legality callback, since graph/ does not link
 // the backend). A node is legal when it lowers to the config's intrinsics (an int8 GEMM with
-// int32 accumulation and the ALU's requantization, vacc.QConv: 2-D, group 1, no dilation,
-// symmetric padding; vacc.QDense; vacc.QAdd of NCHW tensors), its operator supports its
+// int32 accumulation and the ALU's requantization, vacc.QConv: 2-D, no dilation, symmetric
+// padding, grouped and depthwise ones as slices of whole channel blocks (block_groups.h);
+// vacc.QDense; vacc.QAdd of NCHW tensors), its operator supports its
 // parameters (check_supported) and a tiling fits the scratchpads (default_schedule). Lowering
 // then reads the same layer from the packed node (layer_of), so it never falls back.
 #pragma once

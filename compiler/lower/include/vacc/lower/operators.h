@@ -7,7 +7,7 @@
 // Layouts (B = batch, BI = block_in, BO = block_out of the config; every channel count a
 // multiple of its block):
 //   conv2d data   [N/B, C/BI, H, W, B, BI]        int(inp_bits)
-//          kernel [O/BO, C/BI, KH, KW, BO, BI]    int(wgt_bits)
+//          kernel [O/BO, C/BI/G, KH, KW, BO, BI]  int(wgt_bits), G = Conv2dParams::groups
 //          bias   [N/B, O/BO, B, BO]              int(acc_bits)
 //          out    [N/B, O/BO, OH, OW, B, BO]      int(inp_bits)
 //   dense  data [N/B, C/BI, B, BI], weight [O/BO, C/BI, BO, BI], bias [N/B, O/BO, B, BO],
@@ -67,6 +67,11 @@ struct Residual {
 struct Conv2dParams {
   int64_t batch = 1, in_channels = 16, out_channels = 16, height = 8, width = 8;
   int64_t kernel_h = 3, kernel_w = 3, stride_h = 1, stride_w = 1, pad_h = 1, pad_w = 1;
+  // Independent slices of whole channel blocks (support/block_groups.h): output block ob reads
+  // only the in_channels/groups input channels of its slice, blocks
+  // [ob / (OB/groups) * CB/groups, +CB/groups); the kernel holds just those. A depthwise
+  // convolution is groups = OB (= CB), its weight tiles diagonal; 1 is a dense convolution.
+  int64_t groups = 1;
   Requant requant;
   std::optional<Residual> residual;
   int64_t out_height() const { return (height + 2 * pad_h - kernel_h) / stride_h + 1; }

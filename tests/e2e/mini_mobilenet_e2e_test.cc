@@ -1,0 +1,85 @@
+// A miniature MobileNetV2 end to end (tests/e2e/data, made by tools/make_mini_mobilenet.py):
+// every convolution, the depthwise (24 and 48 channels, stride 1 and 2) and grouped ones
+// included, runs on the accelerator; every ReLU6 before the head is its producer's integer
+// clip, so no float step lies between the first quantize and the last convolution; and the
+// output equals, bit for bit on every engine, the int8 reference of the same quantized graph
+// run entirely by the graph executor's own kernels (plain NCHW, the model's grouped weights).
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "e2e_kit.h"
+#include "program_kit.h"
+#include "vacc/cli/reference_kernels.h"
+#include "vacc/driver/device.h"
+#include "vacc/graph/onnx_import.h"
+#include "vacc/package/compile_model.h"
+#include "vacc/runtime/graph_executor.h"
+#include "vacc/support/npy.h"
+
+namespace vacc {
+namespace {
+
+const std::string kData = std::string(VACC_SOURCE_DIR) + "/tests/e2e/data";
+const std::string kModel = kData + "/mini_mobilenet.onnx";
+const std::string kCalibration = kData + "/mini_mobilenet_calib.npy";
+
+graph::Tensor input(int64_t i) {
+  static const NpyArray all = read_npy(kData + "/mini_mobilenet_inputs.npy");
+  return test::npy_row(all, i, {1, 3, 32, 32});
+}
+
+TEST(MiniMobileNetE2E, EveryConvolutionOnTheAcceleratorBitExactOnEveryEngine) {
+  const isa::HwConfig config = test::config_named("default");
+  package::CompileOptions options;
+  options.calibration = kCalibration;
+  const isa::Package p = package::compile_model(kModel, config, options).package;
+
+  const graph::Graph model = graph::import_onnx(kModel);
+  int model_convs = 0;
+  for (const graph::Node *n : model.nodes()) model_convs += n->op == graph::OpKind::kConv;
+  ASSERT_EQ(model_convs, 12);
+  int accel_convs = 0, grouped = 0;
+  for (const auto &s : p.steps) {
+    if (s.op != "vacc.QConv") continue;
+    EXPECT_EQ(s.target, isa::StepTarget::kAccel) << "a convolution left on the CPU";
+    accel_convs += s.target == isa::StepTarget::kAccel;
+    grouped += s.attrs.contains("group") && s.attrs["group"]["int"] != 1;
+  }
+  EXPECT_EQ(accel_convs, model_convs);
+  // The 24- and 48-channel depthwise layers and the 16-channel groups run as slices of whole
+  // blocks; the 16-channel depthwise layer and the groups of 3 channels fill one block (its
+  // weight tile diagonal, block-diagonal) and run as one slice.
+  EXPECT_EQ(grouped, 3);
+
+  // From the first quantize to the last convolution every step is an integer one: each ReLU6
+  // is its producer's clip. (The head after it, the last ReLU6 and the global average pooling,
+  // stays float while pooling has no integer form.)
+  size_t first = p.steps.size(), last = 0;
+  for (size_t i = 0; i < p.steps.size(); ++i) {
+    if (p.steps[i].op == "QuantizeLinear") first = std::min(first, i);
+    if (p.steps[i].op == "vacc.QConv") last = i;
+  }
+  ASSERT_LT(first, last);
+  for (size_t i = first; i <= last; ++i)
+    for (int32_t out : p.steps[i].outputs)
+      EXPECT_NE(p.tensors[out].dtype, "f32") << "step " << i << " " << p.steps[i].op;
+
+  std::vector<graph::Tensor> want;
+  for (int64_t i = 0; i < 2; ++i)
+    want.push_back(test::int8_reference(kModel, kCalibration, config, input(i)));
+  for (const std::string &engine : test::test_engines()) {
+    cli::ReferenceKernels kernels(p);
+    auto device = driver::open_device(engine, config);
+    runtime::GraphExecutor exec(p, kernels, device.get(), config);
+    for (int64_t i = 0; i < 2; ++i) {
+      const auto got = exec.run({test::host(input(i))});
+      ASSERT_EQ(got[0].data.size(), want[i].nbytes());
+      EXPECT_EQ(std::memcmp(got[0].data.data(), want[i].raw(), want[i].nbytes()), 0)
+          << engine << ", input " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vacc
