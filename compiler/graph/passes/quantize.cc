@@ -70,13 +70,23 @@ class Quantizer {
     return g_.add_constant(g_.unique_name("zero_point"), Tensor::scalar<int8_t>(0));
   }
 
-  // The range a value's int8 form must hold: a value read only by a Relu is stored after it.
+  // The range a value's int8 form must hold: a value read only by a Relu, or by a Clip with
+  // constant bounds (ReLU6), is stored after it. The Clip's input and output then share one
+  // scale, and fuse turns the dequantize-Clip-quantize chain into the producer's integer clip.
   float range(Value *v) {
     std::vector<Node *> users = g_.consumers(v);
-    if (users.size() == 1 && users[0]->op == OpKind::kRelu && !g_.is_output(v)) {
+    if (users.size() == 1 && !g_.is_output(v) &&
+        (users[0]->op == OpKind::kRelu || constant_clip(*users[0]))) {
       return calib_.range(users[0]->outputs[0]);
     }
     return calib_.range(v);
+  }
+
+  static bool constant_clip(const Node &n) {
+    if (n.op != OpKind::kClip) return false;
+    for (size_t i = 1; i < n.inputs.size(); ++i)
+      if (n.inputs[i] && !n.inputs[i]->is_constant()) return false;
+    return true;
   }
 
   Value *quantized(Value *x) {
