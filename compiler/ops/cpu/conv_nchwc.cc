@@ -248,9 +248,9 @@ class ConvKernel {
   }
 
   // Input column of output column `col` for kernel column kw.
-  Expr input_column(const Expr &col, int64_t kw) const {
+  Expr input_column(const Expr &col, const Expr &kw) const {
     if (g_.flat) return col;
-    return col * to_int(g_.sw) + to_int(kw * g_.dw - g_.pw);
+    return col * to_int(g_.sw) + kw * to_int(g_.dw) - to_int(g_.pw);
   }
 
   CpuKernel finish(const std::string &name, const Stmt &body) {
@@ -343,20 +343,41 @@ CpuKernel build_dense(const Node &node, int64_t block) {
       // column and one weight vector per block (the register tile stays the only long-lived
       // state; kernel columns are not unrolled into one body, where broadcasts shared between
       // them would outlive the registers).
+      // The multiply-adds of kernel column kw (an Expr: a loop variable or a constant) for
+      // input channel ci of block cb, over the tile's columns that read inside the input.
+      auto column_fmas = [&](const Expr &cb, const Expr &kh, const Expr &ih, const Expr &kw,
+                             const Expr &ci, const std::function<bool(int64_t r)> &valid) {
+        std::vector<Stmt> fmas;
+        for (int64_t r = 0; r < width; ++r) {
+          if (!valid(r)) continue;
+          const Expr xv = tir::load(k.x(), {k.n(), cb, ih, k.input_column(col(r), kw), ci});
+          for (int64_t j = 0; j < mv; ++j)
+            fmas.push_back(k.accumulate(acc, r, j, [&](const Var &v) {
+              return xv * tir::load(panels, {mt, cb, kh, kw, ci, Expr(v) + to_int(j * g.B)});
+            }));
+        }
+        return fmas;
+      };
       auto kernel_row = [&](const Expr &cb, const Expr &kh, const Expr &ih) {
+        bool all_inside = true;
+        for (int64_t kw = 0; kw < g.KW; ++kw)
+          for (int64_t r = 0; r < width; ++r) all_inside = all_inside && inside(r, kw);
+        // With few channels per block (a plain image's), the channel loops are too short to
+        // keep unrolled kernel columns apart: LLVM merges them and shares the broadcasts
+        // between columns, which outlive the registers. Interior tiles then loop over the
+        // kernel columns instead.
+        if (all_inside && lanes < 4 && g.KW > 1) {
+          Var kw = tir::make_var("kw"), ci = tir::make_var("ci");
+          const Stmt body =
+              tir::Seq::make(column_fmas(cb, kh, ih, kw, ci, [](int64_t) { return true; }));
+          return tir::For::make(kw, g.KW, ForKind::kSerial,
+                                tir::For::make(ci, lanes, ForKind::kSerial, body));
+        }
         std::vector<Stmt> s;
         for (int64_t kw = 0; kw < g.KW; ++kw) {
           Var ci = tir::make_var("ci");
-          std::vector<Stmt> fmas;
-          for (int64_t r = 0; r < width; ++r) {
-            if (!inside(r, kw)) continue;
-            const Expr xv = tir::load(k.x(), {k.n(), cb, ih, k.input_column(col(r), kw), ci});
-            for (int64_t j = 0; j < mv; ++j)
-              fmas.push_back(k.accumulate(acc, r, j, [&](const Var &v) {
-                return xv *
-                       tir::load(panels, {mt, cb, kh, to_int(kw), ci, Expr(v) + to_int(j * g.B)});
-              }));
-          }
+          const std::vector<Stmt> fmas =
+              column_fmas(cb, kh, ih, to_int(kw), ci, [&](int64_t r) { return inside(r, kw); });
           if (!fmas.empty())
             s.push_back(tir::For::make(ci, lanes, ForKind::kSerial, tir::Seq::make(fmas)));
         }
@@ -446,7 +467,7 @@ CpuKernel build_depthwise(const Node &node, int64_t block) {
         for (int64_t kw = 0; kw < g.KW; ++kw)
           for (int64_t r = 0; r < w; ++r) {
             if (!inside(r, kw)) continue;
-            const Expr iw = k.input_column(col(r), kw);
+            const Expr iw = k.input_column(col(r), to_int(kw));
             s.push_back(k.accumulate(acc, r, 0, [&](const Var &v) {
               return tir::load(k.x(), {k.n(), cb, ih, iw, v}) *
                      tir::load(wd, {cb, kh, to_int(kw), v});
