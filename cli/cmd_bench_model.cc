@@ -8,7 +8,9 @@
 // With --float: warm runs of the whole float model on the CPU backend (bench_float_model.h).
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cstring>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -31,6 +33,7 @@ struct ModelBenchArgs {
   std::string cpu = "reference";
   std::string fallback = "cpu";
   std::string input, calibration;
+  std::string timeline_dir;  // rtl, perf: one timeline per accelerator step
   int64_t batch = 1;
   uint32_t seed = 1;
   bool json = false, no_build = false;
@@ -88,6 +91,13 @@ void run_model_bench(const ModelBenchArgs &a) {
   for (const auto &s : pkg.steps) has_accel |= s.commands.has_value();
   driver::DeviceOptions device_options;
   device_options.build_rtl_model = !a.no_build;
+  if (!a.timeline_dir.empty()) {
+    if (a.engine != "rtl" && a.engine != "perf")
+      fail("--timeline needs --engine rtl or perf (engine is '{}')", a.engine);
+    std::filesystem::create_directories(a.timeline_dir);
+    // Each accelerator step is one run; the simulators number the files by run.
+    device_options.timeline_path = a.timeline_dir + "/run_{run}.json";
+  }
   std::unique_ptr<driver::Device> device = open_engine(a.engine, config, device_options);
   if (!has_accel) device.reset();
   auto host = make_host_kernels(a.cpu, pkg, a.fallback);
@@ -130,6 +140,18 @@ void run_model_bench(const ModelBenchArgs &a) {
   uint64_t total_ideal = 0;
   for (const auto &f : layers) total_ideal += f.ideal();
 
+  if (!a.timeline_dir.empty()) {
+    // Name each step's timeline after its layer.
+    for (size_t i = 0; i < layers.size(); ++i) {
+      std::string safe;
+      for (char ch : layers[i].step->name)
+        safe += std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' ? ch : '_';
+      const std::string from = fmt::format("{}/run_{:03}.json", a.timeline_dir, i);
+      const std::string to =
+          fmt::format("{}/{:03}_{}.json", a.timeline_dir, layers[i].step->index, safe);
+      std::filesystem::rename(from, to);
+    }
+  }
   if (a.json) {
     nlohmann::ordered_json jl = nlohmann::ordered_json::array();
     for (const auto &f : layers) {
@@ -246,6 +268,9 @@ void add_bench_model_command(CLI::App &bench) {
       ->capture_default_str();
   cmd->add_option("--seed", a->seed, "Seed of the default input")->capture_default_str();
   cmd->add_flag("--json", a->json, "Machine-readable output");
+  cmd->add_option("--timeline", a->timeline_dir,
+                  "rtl, perf: write each accelerator step's Chrome-trace/Perfetto timeline to "
+                  "DIR/<step>_<layer>.json");
   add_no_build_flag(cmd, &a->no_build);
   auto *cpu = cmd->get_option("--cpu");
   cmd->callback([a, cpu] {

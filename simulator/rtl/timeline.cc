@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cctype>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -34,6 +35,18 @@ std::string track_name(int track) {
 int track_order(int track) {
   static constexpr int kOrder[kNumTracks] = {0, 1, 4, 2, 3};
   return kOrder[track];
+}
+
+// A path holding "{run}" names one file per run: "{run}" becomes the number of timelines this
+// process wrote before (000, 001, ...), so a model's accelerator steps, each one run, each
+// write their own (vacc bench model --timeline DIR).
+std::string numbered(const std::string &path) {
+  static std::atomic<uint64_t> written{0};
+  const size_t at = path.find("{run}");
+  if (at == std::string::npos) return path;
+  std::string out = path;
+  out.replace(at, 5, fmt::format("{:03}", written++));
+  return out;
 }
 
 }  // namespace
@@ -79,10 +92,11 @@ void write_timeline(const std::string &path, const std::string &engine,
     events.push_back(std::move(ev));
   }
   nlohmann::json doc = {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"}};
-  std::ofstream out(path);
-  if (!out) fail("--timeline {}: cannot open the file for writing", path);
+  const std::string file = numbered(path);
+  std::ofstream out(file);
+  if (!out) fail("--timeline {}: cannot open the file for writing", file);
   out << doc.dump(1) << "\n";
-  if (!out) fail("--timeline {}: write failed", path);
+  if (!out) fail("--timeline {}: write failed", file);
 }
 
 }  // namespace vacc::sim

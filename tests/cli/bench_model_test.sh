@@ -72,6 +72,22 @@ expect bench-model-fsim-no-cycles 0 "cycles: - \(engine fsim counts none\)" -- \
 expect bench-model-bad-engine 1 "^error: --engine 'gpu': choose rtl" -- \
   "$vacc" bench model "$model" --engine gpu
 expect bench-model-no-file 1 "no such model file" -- "$vacc" bench model "$tmp/none.onnx"
+# One timeline per accelerator step, named after the step and its layer, each a trace of the
+# step's instructions.
+"$vacc" bench model "$model" --engine perf --timeline "$tmp/tl" >/dev/null 2>"$tmp/err"
+expect bench-model-timelines 0 "^ok" -- /usr/bin/python3 - "$tmp/tl" "$tmp/perf.json" <<'PY'
+import glob, json, os, sys
+files = sorted(glob.glob(os.path.join(sys.argv[1], "*.json")))
+layers = json.load(open(sys.argv[2]))["layers"]
+assert len(files) == len(layers), (files, len(layers))
+for f, l in zip(files, layers):
+    assert os.path.basename(f).startswith("%03d_" % l["index"]), (f, l["index"])
+    events = json.load(open(f))["traceEvents"]
+    assert any(e.get("ph") == "X" and e["name"].startswith("gemm") for e in events), f
+print("ok")
+PY
+expect bench-model-timeline-fsim 1 "^error: --timeline needs --engine rtl or perf" -- \
+  "$vacc" bench model "$model" --engine fsim --timeline "$tmp/tl2"
 
 "$vacc" run --sim --engine perf --json >"$tmp/run.json" 2>"$tmp/err"
 expect run-util-model-macs 0 "^ok" -- check_run_json "$tmp/run.json"
