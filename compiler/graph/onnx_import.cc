@@ -118,12 +118,6 @@ class Importer {
     }
     if (opset_ < 0) opset_ = model.opset_import_size() == 0 ? 1 : -1;
     if (opset_ < 0) fail("{}: the model does not import the default ONNX domain", source_);
-    if (opset_ > kMaxOpset) {
-      fail(
-          "{}: opset {} is newer than vacc supports ({}..{}); re-export the model with "
-          "opset_version={}",
-          source_, opset_, kMinOpset, kMaxOpset, kMaxOpset);
-    }
     graph_.opset = opset_;
     graph_.name = model.graph().name();
     for (const auto &prop : model.metadata_props()) graph_.metadata[prop.key()] = prop.value();
@@ -231,6 +225,13 @@ class Importer {
       fail("{}: unsupported operator '{}'; vacc supports {}", what, proto.op_type(),
            supported_onnx_ops());
     }
+    const OpDef &def = op_def(*op);
+    if (opset_ < def.opset_min || opset_ > def.opset_max) {
+      fail(
+          "{}: opset {} is outside vacc's supported range {}-{} for {}; re-export the model "
+          "with an opset_version in that range",
+          what, opset_, def.opset_min, def.opset_max, def.name);
+    }
     Attributes attrs;
     for (const auto &a : proto.attribute()) attrs.set(a.name(), attribute(a, what));
 
@@ -262,7 +263,7 @@ class Importer {
     }
     try {
       // The operator's import hook rewrites older opsets' forms into the one vacc implements.
-      if (const auto import = op_def(*op).import) {
+      if (const auto import = def.import) {
         ImportContext ctx{graph_, opset_, proto.name()};
         import(ctx, attrs, inputs);
       }

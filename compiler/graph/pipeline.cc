@@ -17,6 +17,8 @@
 #include "vacc/graph/passes/fuse_residual_adds.h"
 #include "vacc/graph/passes/pack_layout.h"
 #include "vacc/graph/passes/partition.h"
+#include "vacc/graph/passes/recognize_gelu.h"
+#include "vacc/graph/passes/recognize_layer_norm.h"
 #include "vacc/isa/program.h"
 
 namespace vacc::graph {
@@ -42,6 +44,9 @@ PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
   step("fold_constants", [&] { return fmt::format("{} nodes folded", fold_constants(graph)); });
   step("fold_batch_norm", [&] { return fmt::format("{} folded", fold_batch_norm(graph)); });
   step("fold_constants", [&] { return fmt::format("{} nodes folded", fold_constants(graph)); });
+  step("recognize_layer_norm",
+       [&] { return fmt::format("{} recognized", recognize_layer_norm(graph)); });
+  step("recognize_gelu", [&] { return fmt::format("{} recognized", recognize_gelu(graph)); });
   if (options.quantize) {
     Calibration calib;
     step("calibrate", [&] {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <random>
 
+#include "ops_test_util.h"
 #include "vacc/graph/executor.h"
 #include "vacc/graph/graph.h"
 #include "vacc/graph/shape_inference.h"
@@ -17,45 +18,9 @@ using namespace vacc::graph;
 
 namespace {
 
-Tensor random_tensor(DType dtype, Shape shape, unsigned seed) {
-  Tensor t(dtype, std::move(shape));
-  std::mt19937 rng(seed);
-  visit_dtype(dtype, [&](auto tag) {
-    using T = decltype(tag);
-    for (int64_t i = 0; i < t.size(); ++i) {
-      if constexpr (std::is_floating_point_v<T>) {
-        t.data<T>()[i] = std::uniform_real_distribution<T>(-1, 1)(rng);
-      } else if constexpr (std::is_same_v<T, int32_t>) {
-        t.data<T>()[i] = static_cast<T>(rng() % 200001) - 100000;
-      } else {
-        t.data<T>()[i] = static_cast<T>(rng());
-      }
-    }
-  });
-  return t;
-}
-
-// Runs both executors on the graph's inputs (random) and compares the first output.
-void compare(const Graph &g, double tolerance) {
-  std::vector<Tensor> inputs;
-  unsigned seed = 11;
-  for (const Value *v : g.inputs()) inputs.push_back(random_tensor(v->dtype, v->shape, seed++));
-  Tensor want = Executor(g).run(inputs)[0];
-  Tensor got = vacc::ops::cpu::CpuExecutor(g).run(inputs)[0];
-  ASSERT_EQ(got.shape(), want.shape());
-  ASSERT_EQ(got.dtype(), want.dtype());
-  if (tolerance == 0) {
-    for (int64_t i = 0; i < got.size(); ++i) {
-      ASSERT_EQ(got.as_int(i), want.as_int(i)) << "element " << i << "\n" << print_graph(g);
-    }
-    return;
-  }
-  double ref = 0;
-  for (int64_t i = 0; i < want.size(); ++i) ref = std::max(ref, std::abs(want.as_double(i)));
-  for (int64_t i = 0; i < got.size(); ++i) {
-    ASSERT_NEAR(got.as_double(i), want.as_double(i), tolerance * ref) << "element " << i;
-  }
-}
+using vacc::test::compare;
+using vacc::test::random_tensor;
+using vacc::test::run_both;
 
 TEST(CpuOps, QAddMatchesTheReferenceBitExactly) {
   Graph g;
@@ -145,20 +110,6 @@ TEST(CpuOps, MatMulWithNonDividingTilesMatchesTheReference) {
   g.add_node(OpKind::kMatMul, "mm", {a, b}, {y});
   g.add_output(y);
   compare(g, 1e-5);
-}
-
-// Runs one node on both executors over given inputs; returns (CPU backend, reference).
-std::pair<Tensor, Tensor> run_both(OpKind op, const std::vector<Tensor> &inputs, DType out) {
-  Graph g;
-  std::vector<Value *> ins;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    ins.push_back(g.add_value("x" + std::to_string(i), inputs[i].dtype(), inputs[i].shape()));
-    g.add_input(ins.back());
-  }
-  Value *y = g.add_value("y", out, {});
-  infer_node(*g.add_node(op, "op", ins, {y}));
-  g.add_output(y);
-  return {vacc::ops::cpu::CpuExecutor(g).run(inputs)[0], Executor(g).run(inputs)[0]};
 }
 
 // The composed functions (tanh from exp, erf as a rational approximation) over their whole

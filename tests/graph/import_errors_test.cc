@@ -64,10 +64,10 @@ std::string import_error(const onnx::ModelProto &m) {
 
 TEST(ImportErrors, UnsupportedOperator) {
   auto m = model_with_input(13);
-  add_node(m, "Cos", "cosine", {"x"});
+  add_node(m, "Det", "det", {"x"});
   std::string e = import_error(m);
-  EXPECT_HAS(e, "model.onnx: node 'cosine' (#0, Cos)");
-  EXPECT_HAS(e, "unsupported operator 'Cos'");
+  EXPECT_HAS(e, "model.onnx: node 'det' (#0, Det)");
+  EXPECT_HAS(e, "unsupported operator 'Det'");
   EXPECT_HAS(e, "Conv");  // lists what is supported
 }
 
@@ -135,7 +135,19 @@ TEST(ImportErrors, UndefinedInput) {
 TEST(ImportErrors, OpsetTooNew) {
   auto m = model_with_input(18);
   add_node(m, "Relu", "r", {"x"});
-  EXPECT_HAS(import_error(m), "opset 18 is newer than vacc supports (1..17)");
+  EXPECT_HAS(import_error(m),
+             "model.onnx: node 'r' (#0, Relu): opset 18 is outside vacc's supported range 1-17 "
+             "for Relu");
+}
+
+// An operator in a model older than the opset that introduced it.
+TEST(ImportErrors, OpsetBeforeTheOperatorExists) {
+  auto m = model_with_input(13, onnx::TensorProto::FLOAT, {2, 8});
+  add_initializer(m, "scale", {8});
+  add_node(m, "LayerNormalization", "ln", {"x", "scale"});
+  EXPECT_HAS(import_error(m),
+             "node 'ln' (#0, LayerNormalization): opset 13 is outside vacc's supported range "
+             "17-17 for LayerNormalization");
 }
 
 TEST(ImportErrors, UnsupportedElementType) {

@@ -116,11 +116,11 @@ inline std::string run_case(const fs::path &dir, const Runner &run) {
   }
   // Inputs that decide output shapes are frozen to the test's values (vacc's shapes are static).
   // (Reshape's shape, Pad's pads, Expand's shape, ConstantOfShape's input, Range's bounds,
-  // Slice's starts/ends/axes/steps, the axes of Squeeze and Unsqueeze.)
+  // Slice's starts/ends/axes/steps, the axes of Squeeze, Unsqueeze and ReduceSum.)
   static const std::map<std::string, std::vector<int>> kShapeInputs = {
       {"Reshape", {1}},         {"Pad", {1}},         {"Expand", {1}},
       {"ConstantOfShape", {0}}, {"Range", {0, 1, 2}}, {"Slice", {1, 2, 3, 4}},
-      {"Squeeze", {1}},         {"Unsqueeze", {1}}};
+      {"Squeeze", {1}},         {"Unsqueeze", {1}},   {"ReduceSum", {1}}};
   std::set<std::string> shape_inputs;
   for (const auto &node : model.graph().node()) {
     auto it = kShapeInputs.find(node.op_type());

@@ -460,12 +460,14 @@ void add_conv_ops(std::vector<OpDef> &defs) {
   defs.push_back({.op = OpKind::kConvInteger,
                   .name = "ConvInteger",
                   .onnx = true,
+                  .opset_min = 10,
                   .infer = infer_conv_integer,
                   .reference = conv_integer,
                   .macs = conv_macs});
   defs.push_back({.op = OpKind::kQLinearConv,
                   .name = "QLinearConv",
                   .onnx = true,
+                  .opset_min = 10,
                   .infer = infer_qlinear_conv,
                   .reference = qlinear_conv,
                   .macs = conv_macs});

@@ -365,11 +365,13 @@ void add_elementwise_ops(std::vector<OpDef> &defs) {
   defs.push_back({.op = OpKind::kWhere,
                   .name = "Where",
                   .onnx = true,
+                  .opset_min = 9,
                   .infer = infer_where,
                   .reference = where});
   defs.push_back({.op = OpKind::kExpand,
                   .name = "Expand",
                   .onnx = true,
+                  .opset_min = 8,
                   .infer = infer_expand,
                   .reference = expand});
   defs.push_back(

@@ -1,4 +1,4 @@
-// Shape queries and indexing: Shape, Squeeze, Unsqueeze, Gather, Slice, ConstantOfShape and
+// Shape queries and indexing: Shape, Size, Squeeze, Unsqueeze, Gather, Slice, ConstantOfShape and
 // Range: reference kernels, shape inference, import rules and OpDefs. Inputs that decide a
 // shape (axes, starts/ends, the shape of ConstantOfShape, Range's bounds) must be constants;
 // the importer folds a node whose inputs are all constant, so shape subgraphs of static shapes
@@ -97,6 +97,16 @@ Outputs shape_of(const Node &node, const Inputs &in) {
   shape_range(node, static_cast<int>(x.size()), &start, &end);
   std::vector<int64_t> dims(x.begin() + start, x.begin() + std::max(start, end));
   return single(Tensor::from_vector<int64_t>({static_cast<int64_t>(dims.size())}, dims));
+}
+
+// Size(data): the data's static element count as an int64 scalar.
+void infer_size(Node &n) {
+  input_of(n, 0, "data");
+  set_out(n, 0, DType::kInt64, {});
+}
+
+Outputs size_of(const Node &node, const Inputs &in) {
+  return single(Tensor::scalar<int64_t>(num_elements(node.inputs[0]->shape)));
 }
 
 // --- Squeeze, Unsqueeze (same bytes, new shape)
@@ -288,6 +298,12 @@ void add_indexing_ops(std::vector<OpDef> &defs) {
                   .infer = infer_shape,
                   .reference = shape_of,
                   .reads_shapes_only = true});
+  defs.push_back({.op = OpKind::kSize,
+                  .name = "Size",
+                  .onnx = true,
+                  .infer = infer_size,
+                  .reference = size_of,
+                  .reads_shapes_only = true});
   defs.push_back({.op = OpKind::kSqueeze,
                   .name = "Squeeze",
                   .onnx = true,
@@ -314,11 +330,13 @@ void add_indexing_ops(std::vector<OpDef> &defs) {
   defs.push_back({.op = OpKind::kConstantOfShape,
                   .name = "ConstantOfShape",
                   .onnx = true,
+                  .opset_min = 9,
                   .infer = infer_constant_of_shape,
                   .reference = constant_of_shape});
   defs.push_back({.op = OpKind::kRange,
                   .name = "Range",
                   .onnx = true,
+                  .opset_min = 11,
                   .infer = infer_range,
                   .reference = range});
 }

@@ -1,6 +1,7 @@
 // Element-wise math: Tanh, Exp, Log, Sqrt, Erf, Reciprocal, Floor, Ceil, Abs, Neg,
-// HardSigmoid, HardSwish, Pow and the variadic broadcasting Sum, Mean, Max and Min: reference
-// kernels (in double, rounded to the element type), shape inference and OpDefs.
+// HardSigmoid, HardSwish, vacc.Gelu (made by passes/recognize_gelu.h), Pow and the variadic
+// broadcasting Sum, Mean, Max and Min: reference kernels (in double, rounded to the element
+// type), shape inference and OpDefs.
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -28,6 +29,13 @@ void infer_math(Node &n) {
   set_out(n, 0, x.dtype, x.shape);
 }
 
+// 0.5 x (1 + erf(x / sqrt 2)), or its tanh approximation 0.5 x (1 + tanh(sqrt(2/pi) (x +
+// 0.044715 x^3))).
+double gelu(double x, bool tanh_form) {
+  if (tanh_form) return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+  return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+}
+
 double apply_math(const Node &node, double v) {
   switch (node.op) {
     case OpKind::kTanh:
@@ -53,6 +61,8 @@ double apply_math(const Node &node, double v) {
     }
     case OpKind::kHardSwish:
       return v * std::max(0.0, std::min(1.0, v / 6.0 + 0.5));
+    case OpKind::kGelu:
+      return gelu(v, node.attrs.get_string("approximate", "none") == "tanh");
     default:
       VACC_CHECK(false) << "math: " << op_name(node.op);
       return 0;
@@ -162,16 +172,27 @@ Outputs variadic(const Node &node, const Inputs &in) {
 }  // namespace
 
 void add_math_ops(std::vector<OpDef> &defs) {
-  for (auto [op, name] :
-       {std::pair{OpKind::kTanh, "Tanh"}, std::pair{OpKind::kExp, "Exp"},
-        std::pair{OpKind::kLog, "Log"}, std::pair{OpKind::kSqrt, "Sqrt"},
-        std::pair{OpKind::kErf, "Erf"}, std::pair{OpKind::kReciprocal, "Reciprocal"},
-        std::pair{OpKind::kFloor, "Floor"}, std::pair{OpKind::kCeil, "Ceil"},
-        std::pair{OpKind::kAbs, "Abs"}, std::pair{OpKind::kNeg, "Neg"},
-        std::pair{OpKind::kHardSigmoid, "HardSigmoid"},
-        std::pair{OpKind::kHardSwish, "HardSwish"}}) {
-    defs.push_back({.op = op, .name = name, .onnx = true, .infer = infer_math, .reference = math});
+  struct Unary {
+    OpKind op;
+    const char *name;
+    int opset_min;
+  };
+  for (const Unary &u : {Unary{OpKind::kTanh, "Tanh", 1}, Unary{OpKind::kExp, "Exp", 1},
+                         Unary{OpKind::kLog, "Log", 1}, Unary{OpKind::kSqrt, "Sqrt", 1},
+                         Unary{OpKind::kErf, "Erf", 9}, Unary{OpKind::kReciprocal, "Reciprocal", 1},
+                         Unary{OpKind::kFloor, "Floor", 1}, Unary{OpKind::kCeil, "Ceil", 1},
+                         Unary{OpKind::kAbs, "Abs", 1}, Unary{OpKind::kNeg, "Neg", 1},
+                         Unary{OpKind::kHardSigmoid, "HardSigmoid", 1},
+                         Unary{OpKind::kHardSwish, "HardSwish", 14}}) {
+    defs.push_back({.op = u.op,
+                    .name = u.name,
+                    .onnx = true,
+                    .opset_min = u.opset_min,
+                    .infer = infer_math,
+                    .reference = math});
   }
+  defs.push_back(
+      {.op = OpKind::kGelu, .name = "vacc.Gelu", .infer = infer_math, .reference = math});
   defs.push_back(
       {.op = OpKind::kPow, .name = "Pow", .onnx = true, .infer = infer_pow, .reference = pow});
   for (auto [op, name] : {std::pair{OpKind::kSum, "Sum"}, std::pair{OpKind::kMean, "Mean"},

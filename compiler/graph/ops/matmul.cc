@@ -313,12 +313,14 @@ void add_matmul_ops(std::vector<OpDef> &defs) {
   defs.push_back({.op = OpKind::kQLinearMatMul,
                   .name = "QLinearMatMul",
                   .onnx = true,
+                  .opset_min = 10,
                   .infer = infer_qlinear_matmul,
                   .reference = qlinear_matmul,
                   .macs = matmul_macs});
   defs.push_back({.op = OpKind::kMatMulInteger,
                   .name = "MatMulInteger",
                   .onnx = true,
+                  .opset_min = 10,
                   .infer = infer_matmul_integer,
                   .reference = matmul_integer,
                   .macs = matmul_macs});

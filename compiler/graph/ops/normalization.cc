@@ -1,5 +1,7 @@
-// BatchNormalization (inference, and training mode's batch statistics) and Softmax.
+// BatchNormalization (inference, and training mode's batch statistics), LayerNormalization and
+// Softmax.
 #include <cmath>
+#include <type_traits>
 
 #include "ops.h"
 #include "vacc/graph/shape_inference.h"
@@ -54,6 +56,54 @@ Outputs batch_norm(const Node &node, const Inputs &in) {
     outs.push_back(std::move(rm));
     outs.push_back(std::move(rv));
   }
+  return outs;
+}
+
+// LayerNormalization: each row of the axes from `axis` on normalized to mean 0 and variance 1
+// (moments in double), scaled and shifted by Scale and B broadcast over those axes; the optional
+// outputs Mean and InvStdDev hold each row's mean and 1 / sqrt(variance + epsilon).
+Outputs layer_norm(const Node &node, const Inputs &in) {
+  const Tensor &x = *in[0];
+  const int axis = normalize_axis(node.attrs.get_int("axis", -1), x.rank(), "axis");
+  const double eps = node.attrs.get_float("epsilon", 1e-5f);
+  const Shape norm(x.shape().begin() + axis, x.shape().end());
+  const int64_t cols = num_elements(norm), rows = cols ? x.size() / cols : 0;
+  const std::vector<int64_t> scale_at = broadcast_offsets(in[1]->shape(), norm);
+  std::vector<int64_t> bias_at;
+  const bool has_bias = in.size() > 2 && in[2];
+  if (has_bias) bias_at = broadcast_offsets(in[2]->shape(), norm);
+  Tensor y(x.dtype(), x.shape());
+  const Shape stat_shape = node.outputs.size() > 1 && node.outputs[1]   ? node.outputs[1]->shape
+                           : node.outputs.size() > 2 && node.outputs[2] ? node.outputs[2]->shape
+                                                                        : Shape{rows};
+  Tensor mean_t(DType::kFloat32, stat_shape), inv_t(DType::kFloat32, stat_shape);
+  for (int64_t r = 0; r < rows; ++r) {
+    double sum = 0, sq = 0;
+    for (int64_t c = 0; c < cols; ++c) sum += x.as_double(r * cols + c);
+    const double mean = sum / cols;
+    for (int64_t c = 0; c < cols; ++c) {
+      const double d = x.as_double(r * cols + c) - mean;
+      sq += d * d;
+    }
+    const double inv = 1.0 / std::sqrt(sq / cols + eps);
+    visit_dtype(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (std::is_floating_point_v<T>) {
+        T *py = y.data<T>() + r * cols;
+        for (int64_t c = 0; c < cols; ++c) {
+          double v = (x.as_double(r * cols + c) - mean) * inv * in[1]->as_double(scale_at[c]);
+          if (has_bias) v += in[2]->as_double(bias_at[c]);
+          py[c] = static_cast<T>(v);
+        }
+      }
+    });
+    mean_t.data<float>()[r] = static_cast<float>(mean);
+    inv_t.data<float>()[r] = static_cast<float>(inv);
+  }
+  Outputs outs;
+  outs.push_back(std::move(y));
+  outs.push_back(std::move(mean_t));
+  outs.push_back(std::move(inv_t));
   return outs;
 }
 
@@ -124,6 +174,30 @@ void import_batch_norm(ImportContext &ctx, Attributes &attrs, std::vector<Value 
   }
 }
 
+void infer_layer_norm(Node &n) {
+  Value &x = input_of(n, 0, "X"), &scale = input_of(n, 1, "Scale");
+  require_float(x, "X");
+  require_dtype(scale, "Scale", x.dtype);
+  const int axis = normalize_axis(n.attrs.get_int("axis", -1), x.rank(), "axis");
+  const Shape norm(x.shape.begin() + axis, x.shape.end());
+  for (Value *p : {&scale, n.input(2)}) {
+    if (p && broadcast_shapes(p->shape, norm) != norm) {
+      fail("input '{}' has shape {}, which does not broadcast to the normalized shape {}", p->name,
+           shape_str(p->shape), shape_str(norm));
+    }
+  }
+  if (n.input(2)) require_dtype(*n.input(2), "B", x.dtype);
+  if (n.attrs.get_int("stash_type", 1) != 1) {
+    fail("attribute 'stash_type' is {}; vacc computes the statistics in float (stash_type 1)",
+         n.attrs.get_int("stash_type", 1));
+  }
+  Shape stats(x.shape.begin(), x.shape.begin() + axis);
+  stats.resize(x.shape.size(), 1);
+  set_out(n, 0, x.dtype, x.shape);
+  set_out(n, 1, DType::kFloat32, stats);
+  set_out(n, 2, DType::kFloat32, stats);
+}
+
 void infer_softmax(Node &n) {
   Value &x = input_of(n, 0, "input");
   require_float(x, "input");
@@ -152,6 +226,12 @@ void add_normalization_ops(std::vector<OpDef> &defs) {
                   .import = import_batch_norm,
                   .infer = infer_batch_norm,
                   .reference = batch_norm});
+  defs.push_back({.op = OpKind::kLayerNormalization,
+                  .name = "LayerNormalization",
+                  .onnx = true,
+                  .opset_min = 17,
+                  .infer = infer_layer_norm,
+                  .reference = layer_norm});
   defs.push_back({.op = OpKind::kSoftmax,
                   .name = "Softmax",
                   .onnx = true,

@@ -28,6 +28,7 @@ void add_layout_ops(std::vector<OpDef> &defs);         // vacc.PackNCHWnc / Unpa
 void add_indexing_ops(std::vector<OpDef> &defs);  // Shape, (Un)Squeeze, Gather, Slice, Range...
 void add_math_ops(std::vector<OpDef> &defs);      // Tanh, Exp, Erf, Pow, Sum, Max...
 void add_conv_nchwc_ops(std::vector<OpDef> &defs);  // vacc.ConvNCHWc (the CPU's blocked layout)
+void add_reduce_ops(std::vector<OpDef> &defs);    // Reduce*, ArgMax, ArgMin
 
 // --- Shape inference helpers (common.cc). Errors carry the reason only.
 // Input i of n; a vacc::Error naming `role` when it is absent.
@@ -48,6 +49,10 @@ void check_requant_attrs(Node &n, int64_t channels);
 // Multiply-accumulates of a convolution or dense layer whose weight is input `w_index`: each
 // output element costs the weight's elements per output channel.
 int64_t weight_macs(const Node &node, size_t w_index);
+
+// The axes a Reduce* node reduces (its constant axes input 1; none given: all, or none with
+// noop_with_empty_axes), one flag per axis of its input shape x (reduce.cc).
+std::vector<bool> reduced_axes(const Node &node, const Shape &x);
 
 // --- Kernel helpers.
 // Offsets into a (broadcast) input for each element of the output, in row-major order

@@ -180,11 +180,13 @@ void add_quantize_ops(std::vector<OpDef> &defs) {
   defs.push_back({.op = OpKind::kQuantizeLinear,
                   .name = "QuantizeLinear",
                   .onnx = true,
+                  .opset_min = 10,
                   .infer = infer_quantize_linear,
                   .reference = quantize_linear});
   defs.push_back({.op = OpKind::kDequantizeLinear,
                   .name = "DequantizeLinear",
                   .onnx = true,
+                  .opset_min = 10,
                   .infer = infer_dequantize_linear,
                   .reference = dequantize_linear});
   defs.push_back({.op = OpKind::kRequantize,

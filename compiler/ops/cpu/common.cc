@@ -175,6 +175,38 @@ Expr broadcast_read(const Tensor &t, const std::vector<tir::Var> &axes) {
   return (*t)(idx);
 }
 
+tir::Stmt loop_nest(const std::vector<int64_t> &extents, const std::string &prefix, bool parallel,
+                    const std::function<tir::Stmt(const std::vector<Expr> &)> &body) {
+  std::vector<tir::Var> vars;
+  std::vector<Expr> exprs;
+  for (size_t k = 0; k < extents.size(); ++k) {
+    vars.push_back(tir::make_var(prefix + std::to_string(k)));
+    exprs.push_back(vars.back());
+  }
+  tir::Stmt s = body(exprs);
+  for (size_t k = extents.size(); k-- > 0;) {
+    const bool par = parallel && k == 0 && extents[k] > 1;
+    s = tir::For::make(vars[k], extents[k], par ? tir::ForKind::kParallel : tir::ForKind::kSerial,
+                       s);
+  }
+  return s;
+}
+
+tir::Func direct_func(const Node &node, const std::vector<std::pair<size_t, tir::Buffer>> &inputs,
+                      const std::vector<tir::Buffer> &outputs, tir::Stmt body) {
+  std::vector<tir::Buffer> params;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    if (!node.inputs[i]) continue;
+    tir::Buffer b;
+    for (const auto &[j, buf] : inputs)
+      if (j == i) b = buf;
+    if (!b) b = tir::make_buffer("unused" + std::to_string(i), tir::int8(), {1});
+    params.push_back(b);
+  }
+  params.insert(params.end(), outputs.begin(), outputs.end());
+  return tir::Func{graph::op_name(node.op), params, std::move(body)};
+}
+
 int64_t divisor_at_most(int64_t n, int64_t limit) {
   for (int64_t d = std::min(n, limit); d > 1; --d) {
     if (n % d == 0) return d;
@@ -270,6 +302,7 @@ const std::vector<std::optional<CpuLowering>> &lowerings() {
     add_quantize_lowerings(added);
     add_math_lowerings(added);
     add_conv_nchwc_lowerings(added);
+    add_reduce_lowerings(added);
     std::vector<std::optional<CpuLowering>> by_kind(graph::kNumOpKinds);
     for (const CpuLowering &l : added) {
       VACC_CHECK(!by_kind[static_cast<int>(l.op)])

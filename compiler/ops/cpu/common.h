@@ -1,6 +1,7 @@
 // Helpers shared by the CPU operator definitions (private to compiler/ops/cpu).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -96,6 +97,17 @@ Tensor block(const Tensor &plain, int64_t bn, int64_t bc);
 // Reads input t at the output position `axes` under NumPy broadcasting.
 Expr broadcast_read(const Tensor &t, const std::vector<tir::Var> &axes);
 
+// Loop IR written directly (operators whose reductions te does not express: max, arg-max,
+// moments): nested loops over `extents`, one fresh variable each (named prefix0, prefix1...),
+// the outermost parallel when `parallel`; `body` gets the variables as expressions.
+tir::Stmt loop_nest(const std::vector<int64_t> &extents, const std::string &prefix, bool parallel,
+                    const std::function<tir::Stmt(const std::vector<Expr> &)> &body);
+// A Func of loop IR written directly whose parameters follow the kernel convention (ops.h): one
+// buffer per present node input (`inputs`, indexed by input position; an input the kernel does
+// not read gets a placeholder), then the outputs.
+tir::Func direct_func(const Node &node, const std::vector<std::pair<size_t, tir::Buffer>> &inputs,
+                      const std::vector<tir::Buffer> &outputs, tir::Stmt body);
+
 // Largest divisor of n not above limit.
 int64_t divisor_at_most(int64_t n, int64_t limit);
 // Vector lanes for elements of type t (the host's vector width).
@@ -128,5 +140,6 @@ void add_shape_lowerings(std::vector<CpuLowering> &lowerings);     // data movem
 void add_quantize_lowerings(std::vector<CpuLowering> &lowerings);  // (De)QuantizeLinear, QAdd...
 void add_math_lowerings(std::vector<CpuLowering> &lowerings);      // Tanh, Exp, Erf, Pow, Sum...
 void add_conv_nchwc_lowerings(std::vector<CpuLowering> &lowerings);  // vacc.ConvNCHWc
+void add_reduce_lowerings(std::vector<CpuLowering> &lowerings);    // Reduce*, ArgMax, LayerNorm
 
 }  // namespace vacc::ops::cpu

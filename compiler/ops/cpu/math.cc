@@ -1,8 +1,10 @@
 // Element-wise math on the CPU: Tanh, Exp, Log, Sqrt, Erf, Reciprocal, Floor, Ceil, Abs, Neg,
-// HardSigmoid, HardSwish, Pow and the variadic Sum, Mean, Max and Min (broadcast). Functions
-// without an LLVM intrinsic are composed: tanh from exp in float64, erf as a rational
+// HardSigmoid, HardSwish, vacc.Gelu, Pow and the variadic Sum, Mean, Max and Min (broadcast).
+// Functions without an LLVM intrinsic are composed: tanh from exp in float64, erf as a rational
 // approximation (|error| < 1e-7, Eigen's), pow as exp(y log |x|) in float64 with the sign of
 // a negative base's integer powers.
+#include <cmath>
+
 #include "common.h"
 #include "vacc/support/error.h"
 
@@ -72,6 +74,13 @@ Expr unary_math(const Node &node, Expr x, DataType t) {
     case OpKind::kHardSwish:
       return x * tir::max(fconst(t, 0.0),
                           tir::min(fconst(t, 1.0), x / fconst(t, 6.0) + fconst(t, 0.5)));
+    case OpKind::kGelu: {
+      Expr inner =
+          node.attrs.get_string("approximate", "none") == "tanh"
+              ? tanh_of(fconst(t, std::sqrt(2 / M_PI)) * (x + fconst(t, 0.044715) * x * x * x), t)
+              : erf_of(x * fconst(t, M_SQRT1_2), t);
+      return fconst(t, 0.5) * x * (fconst(t, 1.0) + inner);
+    }
     default:
       VACC_CHECK(false) << "unary_math: " << graph::op_name(node.op);
       return x;
@@ -142,8 +151,8 @@ CpuKernel build_math(const Node &node) {
 void add_math_lowerings(std::vector<CpuLowering> &lowerings) {
   for (OpKind op : {OpKind::kTanh, OpKind::kExp, OpKind::kLog, OpKind::kSqrt, OpKind::kErf,
                     OpKind::kReciprocal, OpKind::kFloor, OpKind::kCeil, OpKind::kAbs, OpKind::kNeg,
-                    OpKind::kHardSigmoid, OpKind::kHardSwish, OpKind::kPow, OpKind::kSum,
-                    OpKind::kMean, OpKind::kMax, OpKind::kMin}) {
+                    OpKind::kHardSigmoid, OpKind::kHardSwish, OpKind::kGelu, OpKind::kPow,
+                    OpKind::kSum, OpKind::kMean, OpKind::kMax, OpKind::kMin}) {
     lowerings.push_back({op, build_math});
   }
 }

@@ -198,6 +198,7 @@ void add_shape_lowerings(std::vector<CpuLowering> &lowerings) {
   lowerings.push_back({graph::OpKind::kUnsqueeze, nullptr});
   // Always folded at import (their inputs decide their shapes), never a kernel.
   lowerings.push_back({graph::OpKind::kShape, nullptr});
+  lowerings.push_back({graph::OpKind::kSize, nullptr});
   lowerings.push_back({graph::OpKind::kConstantOfShape, nullptr});
   lowerings.push_back({graph::OpKind::kRange, nullptr});
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "vacc/ops/gpu/ops.h"
 #include "vacc/schedule/schedule.h"
@@ -10,6 +11,8 @@
 
 namespace vacc::ops::gpu {
 
+using graph::Node;
+using graph::OpKind;
 using te::Tensor;
 using tir::DataType;
 using tir::Expr;
@@ -44,5 +47,20 @@ int64_t reduction_threads(int64_t len);
 tir::Stmt block_reduce(const tir::Buffer &red, int64_t threads, int64_t len, Expr init,
                        const std::function<Expr(Expr, Expr)> &combine,
                        const std::function<Expr(Expr)> &value);
+
+// The GPU kernel of one operator's nodes, as ops/cpu's table: `build` fills the kernel and
+// returns "", or returns why this node does not fit the GPU kernel (its caller then runs the node
+// on the CPU backend). Called only for nodes whose operands are all float32.
+struct GpuLowering {
+  OpKind op;
+  std::string (*build)(const Node &node, GpuNodeKernel *kernel);
+};
+
+// The operator families' GPU kernels (one file each); node_kernels.cc indexes them by OpKind.
+void add_conv_node_kernels(std::vector<GpuLowering> &lowerings);           // Conv 2-D
+void add_dense_node_kernels(std::vector<GpuLowering> &lowerings);          // Gemm, MatMul 2-D
+void add_pool_node_kernels(std::vector<GpuLowering> &lowerings);           // Max/Avg/GlobalAvgPool
+void add_normalization_node_kernels(std::vector<GpuLowering> &lowerings);  // Softmax, LayerNorm
+void add_elementwise_node_kernels(std::vector<GpuLowering> &lowerings);    // activations, + - * /
 
 }  // namespace vacc::ops::gpu

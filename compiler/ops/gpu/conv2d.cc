@@ -2,6 +2,7 @@
 // pixels (the pixels flattened, so tiles stay affine), each block 16x16 threads with a register
 // tile each; per block of 8 input channels the block's weight tile [channels, 8, kh, kw] is
 // staged in shared memory; the input is read through the cache with zero padding from guards.
+#include "../../graph/window.h"
 #include "common.h"
 #include "vacc/schedule/lower.h"
 #include "vacc/support/error.h"
@@ -75,6 +76,31 @@ tir::Func conv2d(const Conv2dShape &c, bool has_bias) {
   args.push_back(out);
   // The output [n, m, oh * ow] has the bytes of NCHW [n, m, oh, ow].
   return schedule::lower(s, "conv2d", args);
+}
+
+namespace {
+
+std::string conv_node(const Node &node, GpuNodeKernel *k) {
+  const graph::Value &x = *node.inputs.at(0), &w = *node.inputs.at(1);
+  const graph::Shape &out = node.outputs[0]->shape;
+  if (node.attrs.has("activation_min") || node.attrs.has("activation_max"))
+    return "a fused activation (activation_min/activation_max)";
+  if (x.rank() != 4) return "a rank-" + std::to_string(x.rank()) + " input (2-D only)";
+  graph::Window win =
+      graph::make_window(node.attrs, {x.shape[2], x.shape[3]}, {w.shape[2], w.shape[3]}, false);
+  Conv2dShape c{x.shape[0],     x.shape[1],       x.shape[2],       x.shape[3],
+                w.shape[0],     w.shape[2],       w.shape[3],       win.stride[0],
+                win.stride[1],  win.pad_begin[0], win.pad_begin[1], win.pad_end[0],
+                win.pad_end[1], win.dilation[0],  win.dilation[1],  node.attrs.get_int("group", 1)};
+  if (c.out_h() != out[2] || c.out_w() != out[3]) return "this window geometry";
+  k->func = conv2d(c, node.input(2) != nullptr);
+  return "";
+}
+
+}  // namespace
+
+void add_conv_node_kernels(std::vector<GpuLowering> &lowerings) {
+  lowerings.push_back({OpKind::kConv, conv_node});
 }
 
 }  // namespace vacc::ops::gpu

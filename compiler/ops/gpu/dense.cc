@@ -64,4 +64,29 @@ tir::Func dense(int64_t m, int64_t n, int64_t k, bool trans_b, bool has_bias) {
   return schedule::lower(s, "dense", args);
 }
 
+namespace {
+
+std::string dense_node(const Node &node, GpuNodeKernel *k) {
+  const graph::Value &a = *node.inputs.at(0), &b = *node.inputs.at(1);
+  const graph::Shape &out = node.outputs[0]->shape;
+  if (a.rank() != 2 || b.rank() != 2) return "operands that are not matrices";
+  bool tb = node.op == OpKind::kGemm && node.attrs.get_int("transB", 0) != 0;
+  if (node.op == OpKind::kGemm &&
+      (node.attrs.get_int("transA", 0) != 0 || node.attrs.get_float("alpha", 1) != 1.0f ||
+       node.attrs.get_float("beta", 1) != 1.0f)) {
+    return "transA, alpha or beta";
+  }
+  const graph::Value *c = node.op == OpKind::kGemm ? node.input(2) : nullptr;
+  if (c && !(c->rank() == 1 && c->shape[0] == out[1])) return "a bias that is not [N]";
+  k->func = dense(out[0], out[1], a.shape[1], tb, c != nullptr);
+  return "";
+}
+
+}  // namespace
+
+void add_dense_node_kernels(std::vector<GpuLowering> &lowerings) {
+  lowerings.push_back({OpKind::kGemm, dense_node});
+  lowerings.push_back({OpKind::kMatMul, dense_node});
+}
+
 }  // namespace vacc::ops::gpu

@@ -81,4 +81,80 @@ tir::Func binary(Binary op, int64_t outer, int64_t b_n, int64_t inner) {
   return tir::Func{"binary", {a, b, y}, body};
 }
 
+namespace {
+
+// b broadcast onto the output's shape as [outer, b_n, inner]; false when b is not of that form.
+bool broadcast_form(const graph::Shape &out, const graph::Shape &b, int64_t *outer, int64_t *b_n,
+                    int64_t *inner) {
+  if (b.size() > out.size()) return false;
+  graph::Shape bb(out.size() - b.size(), 1);
+  bb.insert(bb.end(), b.begin(), b.end());
+  int lo = -1, hi = -1;
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (bb[d] == 1 && out[d] != 1) continue;
+    if (bb[d] != out[d]) return false;
+    if (lo < 0) lo = static_cast<int>(d);
+    if (hi >= 0 && hi != static_cast<int>(d) - 1) return false;  // not one contiguous range
+    hi = static_cast<int>(d);
+  }
+  *outer = *b_n = *inner = 1;
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (lo < 0 || static_cast<int>(d) < lo) {
+      *outer *= out[d];
+    } else if (static_cast<int>(d) <= hi) {
+      *b_n *= out[d];
+    } else {
+      *inner *= out[d];
+    }
+  }
+  return true;
+}
+
+std::string unary_node(const Node &node, GpuNodeKernel *k) {
+  Unary op = Unary::kRelu;
+  switch (node.op) {
+    case OpKind::kSigmoid:
+      op = Unary::kSigmoid;
+      break;
+    case OpKind::kTanh:
+      op = Unary::kTanh;
+      break;
+    case OpKind::kExp:
+      op = Unary::kExp;
+      break;
+    case OpKind::kGelu:
+      op = node.attrs.get_string("approximate", "none") == "tanh" ? Unary::kGeluTanh : Unary::kGelu;
+      break;
+    default:
+      break;
+  }
+  k->func = unary(op, graph::num_elements(node.outputs[0]->shape));
+  return "";
+}
+
+std::string binary_node(const Node &node, GpuNodeKernel *k) {
+  const graph::Value &a = *node.inputs.at(0), &b = *node.inputs.at(1);
+  const graph::Shape &out = node.outputs[0]->shape;
+  int64_t outer, b_n, inner;
+  if (a.shape != out || !broadcast_form(out, b.shape, &outer, &b_n, &inner)) {
+    return "this broadcast (the GPU broadcasts the second operand along leading and trailing "
+           "axes)";
+  }
+  Binary op = node.op == OpKind::kAdd   ? Binary::kAdd
+              : node.op == OpKind::kSub ? Binary::kSub
+              : node.op == OpKind::kMul ? Binary::kMul
+                                        : Binary::kDiv;
+  k->func = binary(op, outer, b_n, inner);
+  return "";
+}
+
+}  // namespace
+
+void add_elementwise_node_kernels(std::vector<GpuLowering> &lowerings) {
+  for (OpKind op : {OpKind::kRelu, OpKind::kSigmoid, OpKind::kTanh, OpKind::kExp, OpKind::kGelu})
+    lowerings.push_back({op, unary_node});
+  for (OpKind op : {OpKind::kAdd, OpKind::kSub, OpKind::kMul, OpKind::kDiv})
+    lowerings.push_back({op, binary_node});
+}
+
 }  // namespace vacc::ops::gpu

@@ -1,6 +1,7 @@
 // Pooling on the GPU: max and average pooling with one thread per output (the window's loops
 // serial in the thread, the padding from bounds checks), global average pooling with one block
 // per (n, c) and a tree reduction.
+#include "../../graph/window.h"
 #include "common.h"
 #include "vacc/support/error.h"
 
@@ -77,6 +78,57 @@ tir::Func global_avg_pool(int64_t n, int64_t c, int64_t hw) {
   Stmt body =
       For::make(row, n * c, ForKind::kBlockX, Allocate::make(red, Seq::make({reduce, store})));
   return Func{"global_avg_pool", {x, y}, body};
+}
+
+namespace {
+
+// ONNX window attributes on a 2-D input, as a Pool2dShape; "" or the reason it does not fit.
+std::string pool_shape(const Node &node, const graph::Shape &x, const std::vector<int64_t> &k,
+                       Pool2dShape *p) {
+  for (int64_t d : node.attrs.get_ints("dilations", {}))
+    if (d != 1) return "dilations";
+  graph::Window w =
+      graph::make_window(node.attrs, {x[2], x[3]}, k, node.attrs.get_int("ceil_mode", 0) != 0);
+  *p = Pool2dShape{x[0],        x[1],        x[2],           x[3],           k[0], k[1],
+                   w.stride[0], w.stride[1], w.pad_begin[0], w.pad_begin[1], 0,    0};
+  // Bottom/right padding that gives the window's output count (ceil_mode included); padded
+  // cells never count, so extra padding changes nothing else.
+  p->pad_bottom = std::max<int64_t>(0, (w.out[0] - 1) * w.stride[0] + k[0] - x[2] - w.pad_begin[0]);
+  p->pad_right = std::max<int64_t>(0, (w.out[1] - 1) * w.stride[1] + k[1] - x[3] - w.pad_begin[1]);
+  if (p->out_h() != w.out[0] || p->out_w() != w.out[1]) return "this window geometry";
+  return "";
+}
+
+std::string pool_node(const Node &node, GpuNodeKernel *k) {
+  const graph::Value &x = *node.inputs.at(0);
+  if (x.rank() != 4) return "a rank-" + std::to_string(x.rank()) + " input (2-D only)";
+  if (node.outputs.size() > 1 && node.outputs[1]) return "the Indices output";
+  std::vector<int64_t> ks = node.attrs.get_ints("kernel_shape", {});
+  if (ks.size() != 2) return "a kernel that is not 2-D";
+  Pool2dShape p;
+  std::string why = pool_shape(node, x.shape, ks, &p);
+  if (!why.empty()) return why;
+  bool include_pad = node.attrs.get_int("count_include_pad", 0) != 0;
+  if (node.op == OpKind::kAveragePool && include_pad && node.attrs.get_int("ceil_mode", 0) != 0)
+    return "count_include_pad with ceil_mode";
+  k->func = node.op == OpKind::kMaxPool ? max_pool2d(p) : avg_pool2d(p, include_pad);
+  return "";
+}
+
+std::string global_pool_node(const Node &node, GpuNodeKernel *k) {
+  const graph::Value &x = *node.inputs.at(0);
+  if (x.rank() < 3) return "an input of rank below 3";
+  k->func = global_avg_pool(x.shape[0], x.shape[1],
+                            graph::num_elements(x.shape) / (x.shape[0] * x.shape[1]));
+  return "";
+}
+
+}  // namespace
+
+void add_pool_node_kernels(std::vector<GpuLowering> &lowerings) {
+  lowerings.push_back({OpKind::kMaxPool, pool_node});
+  lowerings.push_back({OpKind::kAveragePool, pool_node});
+  lowerings.push_back({OpKind::kGlobalAveragePool, global_pool_node});
 }
 
 }  // namespace vacc::ops::gpu

@@ -2,6 +2,7 @@
 // shared by the block's threads (consecutive threads on consecutive elements), the row's
 // maximum, sum or moments by tree reductions in shared memory (common.h block_reduce).
 #include "common.h"
+#include "vacc/graph/shape_inference.h"
 
 namespace vacc::ops::gpu {
 
@@ -34,11 +35,11 @@ tir::Func softmax(int64_t outer, int64_t len, int64_t inner) {
   return Func{"softmax", {x, y}, body};
 }
 
-tir::Func layer_norm(int64_t rows, int64_t cols, double eps) {
+tir::Func layer_norm(int64_t rows, int64_t cols, double eps, bool has_bias) {
   using namespace tir;
   Buffer x = make_buffer("x", float32(), {rows, cols});
   Buffer gamma = make_buffer("gamma", float32(), {cols});
-  Buffer beta = make_buffer("beta", float32(), {cols});
+  Buffer beta = has_bias ? make_buffer("beta", float32(), {cols}) : Buffer();
   Buffer y = make_buffer("y", float32(), {rows, cols});
   const int64_t threads = reduction_threads(cols);
   Buffer sum = make_buffer("sum", float32(), {threads}, Scope::kShared);
@@ -56,14 +57,63 @@ tir::Func layer_norm(int64_t rows, int64_t cols, double eps) {
   Var t = make_var("t"), i = make_var("i");
   Expr c = Expr(i) * static_cast<int>(threads) + t;
   Expr inv = f32(1.0) / Call::make(CallOp::kSqrt, {load(sq, {0}) / n + f32(eps)});
-  Stmt out = Store::make(y, {row, c}, (X(c) - mean()) * inv * load(gamma, {c}) + load(beta, {c}));
+  Expr v = (X(c) - mean()) * inv * load(gamma, {c});
+  Stmt out = Store::make(y, {row, c}, has_bias ? v + load(beta, {c}) : v);
   if (cols % threads != 0) out = IfThenElse::make(c < make_const(int32(), cols), out);
   Stmt out_pass = For::make(t, threads, ForKind::kThreadX,
                             For::make(i, (cols + threads - 1) / threads, ForKind::kSerial, out));
   Stmt body = For::make(
       row, rows, ForKind::kBlockX,
       Allocate::make(sum, Allocate::make(sq, Seq::make({mean_pass, var_pass, out_pass}))));
-  return Func{"layer_norm", {x, gamma, beta, y}, body};
+  std::vector<Buffer> params = {x, gamma};
+  if (has_bias) params.push_back(beta);
+  params.push_back(y);
+  return Func{"layer_norm", params, body};
+}
+
+namespace {
+
+std::string softmax_node(const Node &node, GpuNodeKernel *k) {
+  const graph::Value &x = *node.inputs.at(0);
+  bool coerce = node.attrs.get_int("coerce_2d", 0) != 0;
+  int rank = std::max(1, x.rank());
+  int axis = graph::normalize_axis(node.attrs.get_int("axis", -1), rank, "axis", coerce);
+  int64_t outer = 1, len = 1, inner = 1;
+  for (int i = 0; i < x.rank(); ++i) {
+    if (i < axis)
+      outer *= x.shape[i];
+    else if (i == axis || coerce)
+      len *= x.shape[i];
+    else
+      inner *= x.shape[i];
+  }
+  k->func = softmax(outer, len, inner);
+  return "";
+}
+
+// LayerNormalization over its trailing axes as [rows, cols], with a scale (and bias) of the
+// normalized shape's cols elements.
+std::string layer_norm_node(const Node &node, GpuNodeKernel *k) {
+  const graph::Value &x = *node.inputs.at(0);
+  const int axis = graph::normalize_axis(node.attrs.get_int("axis", -1), x.rank(), "axis");
+  int64_t rows = 1;
+  for (int d = 0; d < axis; ++d) rows *= x.shape[d];
+  const int64_t cols = graph::num_elements(x.shape) / std::max<int64_t>(rows, 1);
+  for (const graph::Value *p : {node.input(1), node.input(2)}) {
+    if (p && graph::num_elements(p->shape) != cols)
+      return "a scale or bias broadcast over the normalized axes (the GPU reads them whole)";
+  }
+  for (size_t i = 1; i < node.outputs.size(); ++i)
+    if (node.outputs[i]) return "the Mean and InvStdDev outputs";
+  k->func = layer_norm(rows, cols, node.attrs.get_float("epsilon", 1e-5f), node.input(2));
+  return "";
+}
+
+}  // namespace
+
+void add_normalization_node_kernels(std::vector<GpuLowering> &lowerings) {
+  lowerings.push_back({OpKind::kSoftmax, softmax_node});
+  lowerings.push_back({OpKind::kLayerNormalization, layer_norm_node});
 }
 
 }  // namespace vacc::ops::gpu

@@ -1,6 +1,7 @@
-// ONNX import (Debian's libonnx / protobuf): a ModelProto of default-domain opsets up to 17
-// becomes a Graph with every shape inferred. Version differences between opsets are
-// normalized here (Clip/Pad/Reshape attributes become constant inputs, Softmax's axis is made
+// ONNX import (Debian's libonnx / protobuf): a ModelProto of the default domain becomes a Graph
+// with every shape inferred. Each operator is accepted within its opset range (the registry's
+// OpDef::opset_min and opset_max, within kMinOpset..kMaxOpset). Version differences between opsets
+// are normalized here (Clip/Pad/Reshape attributes become constant inputs, Softmax's axis is made
 // explicit), so that the rest of vacc sees one semantics per operator.
 //
 // Every problem a user's file can cause is a vacc::Error naming the file and, where one is
@@ -13,11 +14,9 @@
 #include <string>
 
 #include "vacc/graph/graph.h"
+#include "vacc/graph/op_registry.h"
 
 namespace vacc::graph {
-
-inline constexpr int kMinOpset = 1;
-inline constexpr int kMaxOpset = 17;
 
 struct ImportOptions {
   // Symbolic dimensions (dim_param) take the value given here, else default_dim.

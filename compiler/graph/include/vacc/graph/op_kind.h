@@ -73,7 +73,22 @@ namespace vacc::graph {
   X(Mean)                 \
   X(Max)                  \
   X(Min)                  \
-  X(ConvNCHWc)
+  X(ConvNCHWc) \
+  X(ReduceSum)            \
+  X(ReduceMean)           \
+  X(ReduceMax)            \
+  X(ReduceMin)            \
+  X(ReduceProd)           \
+  X(ReduceL1)             \
+  X(ReduceL2)             \
+  X(ReduceLogSum)         \
+  X(ReduceLogSumExp)      \
+  X(ReduceSumSquare)      \
+  X(ArgMax)               \
+  X(ArgMin)               \
+  X(LayerNormalization)   \
+  X(Gelu)                 \
+  X(Size)
 
 enum class OpKind {
 #define VACC_X(e) k##e,

@@ -16,6 +16,11 @@
 
 namespace vacc::graph {
 
+// The default ONNX domain's opsets vacc imports; each operator narrows them (OpDef::opset_min,
+// opset_max) to the versions whose semantics it implements.
+inline constexpr int kMinOpset = 1;
+inline constexpr int kMaxOpset = 17;
+
 // What the importer hands an operator's import hook: the graph being built, the model's
 // default-domain opset and the node's name.
 struct ImportContext {
@@ -43,8 +48,13 @@ struct OpDef {
   OpKind op;
   // ONNX's op_type for ONNX operators; "vacc.<Name>" for vacc's own (made by the passes).
   const char *name = nullptr;
-  // The importer accepts the operator (default ONNX domain).
+  // The importer accepts the operator (default ONNX domain)...
   bool onnx = false;
+  // ...in models whose default-domain opset is within [opset_min, opset_max]: from the opset
+  // that introduced the operator (or the oldest form vacc implements) to the newest one whose
+  // semantics vacc implements.
+  int opset_min = kMinOpset;
+  int opset_max = kMaxOpset;
   // Import: rewrites an older opset's form into the one the rest of vacc implements (e.g.
   // attributes that became inputs), or rejects a form vacc does not run. Errors carry only
   // the reason; the importer names the node.

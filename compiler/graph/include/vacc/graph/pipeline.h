@@ -1,8 +1,9 @@
 // The graph-level compilation pipeline in one place: the passes in order, each logged and
 // timed by name, with the IR dumpable after every pass.
 //
-//   fold_constants, fold_batch_norm, fold_constants, calibrate, quantize, fold_constants,
-//   fuse, partition, fold_windows, fuse_residual_adds, pack_layout, plan_memory
+//   fold_constants, fold_batch_norm, fold_constants, recognize_layer_norm, recognize_gelu,
+//   calibrate, quantize, fold_constants, fuse, partition, fold_windows, fuse_residual_adds,
+//   pack_layout, plan_memory
 //
 // Float graphs (quantize off) fuse activations into convolutions instead of quantizing and,
 // for the CPU backend (cpu_block > 0), take its blocked layout after pack_layout:

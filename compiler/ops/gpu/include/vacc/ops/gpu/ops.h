@@ -55,9 +55,9 @@ tir::Func global_avg_pool(int64_t n, int64_t c, int64_t hw);
 // the maximum and the sum by tree reductions in shared memory.
 tir::Func softmax(int64_t outer, int64_t len, int64_t inner);
 
-// y = (x - mean) / sqrt(var + eps) * gamma + beta over the last axis of x [rows, cols]: one
-// block per row, mean and variance by tree reductions.
-tir::Func layer_norm(int64_t rows, int64_t cols, double eps);
+// y = (x - mean) / sqrt(var + eps) * gamma (+ beta when has_bias) over the last axis of x
+// [rows, cols]: one block per row, mean and variance by tree reductions.
+tir::Func layer_norm(int64_t rows, int64_t cols, double eps, bool has_bias = true);
 
 // Element-wise operators over n elements, one thread per element.
 enum class Unary { kRelu, kSigmoid, kTanh, kGelu, kGeluTanh, kExp };
@@ -68,8 +68,9 @@ enum class Binary { kAdd, kSub, kMul, kDiv, kMax, kMin };
 tir::Func binary(Binary op, int64_t outer, int64_t b_n, int64_t inner);
 
 // The GPU kernel of a graph node, when the GPU backend has one (float32 Conv 2-D, Gemm,
-// MatMul 2-D, MaxPool/AveragePool 2-D, GlobalAveragePool, Softmax, Relu, Sigmoid, Tanh, Add/
-// Sub/Mul/Div with a broadcast of the second operand along one axis range); false otherwise.
+// MatMul 2-D, MaxPool/AveragePool 2-D, GlobalAveragePool, Softmax, LayerNormalization over
+// trailing axes, Relu, Sigmoid, Tanh, Exp, vacc.Gelu, Add/Sub/Mul/Div with a broadcast of the
+// second operand along one axis range); false otherwise.
 // The kernel's parameters follow ops/cpu: present inputs in order, then constants, then the
 // output.
 struct GpuNodeKernel {

@@ -1,0 +1,258 @@
+// Reductions on the CPU: ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1,
+// ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceSumSquare over any set of axes, ArgMax and
+// ArgMin along one, and LayerNormalization over the trailing axes. Their accumulations (max,
+// arg-max, moments) have no compute form in te, so the loops are written directly in loop IR:
+// the kept axes outside (the outermost parallel on large tensors), the reduced axes inside with
+// a local accumulator. Sums accumulate in float64 as the graph reference does; max and min in
+// the element type.
+#include "../../graph/ops/ops.h"
+#include "common.h"
+#include "vacc/graph/shape_inference.h"
+#include "vacc/support/error.h"
+
+namespace vacc::ops::cpu {
+namespace {
+
+using graph::OpKind;
+using namespace tir;
+
+Expr call(CallOp op, Expr x) {
+  return Call::make(op, {std::move(x)});
+}
+
+// Tensors past this many elements spread their outermost loop over threads.
+constexpr int64_t kParallelElements = 32768;
+
+Shape at_least_1d(Shape s) {
+  return s.empty() ? Shape{1} : s;
+}
+
+CpuKernel build_reduce(const Node &node) {
+  KernelBuilder kb(node);
+  const Shape xs = kb.in_value(0).shape;
+  const std::vector<bool> reduced = graph::ops::reduced_axes(node, xs);
+  const DataType t = kb.in_type(0), f64 = DataType::float_(64);
+  const bool extremum = node.op == OpKind::kReduceMax || node.op == OpKind::kReduceMin;
+  const DataType at = extremum ? t : f64;
+  Shape kept_shape, kept, red;
+  for (size_t d = 0; d < xs.size(); ++d) {
+    kept_shape.push_back(reduced[d] ? 1 : xs[d]);
+    (reduced[d] ? red : kept).push_back(xs[d]);
+  }
+  Buffer x = make_buffer("x", t, at_least_1d(xs));
+  Buffer y = make_buffer("y", t, at_least_1d(kept_shape));
+  Buffer acc = make_buffer("acc", at, {1}, Scope::kLocal);
+  int64_t count = 1;
+  for (int64_t e : red) count *= e;
+  Expr init;
+  switch (node.op) {
+    case OpKind::kReduceMax:
+      init = lowest(t);
+      break;
+    case OpKind::kReduceMin:
+      init = highest(t);
+      break;
+    case OpKind::kReduceProd:
+      init = fconst(f64, 1.0);
+      break;
+    default:
+      init = fconst(f64, 0.0);
+  }
+  auto term = [&](Expr v) -> Expr {
+    if (extremum) return v;
+    v = cast(f64, v);
+    switch (node.op) {
+      case OpKind::kReduceL1:
+        return call(CallOp::kAbs, v);
+      case OpKind::kReduceL2:
+      case OpKind::kReduceSumSquare:
+        return v * v;
+      case OpKind::kReduceLogSumExp:
+        return call(CallOp::kExp, v);
+      default:
+        return v;
+    }
+  };
+  auto combine = [&](Expr a, Expr b) -> Expr {
+    switch (node.op) {
+      case OpKind::kReduceMax:
+        return max(a, b);
+      case OpKind::kReduceMin:
+        return min(a, b);
+      case OpKind::kReduceProd:
+        return a * b;
+      default:
+        return a + b;
+    }
+  };
+  auto finish = [&](Expr a) -> Expr {
+    switch (node.op) {
+      case OpKind::kReduceMean:
+        a = a / fconst(f64, static_cast<double>(count));
+        break;
+      case OpKind::kReduceL2:
+        a = call(CallOp::kSqrt, a);
+        break;
+      case OpKind::kReduceLogSum:
+      case OpKind::kReduceLogSumExp:
+        a = call(CallOp::kLog, a);
+        break;
+      default:
+        break;
+    }
+    return at == t ? a : cast(t, a);
+  };
+  // Input and output indices from the kept and reduced loop variables.
+  auto indices = [&](const std::vector<Expr> &k, const std::vector<Expr> &r, bool output) {
+    std::vector<Expr> idx;
+    size_t ki = 0, ri = 0;
+    for (size_t d = 0; d < xs.size(); ++d) {
+      if (!reduced[d])
+        idx.push_back(k[ki++]);
+      else
+        idx.push_back(output ? Expr(0) : r[ri++]);
+    }
+    if (idx.empty()) idx.push_back(0);
+    return idx;
+  };
+  const bool parallel = graph::num_elements(xs) >= kParallelElements;
+  Stmt body = loop_nest(kept, "i", parallel, [&](const std::vector<Expr> &k) {
+    Stmt update = loop_nest(red, "r", false, [&](const std::vector<Expr> &r) {
+      return Store::make(acc, {0}, combine(load(acc, {0}), term(load(x, indices(k, r, false)))));
+    });
+    return Allocate::make(
+        acc, Seq::make({Store::make(acc, {0}, init), update,
+                        Store::make(y, indices(k, {}, true), finish(load(acc, {0})))}));
+  });
+  CpuKernel kernel;
+  kernel.func = direct_func(node, {{0, x}}, {y}, body);
+  return kernel;
+}
+
+CpuKernel build_arg_reduce(const Node &node) {
+  KernelBuilder kb(node);
+  const Shape xs = kb.in_value(0).shape;
+  const int axis =
+      graph::normalize_axis(node.attrs.get_int("axis", 0), static_cast<int>(xs.size()), "axis");
+  const bool last = node.attrs.get_int("select_last_index", 0) != 0;
+  const bool is_max = node.op == OpKind::kArgMax;
+  const DataType t = kb.in_type(0);
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d) outer *= xs[d];
+  for (size_t d = axis + 1; d < xs.size(); ++d) inner *= xs[d];
+  const int64_t len = xs[axis];
+  if (len == 0) kb.unsupported("an empty axis");
+  Buffer x = make_buffer("x", t, {outer, len, inner});
+  Buffer y = make_buffer("y", int64(), {outer, inner});
+  Buffer best = make_buffer("best", t, {1}, Scope::kLocal);
+  Buffer at = make_buffer("at", int64(), {1}, Scope::kLocal);
+  const bool parallel = graph::num_elements(xs) >= kParallelElements;
+  Stmt body = loop_nest({outer, inner}, "i", parallel, [&](const std::vector<Expr> &i) {
+    Var l = make_var("l");
+    Expr v = load(x, {i[0], Expr(l), i[1]}), b = load(best, {0});
+    Expr better = is_max ? (last ? v >= b : v > b) : (last ? v <= b : v < b);
+    Stmt scan = For::make(
+        l, len, ForKind::kSerial,
+        IfThenElse::make(better, Seq::make({Store::make(best, {0}, v),
+                                            Store::make(at, {0}, cast(int64(), Expr(l)))})));
+    return Allocate::make(
+        best, Allocate::make(at, Seq::make({Store::make(best, {0}, load(x, {i[0], 0, i[1]})),
+                                            Store::make(at, {0}, iconst(int64(), 0)), scan,
+                                            Store::make(y, {i[0], i[1]}, load(at, {0}))})));
+  });
+  CpuKernel kernel;
+  kernel.func = direct_func(node, {{0, x}}, {y}, body);
+  return kernel;
+}
+
+// LayerNormalization: per row of the leading axes, the mean and variance in float64 over the
+// normalized axes, then (x - mean) / sqrt(var + eps) * scale + bias in the element type, scale
+// and bias broadcast over the normalized axes; Mean and InvStdDev stored when present.
+CpuKernel build_layer_norm(const Node &node) {
+  KernelBuilder kb(node);
+  const Shape xs = kb.in_value(0).shape;
+  const DataType t = kb.in_type(0), f64 = DataType::float_(64);
+  if (t != float32()) kb.unsupported(a_type(t) + " input (float32 only)");
+  const int axis =
+      graph::normalize_axis(node.attrs.get_int("axis", -1), static_cast<int>(xs.size()), "axis");
+  const double eps = node.attrs.get_float("epsilon", 1e-5f);
+  Shape norm(xs.begin() + axis, xs.end());
+  int64_t rows = 1;
+  for (int d = 0; d < axis; ++d) rows *= xs[d];
+  const int64_t cols = graph::num_elements(norm);
+  Shape row_view = {rows};
+  row_view.insert(row_view.end(), norm.begin(), norm.end());
+  Buffer x = make_buffer("x", t, row_view);
+  Buffer y = make_buffer("y", t, row_view);
+  // Scale and bias viewed with the normalized rank (leading unit axes added).
+  auto param = [&](size_t i, const char *name) {
+    Shape s = kb.in_value(i).shape;
+    s.insert(s.begin(), norm.size() - s.size(), 1);
+    return make_buffer(name, t, at_least_1d(s));
+  };
+  Buffer scale = param(1, "scale");
+  Buffer bias = kb.has_input(2) ? param(2, "bias") : Buffer();
+  auto param_at = [&](const Buffer &b, const std::vector<Expr> &c) {
+    std::vector<Expr> idx;
+    for (size_t d = 0; d < norm.size(); ++d) idx.push_back(b->shape[d] == 1 ? Expr(0) : c[d]);
+    if (idx.empty()) idx.push_back(0);
+    return load(b, idx);
+  };
+  std::vector<Buffer> outs = {y};
+  Buffer mean_out, inv_out;
+  if (node.outputs.size() > 1 && node.outputs[1])
+    outs.push_back(mean_out = make_buffer("mean", float32(), {rows}));
+  if (node.outputs.size() > 2 && node.outputs[2])
+    outs.push_back(inv_out = make_buffer("inv_std_dev", float32(), {rows}));
+  Buffer sum = make_buffer("sum", f64, {1}, Scope::kLocal);
+  Buffer sq = make_buffer("sq", f64, {1}, Scope::kLocal);
+  const bool parallel = graph::num_elements(xs) >= kParallelElements;
+  Stmt body = loop_nest({rows}, "row", parallel, [&](const std::vector<Expr> &r) {
+    auto at = [&](const std::vector<Expr> &c) {
+      std::vector<Expr> idx = {r[0]};
+      idx.insert(idx.end(), c.begin(), c.end());
+      return idx;
+    };
+    const Expr n = fconst(f64, static_cast<double>(cols));
+    const Expr mean = load(sum, {0}) / n;
+    Stmt mean_pass = loop_nest(norm, "c", false, [&](const std::vector<Expr> &c) {
+      return Store::make(sum, {0}, load(sum, {0}) + cast(f64, load(x, at(c))));
+    });
+    Stmt var_pass = loop_nest(norm, "c", false, [&](const std::vector<Expr> &c) {
+      Expr d = cast(f64, load(x, at(c))) - mean;
+      return Store::make(sq, {0}, load(sq, {0}) + d * d);
+    });
+    const Expr inv = fconst(f64, 1.0) / call(CallOp::kSqrt, load(sq, {0}) / n + fconst(f64, eps));
+    Stmt out_pass = loop_nest(norm, "c", false, [&](const std::vector<Expr> &c) {
+      Expr v = (load(x, at(c)) - cast(t, mean)) * cast(t, inv) * param_at(scale, c);
+      if (bias) v = v + param_at(bias, c);
+      return Store::make(y, at(c), v);
+    });
+    std::vector<Stmt> steps = {Store::make(sum, {0}, fconst(f64, 0.0)),
+                               Store::make(sq, {0}, fconst(f64, 0.0)), mean_pass, var_pass,
+                               out_pass};
+    if (mean_out) steps.push_back(Store::make(mean_out, {r[0]}, cast(float32(), mean)));
+    if (inv_out) steps.push_back(Store::make(inv_out, {r[0]}, cast(float32(), inv)));
+    return Allocate::make(sum, Allocate::make(sq, Seq::make(steps)));
+  });
+  std::vector<std::pair<size_t, Buffer>> ins = {{0, x}, {1, scale}};
+  if (bias) ins.emplace_back(2, bias);
+  CpuKernel kernel;
+  kernel.func = direct_func(node, ins, outs, body);
+  return kernel;
+}
+
+}  // namespace
+
+void add_reduce_lowerings(std::vector<CpuLowering> &lowerings) {
+  for (OpKind op : {OpKind::kReduceSum, OpKind::kReduceMean, OpKind::kReduceMax, OpKind::kReduceMin,
+                    OpKind::kReduceProd, OpKind::kReduceL1, OpKind::kReduceL2,
+                    OpKind::kReduceLogSum, OpKind::kReduceLogSumExp, OpKind::kReduceSumSquare}) {
+    lowerings.push_back({op, build_reduce});
+  }
+  lowerings.push_back({OpKind::kArgMax, build_arg_reduce});
+  lowerings.push_back({OpKind::kArgMin, build_arg_reduce});
+  lowerings.push_back({OpKind::kLayerNormalization, build_layer_norm});
+}
+
+}  // namespace vacc::ops::cpu
