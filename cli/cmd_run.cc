@@ -145,6 +145,7 @@ void run(const RunArgs &a, const GivenOptions &given) {
              : input_npy && input_npy->shape.size() >= 4 ? input_npy->shape[0]
                                                          : 1;
   if (a.fallback == "gpu") co.cpu_block = 0;  // the GPU's kernels read plain tensors
+  if (input_npy) co.input_shape = input_npy->shape;
   const isa::Package pkg = load_model(model, config, co, /*quiet=*/true);
   if (pkg.inputs.size() != 1)
     fail("{}: the model has {} inputs; vacc run feeds one (--input X.npy)", model,

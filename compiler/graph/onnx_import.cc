@@ -126,6 +126,7 @@ class Importer {
       std::string what = fmt::format("{}: initializer '{}'", source_, init.name());
       define(init.name(), graph_.add_constant(init.name(), tensor_from_proto(init, what)));
     }
+    bool first_input = true;
     for (const auto &input : g.input()) {
       if (values_.count(input.name())) continue;  // an initializer listed as input (IR < 4)
       auto frozen = options_.frozen_inputs.find(input.name());
@@ -133,7 +134,8 @@ class Importer {
         define(input.name(), graph_.add_constant(input.name(), frozen->second));
         continue;
       }
-      Value *v = import_input(input);
+      Value *v = import_input(input, first_input);
+      first_input = false;
       graph_.add_input(v);
       define(input.name(), v);
     }
@@ -153,7 +155,7 @@ class Importer {
  private:
   void define(const std::string &name, Value *v) { values_[name] = v; }
 
-  Value *import_input(const onnx::ValueInfoProto &info) {
+  Value *import_input(const onnx::ValueInfoProto &info, bool first_input) {
     std::string what = fmt::format("{}: graph input '{}'", source_, info.name());
     if (!info.type().has_tensor_type()) {
       fail("{} is not a tensor (sequences, maps and optionals are not supported)", what);
@@ -162,12 +164,31 @@ class Importer {
     DType dtype = dtype_from_onnx(tt.elem_type(), what);
     Shape shape;
     if (!tt.has_shape()) fail("{} has no shape; vacc needs static input shapes", what);
-    for (const auto &dim : tt.shape().dim()) {
+    const std::vector<int64_t> &given = options_.input_shape;
+    const bool bound_by_given = first_input && !given.empty();
+    if (bound_by_given && given.size() != static_cast<size_t>(tt.shape().dim_size())) {
+      fail("{} has rank {}, but the input given for it has shape {}", what, tt.shape().dim_size(),
+           shape_str(given));
+    }
+    for (int k = 0; k < tt.shape().dim_size(); ++k) {
+      const auto &dim = tt.shape().dim(k);
       if (dim.has_dim_value()) {
         shape.push_back(dim.dim_value());
+        continue;
+      }
+      auto named = options_.dims.find(dim.dim_param());
+      if (bound_by_given) {
+        shape.push_back(given[k]);
+      } else if (named != options_.dims.end()) {
+        shape.push_back(named->second);
+      } else if (k == 0) {
+        shape.push_back(options_.batch);
       } else {
-        auto it = options_.dims.find(dim.dim_param());
-        shape.push_back(it != options_.dims.end() ? it->second : options_.default_dim);
+        fail(
+            "{} has a symbolic dimension {} ({}) that nothing binds, and vacc's shapes are "
+            "static: {}",
+            what, k, dim.dim_param().empty() ? "unnamed" : "'" + dim.dim_param() + "'",
+            options_.bind_hint);
       }
     }
     checked_tensor_bytes(shape, dtype_size(dtype), what);

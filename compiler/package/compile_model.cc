@@ -130,7 +130,11 @@ CompiledModel compile_model(const std::string &onnx_path, const isa::HwConfig &c
   auto t0 = Clock::now();
   graph::ImportOptions io;
   io.dims["N"] = options.batch;
-  io.default_dim = options.batch;
+  io.batch = options.batch;
+  io.input_shape = options.input_shape;
+  io.bind_hint =
+      "give the model's input with --input X.npy, whose shape binds every dimension (--batch N "
+      "binds dimension 0)";
   graph::Graph g = graph::import_onnx(onnx_path, io);
   if (g.name.empty()) g.name = std::filesystem::path(onnx_path).stem().string();
   stage("import", t0, fmt::format("{} nodes from {}", g.num_nodes(), onnx_path));

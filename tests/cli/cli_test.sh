@@ -53,6 +53,13 @@ expect run-timing-only 0 "timing only: no outputs were computed" -- \
   "$vacc" run --sim --engine perf --timing-only
 expect run-timing-only-check 1 "^error: --timing-only computes no outputs" -- \
   "$vacc" run --sim --engine perf --timing-only --check
+# A symbolic dimension beyond the batch is bound by --input's shape, never silently by --batch
+# (tests/cli/data from tools/make_symbolic_seq_model.py).
+expect run-symbolic-dims 0 "output  f4 \\[2,5,8\\]" -- \
+  "$vacc" run --sim --engine fsim "$src/tests/cli/data/symbolic_seq.onnx" \
+  --input "$src/tests/cli/data/batch2_seq5.npy"
+expect run-symbolic-unbound 1 "^error: .*symbolic_seq.onnx: graph input 'x' has a symbolic dimension 1 \\('seq'\\) that nothing binds.*--input X.npy" -- \
+  "$vacc" run --sim --engine fsim "$src/tests/cli/data/symbolic_seq.onnx" --batch 2
 expect calibrate 0 "progen +20 +20 \(100.0%, bound 5%\)" -- \
   "$vacc" calibrate --config small --workloads progen --seeds 20
 expect fuzz-perf 0 "30 of 30 programs on perf match fsim" -- \

@@ -263,6 +263,54 @@ TEST(ImportErrors, TruncatedInitializer) {
   EXPECT_HAS(import_error(m), "initializer 'w' has 7 bytes of raw data, expected 16");
 }
 
+// x: [batch, seq, 8] with symbolic batch and seq.
+onnx::ModelProto model_with_symbolic_input() {
+  auto m = model_with_input(13, onnx::TensorProto::FLOAT, {});
+  auto *shape =
+      m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  shape->add_dim()->set_dim_param("batch");
+  shape->add_dim()->set_dim_param("seq");
+  shape->add_dim()->set_dim_value(8);
+  add_node(m, "Relu", "r", {"x"});
+  return m;
+}
+
+// A symbolic dimension other than 0 is not silently given the batch: the error names the graph
+// input, the dimension and how to bind it.
+TEST(ImportErrors, UnboundSymbolicDimensionNamesTheInputAndDimension) {
+  const std::string e = import_error(model_with_symbolic_input());
+  EXPECT_HAS(e,
+             "model.onnx: graph input 'x' has a symbolic dimension 1 ('seq') that nothing "
+             "binds, and vacc's shapes are static: give the input's shape");
+  EXPECT_HAS(e, "--input X.npy");
+}
+
+TEST(ImportErrors, InputShapeOfTheWrongRankIsRefused) {
+  ImportOptions o;
+  o.input_shape = {2, 8};
+  try {
+    import_onnx_bytes(model_with_symbolic_input().SerializeAsString(), "model.onnx", o);
+    FAIL() << "no error";
+  } catch (const vacc::Error &e) {
+    EXPECT_HAS(e.what(),
+               "model.onnx: graph input 'x' has rank 3, but the input given for it "
+               "has shape [2,8]");
+  }
+}
+
+// Dimension 0 takes the batch; the given input's shape binds every symbolic dimension; a name
+// in `dims` binds that dimension.
+TEST(ImportSymbolicDims, BatchInputShapeAndNamesBindThem) {
+  const std::string bytes = model_with_symbolic_input().SerializeAsString();
+  ImportOptions shaped;
+  shaped.input_shape = {3, 5, 8};
+  EXPECT_EQ(import_onnx_bytes(bytes, "m", shaped).inputs()[0]->shape, (Shape{3, 5, 8}));
+  ImportOptions named;
+  named.batch = 4;
+  named.dims["seq"] = 7;
+  EXPECT_EQ(import_onnx_bytes(bytes, "m", named).inputs()[0]->shape, (Shape{4, 7, 8}));
+}
+
 // Resource bounds (support/limits.h): a claimed shape is refused before anything is allocated,
 // with a message naming the tensor.
 TEST(ImportErrors, HugeGraphInputIsRefusedBeforeAllocating) {

@@ -12,16 +12,28 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "vacc/graph/graph.h"
 #include "vacc/graph/op_registry.h"
 
 namespace vacc::graph {
 
+// Shapes are static: every symbolic dimension (dim_param) of a graph input is bound at import,
+// from the first of: input_shape (for the model's first graph input), dims (by name), batch (for
+// dimension 0 only). Any other symbolic dimension is an error naming the graph input, the
+// dimension and `bind_hint`.
 struct ImportOptions {
-  // Symbolic dimensions (dim_param) take the value given here, else default_dim.
+  // The shape of the model's first graph input that is not an initializer (the one `vacc run
+  // --input X.npy` feeds): binds every symbolic dimension of that input.
+  std::vector<int64_t> input_shape;
+  // Symbolic dimensions by name.
   std::map<std::string, int64_t> dims;
-  int64_t default_dim = 1;
+  // Dimension 0 (the batch) of every graph input, when symbolic and bound by nothing above.
+  int64_t batch = 1;
+  // How the caller's user binds a dimension, for the error.
+  std::string bind_hint =
+      "give the input's shape (vacc run: --input X.npy; --batch N binds dimension 0)";
   // Graph inputs replaced by these constants (for inputs that decide shapes, e.g. the shape
   // input of a Reshape fed from outside the model).
   std::map<std::string, Tensor> frozen_inputs;

@@ -17,7 +17,10 @@
 namespace vacc::package {
 
 struct CompileOptions {
-  int64_t batch = 1;        // value of the model's symbolic batch dimension
+  int64_t batch = 1;  // value of the model's symbolic batch dimension (dimension 0)
+  // The shape of the input the model will run on (vacc run --input's .npy): binds every
+  // symbolic dimension of the model's first graph input (graph/onnx_import.h).
+  std::vector<int64_t> input_shape;
   bool quantize = true;     // false: the float model, every step on the CPU
   std::string calibration;  // .npy of sample inputs; "" = see calibration_batches()
   std::string dump_dir;     // graph after every pass, loop IR of every accelerator layer
