@@ -22,7 +22,7 @@ expect run-check-rtl 0 "^check +all 18 step outputs equal" -- "$vacc" run --sim 
 expect run-float 0 "^float +the float model on the CPU" -- "$vacc" run --sim --engine fsim --float
 expect compile 0 "wrote $tmp/m.vpkg .*5 on the accelerator" -- \
   "$vacc" compile "$model" --config default -o "$tmp/m.vpkg" --dump-ir "$tmp/ir"
-expect dump-graph 0 "" -- test -s "$tmp/ir/graph/12_pack_layout.txt"
+expect dump-graph 0 "" -- test -s "$tmp/ir/graph/14_pack_layout.txt"
 expect dump-layer 0 "" -- bash -c "ls $tmp/ir/layers/*conv1*/*.tir >/dev/null && ls $tmp/ir/layers/*/commands.txt >/dev/null"
 expect compile-json 0 '"accelerator_steps": 5' -- "$vacc" compile "$model" -o "$tmp/m2.vpkg" --json
 # make_npy OUT SHAPE FIRST COUNT: float32 .npy of shape SHAPE (a Python tuple) holding COUNT

@@ -263,6 +263,59 @@ TEST(ImportErrors, TruncatedInitializer) {
   EXPECT_HAS(import_error(m), "initializer 'w' has 7 bytes of raw data, expected 16");
 }
 
+void add_ints(onnx::NodeProto *n, const std::string &name, std::vector<int64_t> values) {
+  auto *a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t v : values) a->add_ints(v);
+}
+
+void add_int(onnx::NodeProto *n, const std::string &name, int64_t value) {
+  auto *a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(value);
+}
+
+TEST(ImportErrors, ReductionAxisGivenTwice) {
+  auto m = model_with_input(13, onnx::TensorProto::FLOAT, {2, 3, 4});
+  add_ints(add_node(m, "ReduceMean", "mean", {"x"}), "axes", {1, -2});
+  EXPECT_HAS(import_error(m), "node 'mean' (#0, ReduceMean): axis 1 is reduced twice");
+}
+
+TEST(ImportErrors, ReductionOfBooleans) {
+  auto m = model_with_input(13, onnx::TensorProto::BOOL, {2, 3});
+  add_node(m, "ReduceMax", "max", {"x"});
+  EXPECT_HAS(import_error(m), "node 'max' (#0, ReduceMax): input 'x' is bool, expected a number");
+}
+
+TEST(ImportErrors, ReduceSumAxesOfTheWrongType) {
+  auto m = model_with_input(13, onnx::TensorProto::FLOAT, {2, 3});
+  auto *t = m.mutable_graph()->add_initializer();
+  t->set_name("axes");
+  t->set_data_type(onnx::TensorProto::INT32);
+  t->add_dims(1);
+  t->add_int32_data(1);
+  add_node(m, "ReduceSum", "sum", {"x", "axes"});
+  EXPECT_HAS(import_error(m), "node 'sum' (#0, ReduceSum): axes 'axes' must be int64");
+}
+
+TEST(ImportErrors, LayerNormalizationScaleOfAnotherShape) {
+  auto m = model_with_input(17, onnx::TensorProto::FLOAT, {2, 8});
+  add_initializer(m, "scale", {4});
+  add_node(m, "LayerNormalization", "ln", {"x", "scale"});
+  EXPECT_HAS(import_error(m),
+             "node 'ln' (#0, LayerNormalization): input 'scale' has shape [4], which does not "
+             "broadcast to the normalized shape [8]");
+}
+
+TEST(ImportErrors, LayerNormalizationStashType) {
+  auto m = model_with_input(17, onnx::TensorProto::FLOAT, {2, 8});
+  add_initializer(m, "scale", {8});
+  add_int(add_node(m, "LayerNormalization", "ln", {"x", "scale"}), "stash_type", 11);
+  EXPECT_HAS(import_error(m), "attribute 'stash_type' is 11; vacc computes the statistics in float");
+}
+
 // x: [batch, seq, 8] with symbolic batch and seq.
 onnx::ModelProto model_with_symbolic_input() {
   auto m = model_with_input(13, onnx::TensorProto::FLOAT, {});
