@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "vacc/graph/shape_inference.h"
+
 namespace vacc::graph::pattern {
 
 std::optional<double> scalar(const Value *v) {
@@ -31,6 +33,20 @@ Value *other_input(const Node *node, const Value *v) {
   if (node->inputs[0] == v) return node->inputs[1];
   if (node->inputs[1] == v) return node->inputs[0];
   return nullptr;
+}
+
+void replace_chain(Graph &graph, const std::vector<Node *> &chain, OpKind op,
+                   std::vector<Value *> inputs, Value *out, Attributes attrs) {
+  const std::string name = chain.back()->name;
+  for (Node *n : chain) graph.remove_node(n);
+  while (!inputs.empty() && !inputs.back()) inputs.pop_back();
+  infer_node(*graph.add_node(op, name, std::move(inputs), {out}, std::move(attrs)));
+}
+
+void finish_replacements(Graph &graph, int replaced) {
+  if (!replaced) return;
+  graph.sort_topologically();
+  graph.remove_dead_nodes();
 }
 
 }  // namespace vacc::graph::pattern

@@ -19,4 +19,11 @@ Node *producer_of(const Value *v, OpKind op);
 // The other input of a two-input node one of whose inputs is `v`, else null.
 Value *other_input(const Node *node, const Value *v);
 
+// Replaces the matched `chain` (its last node's name is kept) by one `op` node reading `inputs`
+// (absent trailing inputs as null) and writing `out`, whose shape is inferred again.
+void replace_chain(Graph &graph, const std::vector<Node *> &chain, OpKind op,
+                   std::vector<Value *> inputs, Value *out, Attributes attrs);
+// After the replacements of a pass: nodes in topological order again, the dead ones removed.
+void finish_replacements(Graph &graph, int replaced);
+
 }  // namespace vacc::graph::pattern

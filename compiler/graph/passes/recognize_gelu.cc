@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "pattern.h"
-#include "vacc/graph/shape_inference.h"
 
 namespace vacc::graph {
 
@@ -130,18 +129,12 @@ int recognize_gelu(Graph &graph) {
     if (center->op != OpKind::kErf && center->op != OpKind::kTanh) continue;
     Match m;
     if (!match(graph, center, &m)) continue;
-    const std::string name = m.nodes.back()->name;
     Attributes attrs;
     attrs.set("approximate", std::string(center->op == OpKind::kErf ? "none" : "tanh"));
-    for (Node *n : m.nodes) graph.remove_node(n);
-    Node *gelu = graph.add_node(OpKind::kGelu, name, {m.x}, {m.out}, std::move(attrs));
-    infer_node(*gelu);
+    pattern::replace_chain(graph, m.nodes, OpKind::kGelu, {m.x}, m.out, std::move(attrs));
     ++recognized;
   }
-  if (recognized) {
-    graph.sort_topologically();
-    graph.remove_dead_nodes();
-  }
+  pattern::finish_replacements(graph, recognized);
   return recognized;
 }
 

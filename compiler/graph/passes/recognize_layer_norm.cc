@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "pattern.h"
-#include "vacc/graph/shape_inference.h"
 
 namespace vacc::graph {
 
@@ -122,21 +121,14 @@ int recognize_layer_norm(Graph &graph) {
       std::fill(ones.data<float>(), ones.data<float>() + ones.size(), 1.0f);
       m.scale = graph.add_constant(graph.unique_name(mean->name + ".scale"), std::move(ones));
     }
-    const std::string name = m.nodes.back()->name;
-    for (Node *n : m.nodes) graph.remove_node(n);
     Attributes attrs;
     attrs.set("axis", static_cast<int64_t>(m.axis));
     attrs.set("epsilon", static_cast<float>(m.eps));
-    Node *ln = graph.add_node(OpKind::kLayerNormalization, name, {m.x, m.scale, m.bias}, {m.out},
-                              std::move(attrs));
-    if (!m.bias) ln->inputs.resize(2);
-    infer_node(*ln);
+    pattern::replace_chain(graph, m.nodes, OpKind::kLayerNormalization, {m.x, m.scale, m.bias},
+                           m.out, std::move(attrs));
     ++recognized;
   }
-  if (recognized) {
-    graph.sort_topologically();
-    graph.remove_dead_nodes();
-  }
+  pattern::finish_replacements(graph, recognized);
   return recognized;
 }
 
