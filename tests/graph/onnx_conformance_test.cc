@@ -10,7 +10,9 @@ std::vector<Tensor> run_reference(const Graph &graph, const std::vector<Tensor> 
   return Executor(graph).run(inputs);
 }
 
-// Floors: the counts passing today (raise them when more pass).
+// Floors: the counts passing today (raise them when more pass). 2026-11-26, with Reduce*,
+// ArgMax/ArgMin, LayerNormalization and Size: node 439 pass of 471 attempted (32 are features
+// vacc leaves out, each failing with its error), from 273 of 305; pytorch-operator 30 of 30.
 TEST(OnnxConformance, NodeTests) {
   check_suite("node", 439, run_reference);
 }
