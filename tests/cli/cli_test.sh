@@ -55,7 +55,7 @@ expect run-timing-only-check 1 "^error: --timing-only computes no outputs" -- \
   "$vacc" run --sim --engine perf --timing-only --check
 # A symbolic dimension beyond the batch is bound by --input's shape, never silently by --batch
 # (tests/cli/data from tools/make_symbolic_seq_model.py).
-expect run-symbolic-dims 0 "output  f4 \\[2,5,8\\]" -- \
+expect run-symbolic-dims 0 "output  f32 \\[2,5,8\\]" -- \
   "$vacc" run --sim --engine fsim "$src/tests/cli/data/symbolic_seq.onnx" \
   --input "$src/tests/cli/data/batch2_seq5.npy"
 expect run-symbolic-unbound 1 "^error: .*symbolic_seq.onnx: graph input 'x' has a symbolic dimension 1 \\('seq'\\) that nothing binds.*--input X.npy" -- \
