@@ -300,12 +300,13 @@ TEST(ImportErrors, ReduceSumAxesOfTheWrongType) {
   EXPECT_HAS(import_error(m), "node 'sum' (#0, ReduceSum): axes 'axes' must be int64");
 }
 
+// A scale whose broadcast with the normalized shape [8] would add an axis.
 TEST(ImportErrors, LayerNormalizationScaleOfAnotherShape) {
   auto m = model_with_input(17, onnx::TensorProto::FLOAT, {2, 8});
-  add_initializer(m, "scale", {4});
+  add_initializer(m, "scale", {2, 8});
   add_node(m, "LayerNormalization", "ln", {"x", "scale"});
   EXPECT_HAS(import_error(m),
-             "node 'ln' (#0, LayerNormalization): input 'scale' has shape [4], which does not "
+             "node 'ln' (#0, LayerNormalization): input 'scale' has shape [2,8], which does not "
              "broadcast to the normalized shape [8]");
 }
 
