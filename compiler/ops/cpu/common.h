@@ -142,4 +142,9 @@ void add_math_lowerings(std::vector<CpuLowering> &lowerings);      // Tanh, Exp,
 void add_conv_nchwc_lowerings(std::vector<CpuLowering> &lowerings);  // vacc.ConvNCHWc
 void add_reduce_lowerings(std::vector<CpuLowering> &lowerings);    // Reduce*, ArgMax, LayerNorm
 
+// A static extent as the int that loop-IR constants take (shapes are bounded at import).
+inline int to_int(int64_t v) {
+  return static_cast<int>(v);
+}
+
 }  // namespace vacc::ops::cpu

@@ -33,10 +33,6 @@ using tir::ForKind;
 using tir::Stmt;
 using tir::Var;
 
-int to_int(int64_t v) {
-  return static_cast<int>(v);
-}
-
 // The geometry of one convolution, with its output rows as the kernel walks them (a narrow
 // pointwise stride-1 convolution reads its whole image as one row).
 struct ConvGeometry {

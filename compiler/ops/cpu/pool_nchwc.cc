@@ -18,10 +18,6 @@ using tir::ForKind;
 using tir::Stmt;
 using tir::Var;
 
-int to_int(int64_t v) {
-  return static_cast<int>(v);
-}
-
 CpuKernel blocked_max_pool(const Node &node) {
   const graph::Value &xv = *node.inputs[0];
   const Shape &xs = xv.shape;  // [N, CB, H, W, 1, B]
