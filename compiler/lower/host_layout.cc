@@ -84,7 +84,8 @@ std::vector<int64_t> pack_grouped_weight(const isa::HwConfig &c, int64_t o, int6
     for (int64_t j = 0; j < part_in; ++j) {
       const int64_t i = grouped_weight_channel(a, j, ch, o, groups, part_in, part_out);
       if (i >= 0)
-        for (int64_t k = 0; k < K; ++k) sliced[(a * part_in + j) * K + k] = weight[(a * cg + i) * K + k];
+        for (int64_t k = 0; k < K; ++k)
+          sliced[(a * part_in + j) * K + k] = weight[(a * cg + i) * K + k];
     }
   return pack_weight(c, o, part_in, kh, kw, sliced);
 }

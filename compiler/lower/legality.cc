@@ -95,8 +95,8 @@ std::optional<Layer> layer_of(const graph::Node &node, const isa::HwConfig &c, s
       // Grouped: packed, the group attribute holds the slices pack_layout chose; plain, the
       // same choice from the model's channels.
       const int64_t group = node.attrs.get_int("group", 1);
-      p.groups = blocked ? group
-                         : block_groups(x->shape[1], w->shape[0], group, c.block_in, c.block_out);
+      p.groups =
+          blocked ? group : block_groups(x->shape[1], w->shape[0], group, c.block_in, c.block_out);
       p.kernel_h = w->shape[2];
       p.kernel_w = w->shape[3];
       const std::vector<int64_t> strides = node.attrs.get_ints("strides", {1, 1});

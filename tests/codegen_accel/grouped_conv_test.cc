@@ -71,8 +71,8 @@ lower::AccelSchedule check_grouped(const isa::HwConfig &c, const GroupedCase &g,
   p.groups = block_groups(g.channels, g.out_channels, g.groups, c.block_in, c.block_out);
 
   const auto x = test::random_values(N * g.channels * g.height * g.width, -128, 127, seed);
-  const auto w = test::random_values(
-      g.out_channels * g.channels / g.groups * g.kernel * g.kernel, -128, 127, seed + 1);
+  const auto w = test::random_values(g.out_channels * g.channels / g.groups * g.kernel * g.kernel,
+                                     -128, 127, seed + 1);
   const auto bias = test::random_values(g.out_channels, -3000, 3000, seed + 2);
   std::vector<int64_t> acc = grouped_accumulators(g, N, x, w, bias);
   p.requant = {test::fitting_shift(acc, c.inp_bits), seed % 2 == 1};
@@ -87,8 +87,7 @@ lower::AccelSchedule check_grouped(const isa::HwConfig &c, const GroupedCase &g,
   const std::vector<std::vector<int64_t>> args = {
       lower::pack_data(c, N, g.channels, g.height, g.width, x),
       lower::pack_grouped_weight(c, g.out_channels, g.channels, g.groups, g.kernel, g.kernel, w),
-      lower::pack_bias(c, N, g.out_channels, bias),
-      std::vector<int64_t>(out_elems, test::kPoison)};
+      lower::pack_bias(c, N, g.out_channels, bias), std::vector<int64_t>(out_elems, test::kPoison)};
   int64_t macs = 0;
   EXPECT_EQ(lower::unpack_output(c, N, g.out_channels, OH, OW,
                                  test::interpret_layer(c, layer, args, &macs)),

@@ -96,8 +96,8 @@ class Packer {
       // A fused residual's skip tensor is read like the output is written.
       if (node->input(3)) node->inputs[3] = packed(node->inputs[3], batch, bo);
       Value *w = node->inputs[1];
-      Tensor wb = ops::block_tensor(
-          node->op == OpKind::kQConv ? sliced_groups(node) : *w->constant, bo, bi);
+      Tensor wb = ops::block_tensor(node->op == OpKind::kQConv ? sliced_groups(node) : *w->constant,
+                                    bo, bi);
       Value *wp = g_.add_constant(g_.unique_name(w->name + ".packed"), std::move(wb));
       wp->layout = {true, bo, bi};
       node->inputs[1] = wp;
