@@ -16,6 +16,7 @@
 
 #include "bench_float_model.h"
 #include "commands.h"
+#include "calibration_options.h"
 #include "model_runner.h"
 #include "output.h"
 #include "vacc/isa/command.h"
@@ -32,7 +33,8 @@ struct ModelBenchArgs {
   std::string config = "default";
   std::string cpu = "reference";
   std::string fallback = "cpu";
-  std::string input, calibration;
+  std::string input;
+  CalibrationArgs calibration;
   std::string timeline_dir;  // rtl, perf: one timeline per accelerator step
   int64_t batch = 1;
   uint32_t seed = 1;
@@ -84,7 +86,7 @@ void run_model_bench(const ModelBenchArgs &a) {
   if (a.batch < 1) fail("--batch {}: must be at least 1", a.batch);
   const isa::HwConfig config = load_named_config(a.config);
   package::CompileOptions co;  // what `vacc compile` passes for the same options
-  co.calibration = a.calibration;
+  apply_calibration_options(a.calibration, &co);
   co.batch = a.batch;
   const isa::Package pkg = load_model(a.model, config, co, /*quiet=*/true);
   bool has_accel = false;
@@ -263,7 +265,7 @@ void add_bench_model_command(CLI::App &bench) {
   cmd->add_option("--runs", a->runs, "--float: timed runs after a warm-up")->capture_default_str();
   cmd->add_option("--input", a->input,
                   "Input tensor (.npy, float32); default: uniform [0, 1) data from --seed");
-  cmd->add_option("--calibration", a->calibration, ".onnx models: calibration inputs (.npy)");
+  add_calibration_options(cmd, &a->calibration, ".onnx models: ");
   cmd->add_option("--batch", a->batch, ".onnx models: value of the batch dimension")
       ->capture_default_str();
   cmd->add_option("--seed", a->seed, "Seed of the default input")->capture_default_str();

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "calibration_options.h"
 #include "model_runner.h"
 #include "output.h"
 #include "vacc/support/error.h"
@@ -16,7 +17,8 @@ namespace vacc::cli {
 void add_compile_command(CLI::App &app) {
   auto *cmd = app.add_subcommand("compile", "Compile an ONNX model into a package (.vpkg)");
   struct Args {
-    std::string model, config = "default", output, dump_ir, calibration;
+    std::string model, config = "default", output, dump_ir;
+    CalibrationArgs calibration;
     int64_t batch = 1;
     int vthreads = 2;
     bool json = false, float_model = false, quiet = false;
@@ -29,9 +31,7 @@ void add_compile_command(CLI::App &app) {
   cmd->add_option("--dump-ir", a->dump_ir,
                   "Write the graph after every graph pass (DIR/graph) and the loop IR after "
                   "every pass of every accelerator layer (DIR/layers)");
-  cmd->add_option("--calibration", a->calibration,
-                  "Calibration inputs (.npy, float32 [M, ...]); default: Fashion-MNIST training "
-                  "images for the bundled model, else seeded noise");
+  add_calibration_options(cmd, &a->calibration);
   cmd->add_option("--batch", a->batch, "Value of the model's batch dimension")
       ->capture_default_str();
   cmd->add_option("--vthreads", a->vthreads, "Virtual threads per accelerator layer (1 or 2)")
@@ -52,7 +52,7 @@ void add_compile_command(CLI::App &app) {
     package::CompileOptions o;
     o.batch = a->batch;
     o.quantize = !a->float_model;
-    o.calibration = a->calibration;
+    apply_calibration_options(a->calibration, &o);
     o.dump_dir = a->dump_ir;
     o.vthreads = a->vthreads;
     if (!a->json && !a->quiet) o.log = [](const std::string &line) { fmt::print("{}\n", line); };

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "calibration_options.h"
 #include "model_runner.h"
 #include "output.h"
 #include "vacc/graph/idx.h"
@@ -20,7 +21,8 @@ namespace vacc::cli {
 namespace {
 
 struct EvalArgs {
-  std::string model, config = "default", engine = "fsim", cpu = "reference", calibration;
+  std::string model, config = "default", engine = "fsim", cpu = "reference";
+  CalibrationArgs calibration;
   int64_t limit = 10000, batch = 100;
   double max_drop = 1.0;
   bool json = false, no_build = false;
@@ -67,7 +69,7 @@ void eval(const EvalArgs &a) {
   const auto t0 = Clock::now();
   package::CompileOptions co;
   co.batch = batch;
-  co.calibration = a.calibration;
+  apply_calibration_options(a.calibration, &co);
   const isa::Package qp = load_model(model, config, co, true);
   co.quantize = false;
   const isa::Package fp = load_model(model, config, co, true);
@@ -168,7 +170,7 @@ void add_eval_command(CLI::App &app) {
   cmd->add_option("--limit", a->limit, "Evaluate the first N test images")->capture_default_str();
   cmd->add_option("--batch", a->batch, "Images per run")->capture_default_str();
   cmd->add_option("--cpu", a->cpu, "CPU kernels: reference or llvm")->capture_default_str();
-  cmd->add_option("--calibration", a->calibration, "Calibration inputs (.npy)");
+  add_calibration_options(cmd, &a->calibration);
   cmd->add_option("--max-drop", a->max_drop, "Fail when int8 is more points below float")
       ->capture_default_str();
   cmd->add_flag("--json", a->json, "Print JSON instead of text");

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "calibration_options.h"
 #include "model_runner.h"
 #include "output.h"
 #include "vacc/cli/gpu_kernels.h"
@@ -31,9 +32,10 @@ struct RunArgs {
   std::string model;
   bool sim = false, fpga = false, json = false, float_too = false, check = false;
   bool timing_only = false, no_build = false;
-  std::string engine = "rtl", config = "default", input, output, cpu = "reference";
+  std::string engine = "rtl", config = "default", input, output, float_output, cpu = "reference";
   std::string fallback = "cpu";
-  std::string calibration, xclbin, device;
+  CalibrationArgs calibration;
+  std::string xclbin, device;
   std::string remote, token_file;
   double timeout = 600;
   int64_t sample = 0, batch = 0;
@@ -58,6 +60,17 @@ std::vector<float> floats(const runtime::HostTensor &t) {
   std::vector<float> v(t.data.size() / 4);
   std::memcpy(v.data(), t.data.data(), t.data.size());
   return v;
+}
+
+// Cosine similarity of two outputs (1 for two all-zero outputs).
+double cosine(const std::vector<float> &a, const std::vector<float> &b) {
+  double ab = 0, aa = 0, bb = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    ab += double(a[i]) * b[i];
+    aa += double(a[i]) * a[i];
+    bb += double(b[i]) * b[i];
+  }
+  return aa == 0 && bb == 0 ? 1.0 : ab / std::sqrt(aa * bb);
 }
 
 // Arg-max of every row of a [N, K] output (the whole tensor as one row otherwise).
@@ -103,8 +116,8 @@ void run(const RunArgs &a, const GivenOptions &given) {
   const std::string engine = a.fpga ? "xrt" : a.engine;
   if (a.timing_only && engine != "perf")
     fail("--timing-only needs --sim --engine perf (engine is '{}')", engine);
-  if (a.timing_only && (a.check || a.float_too || !a.output.empty()))
-    fail("--timing-only computes no outputs: drop --check, --float and --output");
+  if (a.timing_only && (a.check || a.float_too || !a.output.empty() || !a.float_output.empty()))
+    fail("--timing-only computes no outputs: drop --check, --float, --output and --float-output");
   if (a.fallback != "cpu" && a.fallback != "gpu")
     fail("--fallback '{}': choose cpu or gpu", a.fallback);
   // CPU steps run on --cpu's kernels, or on the GPU where it has a kernel (the LLVM CPU backend
@@ -112,8 +125,11 @@ void run(const RunArgs &a, const GivenOptions &given) {
   auto host_kernels = [&](const isa::Package &p) {
     return make_host_kernels(a.cpu, p, a.fallback);
   };
-  if (a.float_too && isa::is_package_file(model))
-    fail("--float runs the float model: give the .onnx model rather than the package {}", model);
+  // --float-output runs the float model as --float does, and writes its output.
+  const bool run_float = a.float_too || !a.float_output.empty();
+  if (run_float && isa::is_package_file(model))
+    fail("--float{} runs the float model: give the .onnx model rather than the package {}",
+         a.float_too ? "" : "-output", model);
 
   // A package compiled for a bundled config runs on that config unless --config says else;
   // remotely, a model is compiled for the config the server runs.
@@ -140,7 +156,7 @@ void run(const RunArgs &a, const GivenOptions &given) {
   std::optional<NpyArray> input_npy;
   if (!a.input.empty()) input_npy = read_npy(a.input);
   package::CompileOptions co;
-  co.calibration = a.calibration;
+  apply_calibration_options(a.calibration, &co);
   co.batch = a.batch > 0                                 ? a.batch
              : input_npy && input_npy->shape.size() >= 4 ? input_npy->shape[0]
                                                          : 1;
@@ -228,7 +244,7 @@ void run(const RunArgs &a, const GivenOptions &given) {
   std::optional<std::vector<runtime::HostTensor>> float_outs;
   double float_seconds = 0;
   KernelPreparation float_prep;
-  if (a.float_too) {
+  if (run_float) {
     package::CompileOptions fo = co;
     fo.quantize = false;
     const isa::Package fp = load_model(model, config, fo, true);
@@ -240,13 +256,15 @@ void run(const RunArgs &a, const GivenOptions &given) {
     float_seconds = fprof.seconds;
   }
 
-  if (!a.output.empty()) {
+  auto write_output = [](const std::string &path, const runtime::HostTensor &t) {
     NpyArray o;
     o.dtype = "f4";
-    o.shape = outs[0].shape;
-    o.data = outs[0].data;
-    write_npy(a.output, o);
-  }
+    o.shape = t.shape;
+    o.data = t.data;
+    write_npy(path, o);
+  };
+  if (!a.output.empty()) write_output(a.output, outs[0]);
+  if (!a.float_output.empty()) write_output(a.float_output, (*float_outs)[0]);
 
   if (a.json) {
     nlohmann::ordered_json j;
@@ -266,6 +284,7 @@ void run(const RunArgs &a, const GivenOptions &given) {
     if (float_outs) {
       j["float"] = {{"values", floats((*float_outs)[0])},
                     {"predicted", argmax_rows((*float_outs)[0])},
+                    {"cosine", cosine(floats(outs[0]), floats((*float_outs)[0]))},
                     {"seconds", float_seconds},
                     {"cpu_kernels", float_prep.json()}};
     }
@@ -307,13 +326,14 @@ void run(const RunArgs &a, const GivenOptions &given) {
     for (size_t i = 0; i < pred.size() && i < fpred.size(); ++i) agree += pred[i] == fpred[i];
     fmt::print(
         "float   the float model on the CPU (run {:.3f} s; CPU kernels: {}): max |int8 - float| = "
-        "{:.4g} (float max {:.4g}); arg-max agrees on {} of {}{}\n",
-        float_seconds, float_prep.text(), err, ref, agree, fpred.size(),
+        "{:.4g} (float max {:.4g}), cosine {:.5f}; arg-max agrees on {} of {}{}\n",
+        float_seconds, float_prep.text(), err, ref, cosine(q, f), agree, fpred.size(),
         bundled
             ? fmt::format("; float predicts {} ({})", fpred.at(0), fashion_mnist_class(fpred.at(0)))
             : "");
   }
   if (!a.output.empty()) fmt::print("wrote {}\n", a.output);
+  if (!a.float_output.empty()) fmt::print("wrote {} (the float model's output)\n", a.float_output);
   if (check) {
     for (const auto &m : check->mismatches()) fmt::print("check   MISMATCH {}\n", m.describe());
     if (!check->mismatches().empty())
@@ -350,6 +370,9 @@ void add_run_command(CLI::App &app) {
   cmd->add_option("--output", a->output, "Write the model's output here (.npy)");
   cmd->add_flag("--json", a->json, "Print JSON instead of text");
   cmd->add_flag("--float", a->float_too, "Also run the float model on the CPU and compare");
+  cmd->add_option("--float-output", a->float_output,
+                  "Run the float model on the CPU too (as --float) and write its output here "
+                  "(.npy), to compare with a framework's");
   cmd->add_flag("--check", a->check,
                 "Compare every step's output with the compiler's reference execution");
   cmd->add_option("--cycle-limit", a->cycle_limit,
@@ -363,7 +386,7 @@ void add_run_command(CLI::App &app) {
                   "(the GPU backend through the CUDA driver; the LLVM CPU backend for operators "
                   "it has no kernel for)")
       ->capture_default_str();
-  cmd->add_option("--calibration", a->calibration, ".onnx models: calibration inputs (.npy)");
+  add_calibration_options(cmd, &a->calibration, ".onnx models: ");
   cmd->add_option("--batch", a->batch, ".onnx models: batch size (default: from --input)");
   cmd->add_option("--sample", a->sample, "Bundled model: which of the 256 bundled images")
       ->capture_default_str();

@@ -147,11 +147,12 @@ std::string profile_table(const runtime::RunProfile &profile, const isa::HwConfi
   const int64_t accel = profile.macs(isa::StepTarget::kAccel);
   const int64_t executed = profile.executed_macs(isa::StepTarget::kAccel);
   const int64_t cpu = profile.macs(isa::StepTarget::kCpu);
-  int accel_steps = 0;
-  for (const auto &s : profile.steps) accel_steps += s.where == isa::StepTarget::kAccel;
+  const int accel_steps = profile.steps_on(isa::StepTarget::kAccel);
   out += fmt::format(
-      "\ntotal: {} steps, {} on the accelerator; MACs {} accel (executed {}), {} cpu",
-      profile.steps.size(), accel_steps, count_text(accel), count_text(executed), count_text(cpu));
+      "\ntotal: {} steps, {} on the accelerator, {} host<->accelerator transitions; MACs {} accel "
+      "(executed {}), {} cpu",
+      profile.steps.size(), accel_steps, profile.transitions(), count_text(accel),
+      count_text(executed), count_text(cpu));
   if (auto c = profile.cycles()) {
     auto u = utilization(accel, c, config);
     out += fmt::format("; {} accelerator cycles ({:.3f} ms at {} MHz), utilization {:.1f}%", *c,
@@ -188,6 +189,8 @@ nlohmann::ordered_json profile_json(const runtime::RunProfile &profile,
   j["layers"] = std::move(layers);
   nlohmann::ordered_json t;
   t["steps"] = profile.steps.size();
+  t["accel_steps"] = profile.steps_on(isa::StepTarget::kAccel);
+  t["transitions"] = profile.transitions();
   t["macs_accel"] = profile.macs(isa::StepTarget::kAccel);
   t["executed_macs_accel"] = profile.executed_macs(isa::StepTarget::kAccel);
   t["macs_cpu"] = profile.macs(isa::StepTarget::kCpu);

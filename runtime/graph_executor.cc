@@ -50,6 +50,18 @@ std::optional<uint64_t> RunProfile::cycles() const {
   return total;
 }
 
+int RunProfile::steps_on(isa::StepTarget where) const {
+  int n = 0;
+  for (const auto &s : steps) n += s.where == where;
+  return n;
+}
+
+int RunProfile::transitions() const {
+  int n = 0;
+  for (size_t i = 1; i < steps.size(); ++i) n += steps[i].where != steps[i - 1].where;
+  return n;
+}
+
 struct GraphExecutor::Impl {
   const isa::Package &package;
   HostKernels &host;

@@ -19,6 +19,7 @@
 #include "vacc/graph/passes/partition.h"
 #include "vacc/graph/passes/recognize_gelu.h"
 #include "vacc/graph/passes/recognize_layer_norm.h"
+#include "vacc/graph/passes/quantize_qdq.h"
 #include "vacc/isa/program.h"
 
 namespace vacc::graph {
@@ -41,17 +42,28 @@ PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
     }
   };
   step("import", [&] { return fmt::format("{} nodes", graph.num_nodes()); });
+  // A model quantized by its author runs with its own scales: its QDQ pairs become integer
+  // operators before folding turns its weights' DequantizeLinear into float constants.
+  const bool qdq = options.quantize && has_qdq(graph);
+  if (qdq)
+    step("quantize_qdq", [&] {
+      return fmt::format("{} integer ops with the model's own scales", quantize_qdq(graph));
+    });
   step("fold_constants", [&] { return fmt::format("{} nodes folded", fold_constants(graph)); });
   step("fold_batch_norm", [&] { return fmt::format("{} folded", fold_batch_norm(graph)); });
   step("fold_constants", [&] { return fmt::format("{} nodes folded", fold_constants(graph)); });
   step("recognize_layer_norm",
        [&] { return fmt::format("{} recognized", recognize_layer_norm(graph)); });
   step("recognize_gelu", [&] { return fmt::format("{} recognized", recognize_gelu(graph)); });
-  if (options.quantize) {
+  if (qdq) {
+    step("fold_constants", [&] { return fmt::format("{} nodes folded", fold_constants(graph)); });
+    step("fuse", [&] { return fmt::format("{} fused", fuse(graph)); });
+  } else if (options.quantize) {
     Calibration calib;
     step("calibrate", [&] {
-      calib = calibrate(graph, calibration);
-      return fmt::format("{} batches, {} values", calib.samples, calib.abs_max.size());
+      calib = calibrate(graph, calibration, options.calibration);
+      return fmt::format("{} batches, {} values, {}", calib.samples, calib.abs_max.size(),
+                         calibration_method_name(calib.method));
     });
     step("quantize", [&] {
       return fmt::format("{} integer ops", quantize(graph, calib, options.quantize_options));

@@ -35,14 +35,26 @@ std::optional<std::pair<int64_t, int64_t>> symmetric_pads(const graph::Node &nod
 }
 
 // The requantization of a fused operator: one shift or one per output channel (padded with 0
-// to the channel blocks, as pack_layout pads them), and its clip bounds.
-Requant requant_of(const graph::Node &node, const isa::HwConfig &config, bool blocked) {
+// to the channel blocks, as pack_layout pads them), multipliers (one per `out_channels`, the
+// padded count), and its clip bounds.
+Requant requant_of(const graph::Node &node, const isa::HwConfig &config, bool blocked,
+                   int64_t out_channels) {
   std::vector<int64_t> shifts = node.attrs.get_ints("shifts", {0});
   if (!blocked && shifts.size() > 1) shifts.resize(round_up(shifts.size(), config.block_out), 0);
   Requant r;
   r.shift = static_cast<int>(shifts[0]);
   if (std::any_of(shifts.begin(), shifts.end(), [&](int64_t s) { return s != shifts[0]; }))
     r.channel_shifts = shifts;
+  std::vector<int64_t> mults = node.attrs.get_ints("multipliers");
+  if (!mults.empty()) {
+    if (!blocked && mults.size() > 1) mults.resize(round_up(mults.size(), config.block_out), 0);
+    // One multiplier for every channel is a vector operand all the same.
+    if (mults.size() == 1) mults.resize(out_channels, mults[0]);
+    r.multipliers = mults;
+    r.pre_clip = node.attrs.get_int("pre_clip", 0);
+    r.post_shift = static_cast<int>(node.attrs.get_int("post_shift", 0));
+    r.zero_point = node.attrs.get_int("zero_point", 0);
+  }
   const int64_t lo = node.attrs.get_int("clip_min", -128), hi = node.attrs.get_int("clip_max", 127);
   r.relu = lo == 0;
   r.clip_min = lo;
@@ -107,7 +119,7 @@ std::optional<Layer> layer_of(const graph::Node &node, const isa::HwConfig &c, s
       if (!pads) return reject(why, "asymmetric padding");
       p.pad_h = pads->first;
       p.pad_w = pads->second;
-      p.requant = requant_of(node, c, blocked);
+      p.requant = requant_of(node, c, blocked, p.out_channels);
       if (const graph::Value *skip = node.input(3)) {
         if (skip->rank() != spatial_rank || skip->shape[2] != y->shape[2] ||
             skip->shape[3] != y->shape[3])
@@ -116,17 +128,31 @@ std::optional<Layer> layer_of(const graph::Node &node, const isa::HwConfig &c, s
       }
       return Layer{node.name, p};
     }
-    case graph::OpKind::kQDense: {
+    case graph::OpKind::kQDense:
+    case graph::OpKind::kQMatMul: {
       const graph::Value *w = node.inputs[1];
       const int rank = blocked ? 4 : 2;
       if (x->rank() != rank || w->rank() != rank || y->rank() != rank)
         return reject(why, "only [N, K] x [M, K] dense layers map to the GEMM core");
       DenseParams p;
+      p.groups = node.attrs.get_int("groups", 1);
       const Dims in = dims_of(*x, c.batch, c.block_in);
-      p.batch = in.n;
+      const int64_t w_rows = blocked ? w->shape[0] * w->shape[2] : w->shape[0];
+      if (p.groups > 1) {
+        // The groups' rows lie side by side in the blocked layout only when each group is a
+        // whole number of blocks.
+        const int64_t n = blocked ? in.n : x->shape[0];
+        if (n % (p.groups * c.batch) != 0 || w_rows % (p.groups * c.block_out) != 0)
+          return reject(why, fmt::format("each of the {} groups needs rows that are a multiple of "
+                                         "gemm.batch and columns a multiple of gemm.block_out",
+                                         p.groups));
+      }
+      p.batch = in.n / p.groups;
       p.in_features = in.c;
-      p.out_features = blocked ? w->shape[0] * w->shape[2] : round_up(w->shape[0], c.block_out);
-      p.requant = requant_of(node, c, blocked);
+      p.out_features = p.groups > 1 ? w_rows / p.groups
+                       : blocked    ? w_rows
+                                    : round_up(w_rows, c.block_out);
+      p.requant = requant_of(node, c, blocked, p.out_features);
       return Layer{node.name, p};
     }
     case graph::OpKind::kQAdd: {
@@ -153,13 +179,15 @@ std::optional<Layer> layer_of(const graph::Node &node, const isa::HwConfig &c, s
 std::optional<std::string> why_not_accelerated(const graph::Node &node, const isa::HwConfig &c,
                                                int vthreads) {
   if (node.op != graph::OpKind::kQConv && node.op != graph::OpKind::kQDense &&
-      node.op != graph::OpKind::kQAdd)
+      node.op != graph::OpKind::kQAdd && node.op != graph::OpKind::kQMatMul)
     return fmt::format("{} has no accelerator intrinsic", graph::op_name(node.op));
   if (c.inp_bits != 8 || c.wgt_bits != 8 || c.acc_bits != 32)
     return fmt::format(
         "the config's widths (inp {}, wgt {}, acc {}) are not the quantizer's int8/int8/int32",
         c.inp_bits, c.wgt_bits, c.acc_bits);
-  if (node.op != graph::OpKind::kQAdd && !node.inputs[1]->is_constant())
+  // vacc.QMatMul's second operand is an activation, packed on the host at run time.
+  if (node.op != graph::OpKind::kQAdd && node.op != graph::OpKind::kQMatMul &&
+      !node.inputs[1]->is_constant())
     return std::string("weights are not constant");
   if (node.op == graph::OpKind::kQConv) {
     for (int64_t d : node.attrs.get_ints("dilations", {1, 1}))

@@ -82,7 +82,7 @@ std::vector<int32_t> bindings(const graph::Node &node, const Layer &layer,
     channels = conv->out_channels;
   } else {
     const auto &dense = std::get<DenseParams>(layer.params);
-    batch = dense.batch;
+    batch = dense.batch * dense.groups;  // the per-row vectors of every group's rows
     channels = dense.out_features;
   }
   std::vector<int32_t> b = {step.inputs[0], step.inputs[1]};
@@ -90,10 +90,14 @@ std::vector<int32_t> bindings(const graph::Node &node, const Layer &layer,
       add_constant(package, out + ".bias_nb",
                    broadcast_channels(constant_values(node.input(2)), batch, channels, config)));
   const auto *conv = std::get_if<Conv2dParams>(&layer.params);
-  if ((conv ? conv->requant : std::get<DenseParams>(layer.params).requant).per_channel())
+  const Requant &requant = conv ? conv->requant : std::get<DenseParams>(layer.params).requant;
+  if (requant.per_channel())
     b.push_back(add_constant(
         package, out + ".shifts_nb",
         broadcast_channels(node.attrs.get_ints("shifts", {0}), batch, channels, config)));
+  if (requant.multiplied())
+    b.push_back(add_constant(package, out + ".multipliers_nb",
+                             broadcast_channels(requant.multipliers, batch, channels, config)));
   if (conv && conv->residual) {
     b.push_back(step.inputs[3]);
     const std::vector<int64_t> w = residual_weight(config, *conv->residual);

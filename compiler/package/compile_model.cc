@@ -9,6 +9,7 @@
 
 #include "vacc/graph/idx.h"
 #include "vacc/graph/onnx_import.h"
+#include "vacc/graph/passes/quantize_qdq.h"
 #include "vacc/graph/pipeline.h"
 #include "vacc/lower/legality.h"
 #include "vacc/lower/lower_model.h"
@@ -140,7 +141,17 @@ CompiledModel compile_model(const std::string &onnx_path, const isa::HwConfig &c
   stage("import", t0, fmt::format("{} nodes from {}", g.num_nodes(), onnx_path));
 
   std::vector<std::vector<graph::Tensor>> calib;
-  if (options.quantize) {
+  if (options.quantize && graph::has_qdq(g)) {
+    // Quantized by its author: the model's own scales, nothing to calibrate.
+    if (!options.calibration.empty() ||
+        options.calibration_options.method != graph::CalibrationMethod::kMinMax)
+      fail(
+          "{}: the model is quantized already (QuantizeLinear/DequantizeLinear) and runs with "
+          "its own scales; drop --calibration and --calibrate-method",
+          onnx_path);
+    result.calibration_source = "none: the model's own scales (QuantizeLinear/DequantizeLinear)";
+    stage("calibration data", Clock::now(), result.calibration_source);
+  } else if (options.quantize) {
     t0 = Clock::now();
     calib = calibration_batches(g, options.calibration, &result.calibration_source);
     stage("calibration data", t0, result.calibration_source);
@@ -148,6 +159,7 @@ CompiledModel compile_model(const std::string &onnx_path, const isa::HwConfig &c
 
   graph::PipelineOptions po;
   po.quantize = options.quantize;
+  po.calibration = options.calibration_options;
   po.accel_legality = lower::accel_legality(config, options.vthreads);
   po.fold_windows = lower::window_folding(config, options.vthreads);
   po.fuse_residual_adds = po.accel_legality;

@@ -19,7 +19,13 @@ expect run-json 0 '"where": "accel"' -- "$vacc" run --sim --engine fsim --json
 expect run-check 0 "^check +all 18 step outputs equal the compiler's reference execution bit for bit" -- \
   "$vacc" run --sim --engine fsim --check --sample 4
 expect run-check-rtl 0 "^check +all 18 step outputs equal" -- "$vacc" run --sim --engine rtl --check
-expect run-float 0 "^float +the float model on the CPU" -- "$vacc" run --sim --engine fsim --float
+expect run-float 0 "^float +the float model on the CPU.*cosine 0\.9" -- "$vacc" run --sim --engine fsim --float
+expect run-float-output 0 "^wrote $tmp/float.npy \(the float model's output\)" -- \
+  "$vacc" run --sim --engine fsim --float-output "$tmp/float.npy"
+expect float-output-file 0 "" -- test -s "$tmp/float.npy"
+expect run-transitions 0 "^total: [0-9]+ steps, 5 on the accelerator, [1-9][0-9]* host<->accelerator transitions" -- \
+  "$vacc" run --sim --engine fsim
+expect run-json-transitions 0 '"transitions": [1-9]' -- "$vacc" run --sim --engine fsim --json
 expect compile 0 "wrote $tmp/m.vpkg .*5 on the accelerator" -- \
   "$vacc" compile "$model" --config default -o "$tmp/m.vpkg" --dump-ir "$tmp/ir"
 expect dump-graph 0 "" -- test -s "$tmp/ir/graph/14_pack_layout.txt"
@@ -51,6 +57,23 @@ if [[ -f $tmp/one.npy ]]; then
   expect error-input-shape 1 "^error: $tmp/bad.npy: holds an array of shape \[14,14\] but input 'input' of $tmp/m.vpkg needs \[1,1,28,28\]" -- \
     "$vacc" run --sim --engine fsim "$tmp/m.vpkg" --input "$tmp/bad.npy"
 fi
+# A model quantized by its author (QDQ): its own scales, nothing to calibrate.
+qdq=$src/models/fashion_mnist_qdq.onnx
+if [[ -f $tmp/one.npy ]]; then
+  expect run-qdq 0 "^total: [0-9]+ steps, 5 on the accelerator" -- \
+    "$vacc" run --sim --engine fsim "$qdq" --input "$tmp/one.npy"
+fi
+expect compile-qdq 0 "calibration data .*none: the model's own scales" -- \
+  "$vacc" compile "$qdq" -o "$tmp/qdq.vpkg"
+expect error-qdq-calibration 1 "^error: $qdq: the model is quantized already \(QuantizeLinear/DequantizeLinear\) and runs with its own scales; drop --calibration" -- \
+  "$vacc" compile "$qdq" -o "$tmp/qdq2.vpkg" --calibrate-method mse
+# Calibration methods.
+expect compile-entropy 0 "calibrate .*entropy" -- \
+  "$vacc" compile "$model" -o "$tmp/e.vpkg" --calibrate-method entropy
+expect error-calibrate-method 1 "^error: --calibrate-method 'kl': choose minmax, percentile, mse or entropy" -- \
+  "$vacc" compile "$model" -o "$tmp/e2.vpkg" --calibrate-method kl
+expect error-percentile-method 1 "^error: --percentile 99.9 needs --calibrate-method percentile \(the method is minmax\)" -- \
+  "$vacc" run --sim --engine fsim --percentile 99.9
 # Diagnostics.
 expect error-no-target 1 "^error: vacc run: choose where accelerator steps run: --sim" -- \
   "$vacc" run
@@ -68,6 +91,8 @@ expect error-package-corrupt 1 "^error: $tmp/corrupt.vpkg: corrupt package \(che
 echo "garbage" > "$tmp/garbage.vpkg"
 expect error-package-magic 1 "^error: $tmp/garbage.vpkg: not a vacc package \(bad magic" -- \
   "$vacc" run --sim "$tmp/garbage.vpkg"
+expect error-float-output-package 1 "^error: --float-output runs the float model: give the .onnx model rather than the package" -- \
+  "$vacc" run --sim --engine fsim "$tmp/m.vpkg" --float-output "$tmp/f2.npy"
 expect error-engine 1 "^error: --engine 'gpu': choose rtl .* or fsim" -- "$vacc" run --sim --engine gpu
 expect run-cpu-llvm 0 "predicted class 9 \(Ankle boot\); label 9 \(Ankle boot\)" -- \
   "$vacc" run --sim --engine fsim --cpu llvm

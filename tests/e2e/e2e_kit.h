@@ -29,7 +29,10 @@ inline runtime::HostTensor host(const graph::Tensor &t) {
 }
 
 // The graph pipeline (calibration, quantization, and what `options` adds) run independently
-// of the package, then the reference executor on its output.
+// of the package, then the reference executor on its output. It is independent of lowering
+// and execution, not of quantization: it runs compile_model's own calibration and quantizer,
+// so a test against it proves the package computes the quantized graph, and the comparisons
+// with PyTorch's float outputs (model_fidelity_test.cc) carry quantization.
 inline graph::Tensor int8_reference(const std::string &model, const std::string &calibration,
                                     const isa::HwConfig &config, const graph::Tensor &x,
                                     const graph::PipelineOptions &options = {}) {

@@ -3,7 +3,10 @@
 // 1x1 convolution over 3*7*7 channels on the accelerator), its residual add is fused into the
 // block's second convolution, and the output equals, bit for bit
 // on every engine and with both CPU backends, the int8 reference of the same quantized graph
-// run entirely by the graph executor's own kernels (no folding, no blocked layout).
+// run entirely by the graph executor's own kernels (no folding, no blocked layout). That
+// reference reuses compile_model's calibration and quantization code, so it proves folding,
+// fusion, lowering and execution, not quantization; the fidelity tests against PyTorch's
+// float outputs (model_fidelity_test.cc) carry quantization.
 #include <gtest/gtest.h>
 
 #include <cstring>

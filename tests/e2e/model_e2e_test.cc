@@ -53,7 +53,8 @@ graph::Tensor samples(int64_t begin, int64_t n) {
 using test::host;
 
 // The compiler's int8 reference: the graph pipeline run independently of the package, then
-// the reference executor on its output graph.
+// the reference executor on its output graph (the same calibration and quantization code as
+// compile_model: see the file comment).
 graph::Tensor int8_reference(const isa::HwConfig &config, int64_t batch, const graph::Tensor &x) {
   static std::map<std::pair<std::string, int64_t>, std::unique_ptr<graph::Graph>> cache;
   auto &g = cache[{config.name, batch}];

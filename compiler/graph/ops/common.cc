@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "ops.h"
 
@@ -103,6 +104,15 @@ void check_requant_attrs(Node &n, int64_t channels) {
   }
   if (n.attrs.get_int("clip_min", -128) > n.attrs.get_int("clip_max", 127)) {
     fail("clip_min is greater than clip_max");
+  }
+  if (n.attrs.has("multipliers")) {
+    std::vector<int64_t> m = n.attrs.get_ints("multipliers");
+    if (m.size() != 1 && static_cast<int64_t>(m.size()) != channels)
+      fail("attribute 'multipliers' has {} values, expected 1 or {}", m.size(), channels);
+    const int64_t pre_clip = n.attrs.get_int("pre_clip", 0);
+    for (int64_t v : m)
+      if (v < 0 || pre_clip < 0 || v * pre_clip > std::numeric_limits<int32_t>::max())
+        fail("multiplier {} times pre_clip {} leaves int32", v, pre_clip);
   }
 }
 

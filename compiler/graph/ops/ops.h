@@ -29,6 +29,7 @@ void add_indexing_ops(std::vector<OpDef> &defs);  // Shape, (Un)Squeeze, Gather,
 void add_math_ops(std::vector<OpDef> &defs);      // Tanh, Exp, Erf, Pow, Sum, Max...
 void add_conv_nchwc_ops(std::vector<OpDef> &defs);  // vacc.ConvNCHWc (the CPU's blocked layout)
 void add_reduce_ops(std::vector<OpDef> &defs);    // Reduce*, ArgMax, ArgMin
+void add_qmatmul_ops(std::vector<OpDef> &defs);   // vacc.QMatMul
 
 // --- Shape inference helpers (common.cc). Errors carry the reason only.
 // Input i of n; a vacc::Error naming `role` when it is absent.
@@ -93,9 +94,14 @@ void store_saturated(Tensor &out, ValueOf value) {
 }
 
 // Requantization shared by QConv, QDense and Requantize (quantize.cc): for element x of
-// channel c, clip(shift_right(x, shifts[c]), clip_min, clip_max) (docs/quantization.md).
+// channel c, clip(shift_right(x, shifts[c]), clip_min, clip_max) with power-of-two scales;
+// with a scale ratio that is not one (an imported QDQ model's own scales), between the shift
+// and the clip: v = clip(v, -pre_clip, pre_clip) * multipliers[c] >> post_shift, + zero_point
+// (docs/quantization.md).
 struct Requant {
-  std::vector<int64_t> shifts;  // one, or one per channel
+  std::vector<int64_t> shifts;       // one, or one per channel
+  std::vector<int64_t> multipliers;  // empty (power-of-two scales), one, or one per channel
+  int32_t pre_clip = 0, post_shift = 0, zero_point = 0;
   int32_t clip_min = -128;
   int32_t clip_max = 127;
   static Requant from(const Node &node);

@@ -44,6 +44,10 @@ Requant Requant::from(const Node &node) {
   Requant r;
   r.shifts = node.attrs.get_ints("shifts");
   if (r.shifts.empty()) r.shifts = {0};
+  r.multipliers = node.attrs.get_ints("multipliers");
+  r.pre_clip = static_cast<int32_t>(node.attrs.get_int("pre_clip", 0));
+  r.post_shift = static_cast<int32_t>(node.attrs.get_int("post_shift", 0));
+  r.zero_point = static_cast<int32_t>(node.attrs.get_int("zero_point", 0));
   r.clip_min = static_cast<int32_t>(node.attrs.get_int("clip_min", -128));
   r.clip_max = static_cast<int32_t>(node.attrs.get_int("clip_max", 127));
   return r;
@@ -52,6 +56,13 @@ Requant Requant::from(const Node &node) {
 int8_t Requant::apply(int32_t x, int64_t channel) const {
   int64_t s = shifts.size() == 1 ? shifts[0] : shifts[channel];
   int32_t v = shift_right(x, s);
+  if (!multipliers.empty()) {
+    // The ALU's max, min, mul (low 32 bits), shr, add: pre_clip keeps the product in range.
+    const int64_t m = multipliers.size() == 1 ? multipliers[0] : multipliers[channel];
+    v = std::min(std::max(v, -pre_clip), pre_clip);
+    v = shift_right(wrap32(int64_t{v} * m), post_shift);
+  }
+  v = wrap32(int64_t{v} + zero_point);
   v = std::min(std::max(v, clip_min), clip_max);
   return static_cast<int8_t>(v);  // the truncating store keeps the low 8 bits
 }

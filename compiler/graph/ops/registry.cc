@@ -20,6 +20,7 @@ const std::vector<OpDef> &all_op_defs() {
     ops::add_math_ops(added);
     ops::add_conv_nchwc_ops(added);
     ops::add_reduce_ops(added);
+    ops::add_qmatmul_ops(added);
     std::vector<OpDef> by_kind(kNumOpKinds);
     std::vector<bool> defined(kNumOpKinds, false);
     for (const OpDef &d : added) {

@@ -21,7 +21,9 @@ Node *sole_user(const Graph &g, const Value *v) {
 bool absorb_relu(Graph &g, Node *node) {
   Node *relu = sole_user(g, node->outputs[0]);
   if (!relu || relu->op != OpKind::kRelu) return false;
-  node->attrs.set("clip_min", std::max<int64_t>(0, node->attrs.get_int("clip_min", -128)));
+  // Real 0 is the output's zero point (0 but for an imported QDQ model's own parameters).
+  const int64_t zero = node->attrs.get_int("zero_point", 0);
+  node->attrs.set("clip_min", std::max<int64_t>(zero, node->attrs.get_int("clip_min", -128)));
   g.replace_all_uses(relu->outputs[0], node->outputs[0]);
   g.remove_node(relu);
   return true;
@@ -105,7 +107,8 @@ bool fuse_accumulate(Graph &g, Node *mm) {
   Value *b1 =
       g.add_constant(g.unique_name(bias->name + ".1d"), bias->constant->reshaped({channels}));
   Attributes attrs = is_conv ? mm->attrs : Attributes{};
-  for (const char *key : {"shifts", "clip_min", "clip_max"}) {
+  for (const char *key :
+       {"shifts", "multipliers", "pre_clip", "post_shift", "zero_point", "clip_min", "clip_max"}) {
     if (rq->attrs.has(key)) attrs.set(key, rq->attrs.all().at(key));
   }
   Value *x = mm->inputs[0];

@@ -96,16 +96,24 @@ class Packer {
       // A fused residual's skip tensor is read like the output is written.
       if (node->input(3)) node->inputs[3] = packed(node->inputs[3], batch, bo);
       Value *w = node->inputs[1];
-      Tensor wb = ops::block_tensor(node->op == OpKind::kQConv ? sliced_groups(node) : *w->constant,
-                                    bo, bi);
-      Value *wp = g_.add_constant(g_.unique_name(w->name + ".packed"), std::move(wb));
-      wp->layout = {true, bo, bi};
-      node->inputs[1] = wp;
+      if (w->is_constant()) {
+        Tensor wb = ops::block_tensor(
+            node->op == OpKind::kQConv ? sliced_groups(node) : *w->constant, bo, bi);
+        Value *wp = g_.add_constant(g_.unique_name(w->name + ".packed"), std::move(wb));
+        wp->layout = {true, bo, bi};
+        node->inputs[1] = wp;
+      } else {
+        // vacc.QMatMul's second operand, an activation: packed as weights are, at run time.
+        node->inputs[1] = packed(w, bo, bi);
+      }
       if (node->input(2)) node->inputs[2] = padded_vector(node->inputs[2], bo);
-      std::vector<int64_t> shifts = node->attrs.get_ints("shifts", {0});
-      if (shifts.size() > 1) {
-        shifts.resize((shifts.size() + bo - 1) / bo * bo, 0);
-        node->attrs.set("shifts", shifts);
+      // Per-channel requantization parameters are padded as the channels are.
+      for (const char *key : {"shifts", "multipliers"}) {
+        std::vector<int64_t> v = node->attrs.get_ints(key, {0});
+        if (v.size() > 1) {
+          v.resize((v.size() + bo - 1) / bo * bo, 0);
+          node->attrs.set(key, v);
+        }
       }
     }
     node->attrs.set("out_block_n", int64_t{batch});

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 
 #include "vacc/graph/op_registry.h"
@@ -200,9 +201,15 @@ class Quantizer {
     return true;
   }
 
+  // A dense layer: Gemm, or MatMul by constant weights over the rows of an activation of any
+  // rank >= 2 (a sequence's tokens: rows = all dimensions but the last), with a following Add
+  // of a constant as its bias. A MatMul of two activations is quantize_activation_matmul's.
   bool quantize_dense(Node *node) {
     Value *x = node->inputs[0], *bmat = node->inputs[1];
-    if (!float_input(x) || x->rank() != 2 || !bmat->is_constant() || bmat->rank() != 2) {
+    if (node->op == OpKind::kMatMul && !bmat->is_constant())
+      return quantize_activation_matmul(node);
+    if (!float_input(x) || x->rank() < 2 || (node->op == OpKind::kGemm && x->rank() != 2) ||
+        !bmat->is_constant() || bmat->rank() != 2) {
       return false;
     }
     Value *c = node->op == OpKind::kGemm ? node->input(2) : nullptr;
@@ -230,13 +237,106 @@ class Quantizer {
     for (int64_t m = 0; m < M; ++m)
       for (int64_t k = 0; k < K; ++k)
         q_km.data<int8_t>()[k * M + m] = q_mk.data<int8_t>()[m * K + k];
-    Value *xq = quantized(x);
-    Value *wq = g_.add_constant(g_.unique_name(bmat->name + ".q"), std::move(q_km));
-    Value *acc =
-        make(OpKind::kMatMulInteger, node->outputs[0]->name + ".acc", {xq, wq}, DType::kInt32);
-    Tensor bias;
+    Value *y = node->outputs[0];
+    std::optional<Tensor> bias;
     if (c) bias = c->constant->reshaped({M});
-    requantize(acc, node->outputs[0], fw, *xq->frac_bits, c ? &bias : nullptr, 2);
+    if (Node *add = node->op == OpKind::kMatMul ? bias_add(y, M) : nullptr) {
+      bias = add->inputs[add->inputs[0] == y ? 1 : 0]->constant->reshaped({M});
+      y = add->outputs[0];
+    }
+    Value *xq = as_rows(quantized(x));
+    Value *wq = g_.add_constant(g_.unique_name(bmat->name + ".q"), std::move(q_km));
+    Value *acc = make(OpKind::kMatMulInteger, y->name + ".acc", {xq, wq}, DType::kInt32);
+    requantize(acc, y, fw, *xq->frac_bits, bias ? &*bias : nullptr, 2);
+    if (y->rank() != 2) q_[y] = reshaped(q_[y], y->shape);
+    return true;
+  }
+
+  // The Add of a constant bias ([M], or [1, ..., M]) that alone reads a MatMul's output y.
+  Node *bias_add(Value *y, int64_t M) {
+    if (g_.is_output(y)) return nullptr;
+    std::vector<Node *> users = g_.consumers(y);
+    if (users.size() != 1 || users[0]->op != OpKind::kAdd) return nullptr;
+    Node *add = users[0];
+    const Value *b = add->inputs[add->inputs[0] == y ? 1 : 0];
+    if (!b->is_constant() || b->dtype != DType::kFloat32 || b->constant->size() != M ||
+        b->shape.empty() || b->shape.back() != M || add->outputs[0]->shape != y->shape)
+      return nullptr;
+    return add;
+  }
+
+  // An int8 value as the [rows, columns] matrix a dense layer reads (rows: every dimension but
+  // the last), reusing the 2-D value a reshape made it from (a previous dense layer's output).
+  Value *as_rows(Value *xq) {
+    if (xq->rank() == 2) return xq;
+    const int64_t cols = xq->shape.back(), rows = num_elements(xq->shape) / cols;
+    Node *p = xq->producer;
+    if (p && p->op == OpKind::kReshape && p->inputs[0]->shape == Shape{rows, cols})
+      return p->inputs[0];
+    return reshaped(xq, {rows, cols});
+  }
+
+  Value *reshaped(Value *xq, const Shape &shape) {
+    Value *s = g_.add_constant(
+        g_.unique_name(xq->name + ".shape"),
+        Tensor::from_vector<int64_t>({static_cast<int64_t>(shape.size())}, shape));
+    Value *y = make(OpKind::kReshape, xq->name + ".reshaped", {xq, s}, xq->dtype);
+    y->frac_bits = xq->frac_bits;
+    return y;
+  }
+
+  // An int8 value transposed by `perm`; a transpose of a transpose becomes one.
+  Value *transposed(Value *xq, std::vector<int64_t> perm) {
+    Node *p = xq->producer;
+    if (p && p->op == OpKind::kTranspose && p->inputs[0]->dtype == xq->dtype) {
+      const std::vector<int64_t> inner = p->attrs.get_ints("perm");
+      if (inner.size() == perm.size()) {
+        for (int64_t &d : perm) d = inner[d];
+        xq = p->inputs[0];
+      }
+    }
+    bool identity = true;
+    for (size_t i = 0; i < perm.size(); ++i) identity &= perm[i] == int64_t(i);
+    if (identity) return xq;
+    Attributes a;
+    a.set("perm", perm);
+    Value *y = make(OpKind::kTranspose, xq->name + ".t", {xq}, xq->dtype, a);
+    y->frac_bits = xq->frac_bits;
+    return y;
+  }
+
+  // a [..., N, K] x b [..., K, M], both activations with the same leading dimensions (attention's
+  // QK^T and scores x V): vacc.QMatMul of a as [G*N, K] and b transposed as [G*M, K], G the
+  // leading dimensions' product, one power-of-two scale each; the shift's rounding is its bias.
+  bool quantize_activation_matmul(Node *node) {
+    Value *a = node->inputs[0], *b = node->inputs[1], *y = node->outputs[0];
+    if (!float_input(a) || !float_input(b) || a->rank() < 2 || a->rank() != b->rank()) return false;
+    const int r = a->rank();
+    if (!std::equal(a->shape.begin(), a->shape.end() - 2, b->shape.begin())) return false;
+    const int64_t N = a->shape[r - 2], K = a->shape[r - 1], M = b->shape[r - 1];
+    const int64_t G = num_elements(a->shape) / (N * K);
+    Value *aq = quantized(a), *bq = quantized(b);
+    std::vector<int64_t> perm(r);
+    for (int i = 0; i < r; ++i) perm[i] = i;
+    std::swap(perm[r - 1], perm[r - 2]);
+    Value *a2 = r == 2 ? aq : reshaped(aq, {G * N, K});
+    Value *bt = transposed(bq, perm);
+    Value *b2 = r == 2 ? bt : reshaped(bt, {G * M, K});
+    const int fo = frac_bits_for(range(y));
+    const int64_t shift = *aq->frac_bits + *bq->frac_bits - fo;
+    Tensor bias(DType::kInt32, {M});
+    for (int64_t m = 0; m < M; ++m)
+      bias.data<int32_t>()[m] = shift > 0 ? int32_t{1} << std::min<int64_t>(shift - 1, 30) : 0;
+    Attributes attrs;
+    attrs.set("groups", G);
+    attrs.set("shifts", std::vector<int64_t>{shift});
+    attrs.set("clip_min", int64_t{-128});
+    attrs.set("clip_max", int64_t{127});
+    Value *y8 = make(OpKind::kQMatMul, y->name + ".qmatmul",
+                     {a2, b2, g_.add_constant(g_.unique_name(y->name + ".round"), bias)},
+                     DType::kInt8, attrs);
+    y8->frac_bits = fo;
+    q_[y] = r == 2 ? y8 : reshaped(y8, y->shape);
     return true;
   }
 
@@ -267,9 +367,15 @@ class Quantizer {
     }
     std::vector<Value *> inputs = node->inputs;
     inputs[0] = q_[x];
+    // A Relu commutes with a reshape: on a dense layer's 2-D output (a sequence's rows), it
+    // runs before the reshape, where fusion folds it into the layer and the next dense layer
+    // reads the same 2-D value.
+    Node *p = inputs[0]->producer;
+    const bool rows = node->op == OpKind::kRelu && p && p->op == OpKind::kReshape;
+    if (rows) inputs[0] = p->inputs[0];
     Value *y = make(node->op, node->outputs[0]->name + ".i8", inputs, DType::kInt8, node->attrs);
     y->frac_bits = q_[x]->frac_bits;
-    q_[node->outputs[0]] = y;
+    q_[node->outputs[0]] = rows ? reshaped(y, node->outputs[0]->shape) : y;
     return true;
   }
 

@@ -132,7 +132,7 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, in
           // where they fit beside it, else for one block of toc. A fused residual adds its
           // skip tile beside the accumulators (ACC) and the input (INP), and one identity
           // weight tile.
-          const int64_t per_channel = p.requant.per_channel() ? 2 : 1;
+          const int64_t per_channel = channel_vectors(p.requant);
           const int64_t acc_tiles = (p.residual ? 2 : 1) * toc * th * tw;
           const int64_t skip_tiles = p.residual ? toc * th * tw : 0, skip_wgt = p.residual ? 1 : 0;
           const bool bias_once = acc_tiles + per_channel * thread_ob <= acc_cap;
@@ -198,7 +198,7 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, in
     // Report the first scratchpad the smallest tile (1x1 output, one block each) overflows.
     const int64_t need_inp = KH * KW + (p.residual ? 1 : 0),
                   need_wgt = KH * KW + (p.residual ? 1 : 0),
-                  need_acc = (p.residual ? 2 : 1) + (p.requant.per_channel() ? 2 : 1);
+                  need_acc = (p.residual ? 2 : 1) + channel_vectors(p.requant);
     auto report = [&](const char *pad, int64_t need, int64_t cap, int kib, const char *key) {
       fail(
           "{}: no tile fits: even one output pixel of one channel block needs {} {} tiles per "
@@ -268,14 +268,12 @@ Operator define(const isa::HwConfig &c, const Conv2dParams &p, const AccelSchedu
                      },
                      {"n", "oc", "oh", "ow", "b", "oc_t"});
   te::Tensor shifts = te::placeholder("shifts", {NB, OB, c.batch, c.block_out}, at);
-  auto stages = requantize(
-      conv, p.requant, c.inp_bits,
-      [&](const auto &v) {
-        return (*bias)({v[0], v[1], v[4], v[5]});
-      },
-      [&](const auto &v) {
-        return (*shifts)({v[0], v[1], v[4], v[5]});
-      });
+  te::Tensor mults = te::placeholder("multipliers", {NB, OB, c.batch, c.block_out}, at);
+  auto channel = [&](const te::Tensor &t) -> ChannelIndex {
+    return [t](const auto &v) { return (*t)({v[0], v[1], v[4], v[5]}); };
+  };
+  auto stages = requantize(conv, p.requant, c.inp_bits, channel(bias), channel(shifts),
+                           channel(mults));
   te::Tensor out = stages.back();
   // A fused residual add: the skip tile through the GEMM core, then the add's ALU stages on
   // the clipped int8-valued result (requantize's own narrowing is not used).
@@ -310,6 +308,9 @@ Operator define(const isa::HwConfig &c, const Conv2dParams &p, const AccelSchedu
   te::Tensor bias_l = s.cache_read(bias, Scope::kAcc, {stages[0]});
   std::optional<te::Tensor> shifts_l;
   if (p.requant.per_channel()) shifts_l = s.cache_read(shifts, Scope::kAcc, {stages[1]});
+  std::optional<te::Tensor> mults_l;
+  if (p.requant.multiplied())
+    mults_l = s.cache_read(mults, Scope::kAcc, {stages[kMultiplyStage]});
   s[conv].set_scope(Scope::kAcc);
   for (size_t i = 0; i + 1 < stages.size(); ++i) s[stages[i]].set_scope(Scope::kAcc);
 
@@ -334,9 +335,10 @@ Operator define(const isa::HwConfig &c, const Conv2dParams &p, const AccelSchedu
   const te::IterVar per_channel_at = sc.bias_once ? thread : oc_o;
   s[bias_l].compute_at(so, per_channel_at);
   s[bias_l].pragma(s[bias_l].axis()[0], "dma_copy");
-  if (shifts_l) {
-    s[*shifts_l].compute_at(so, per_channel_at);
-    s[*shifts_l].pragma(s[*shifts_l].axis()[0], "dma_copy");
+  for (const auto &vector : {shifts_l, mults_l}) {
+    if (!vector) continue;
+    s[*vector].compute_at(so, per_channel_at);
+    s[*vector].pragma(s[*vector].axis()[0], "dma_copy");
   }
   for (size_t i = 0; i + 1 < stages.size(); ++i) {
     s[stages[i]].compute_at(so, ow_o);
@@ -361,6 +363,7 @@ Operator define(const isa::HwConfig &c, const Conv2dParams &p, const AccelSchedu
   Operator op;
   op.args = {data, kernel, bias};
   if (p.requant.per_channel()) op.args.push_back(shifts);
+  if (p.requant.multiplied()) op.args.push_back(mults);
   if (p.residual) op.args.insert(op.args.end(), {skip, skip_weight});
   op.args.push_back(out);
   op.func = schedule::lower(s, name, op.args);

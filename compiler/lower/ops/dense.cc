@@ -41,7 +41,7 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const DenseParams &p, int
   AccelSchedule best;
   int64_t best_work = 0;
   for (int64_t toc : divisors(OB)) {
-    if ((OB / toc) % V != 0 || 2 * toc > acc_cap) continue;
+    if ((OB / toc) % V != 0 || (1 + channel_vectors(p.requant)) * toc > acc_cap) continue;
     for (int64_t tic : divisors(CB)) {
       if (tic > inp_cap || toc * tic > wgt_cap) continue;
       // Fewest instructions: the most work per tile, then the widest reduction.
@@ -64,31 +64,45 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const DenseParams &p, int
 Operator define(const isa::HwConfig &c, const DenseParams &p, const AccelSchedule &sc,
                 const std::string &name) {
   VACC_CHECK(p.batch % c.batch == 0 && p.in_features % c.block_in == 0 &&
-             p.out_features % c.block_out == 0)
+             p.out_features % c.block_out == 0 && p.groups >= 1)
       << name << ": define() before check_supported()";
   int64_t NB = p.batch / c.batch, CB = p.in_features / c.block_in,
           OB = p.out_features / c.block_out;
   tir::DataType it = tir::DataType::int_(c.inp_bits), wt = tir::DataType::int_(c.wgt_bits),
                 at = tir::DataType::int_(c.acc_bits);
-  te::Tensor data = te::placeholder("data", {NB, CB, c.batch, c.block_in}, it);
-  te::Tensor weight = te::placeholder("weight", {OB, CB, c.block_out, c.block_in}, wt);
-  te::Tensor bias = te::placeholder("bias", {NB, OB, c.batch, c.block_out}, at);
-  te::Tensor acc =
-      te::reduce_sum("dense", {NB, OB, c.batch, c.block_out}, {{"ic", CB}, {"ic_t", c.block_in}},
-                     [&](const auto &v, const auto &r) {
-                       return tir::cast(at, (*data)({v[0], r[0], v[2], r[1]})) *
-                              tir::cast(at, (*weight)({v[1], r[0], v[3], r[1]}));
-                     },
-                     {"n", "oc", "b", "oc_t"});
-  te::Tensor shifts = te::placeholder("shifts", {NB, OB, c.batch, c.block_out}, at);
-  auto stages = requantize(
-      acc, p.requant, c.inp_bits,
-      [&](const auto &v) {
-        return (*bias)({v[0], v[1], v[2], v[3]});
+  // Groups (vacc.QMatMul) lead every tensor's shape and index; o is where a group's own axes
+  // start.
+  const bool grouped = p.groups > 1;
+  const size_t o = grouped ? 1 : 0;
+  auto shape = [&](std::vector<int64_t> s) {
+    if (grouped) s.insert(s.begin(), p.groups);
+    return s;
+  };
+  auto at_group = [&](const auto &v, std::vector<Expr> idx) {
+    if (grouped) idx.insert(idx.begin(), v[0]);
+    return idx;
+  };
+  std::vector<std::string> names = {"n", "oc", "b", "oc_t"};
+  if (grouped) names.insert(names.begin(), "g");
+  te::Tensor data = te::placeholder("data", shape({NB, CB, c.batch, c.block_in}), it);
+  te::Tensor weight = te::placeholder("weight", shape({OB, CB, c.block_out, c.block_in}), wt);
+  te::Tensor bias = te::placeholder("bias", shape({NB, OB, c.batch, c.block_out}), at);
+  te::Tensor acc = te::reduce_sum(
+      "dense", shape({NB, OB, c.batch, c.block_out}), {{"ic", CB}, {"ic_t", c.block_in}},
+      [&](const auto &v, const auto &r) {
+        return tir::cast(at, (*data)(at_group(v, {v[o], r[0], v[o + 2], r[1]}))) *
+               tir::cast(at, (*weight)(at_group(v, {v[o + 1], r[0], v[o + 3], r[1]})));
       },
-      [&](const auto &v) {
-        return (*shifts)({v[0], v[1], v[2], v[3]});
-      });
+      names);
+  te::Tensor shifts = te::placeholder("shifts", shape({NB, OB, c.batch, c.block_out}), at);
+  te::Tensor mults = te::placeholder("multipliers", shape({NB, OB, c.batch, c.block_out}), at);
+  auto channel = [&](const te::Tensor &t) -> ChannelIndex {
+    return [t, at_group, o](const auto &v) {
+      return (*t)(at_group(v, {v[o], v[o + 1], v[o + 2], v[o + 3]}));
+    };
+  };
+  auto stages = requantize(acc, p.requant, c.inp_bits, channel(bias), channel(shifts),
+                           channel(mults));
   te::Tensor out = stages.back();
 
   schedule::Schedule s({out});
@@ -97,12 +111,15 @@ Operator define(const isa::HwConfig &c, const DenseParams &p, const AccelSchedul
   te::Tensor bias_l = s.cache_read(bias, Scope::kAcc, {stages[0]});
   std::optional<te::Tensor> shifts_l;
   if (p.requant.per_channel()) shifts_l = s.cache_read(shifts, Scope::kAcc, {stages[1]});
+  std::optional<te::Tensor> mults_l;
+  if (p.requant.multiplied())
+    mults_l = s.cache_read(mults, Scope::kAcc, {stages[kMultiplyStage]});
   s[acc].set_scope(Scope::kAcc);
   for (size_t i = 0; i + 1 < stages.size(); ++i) s[stages[i]].set_scope(Scope::kAcc);
 
   auto &so = s[out];
   auto ax = so.axis();
-  auto [oc_o, oc_i] = so.split(ax[1], sc.tile_oc);
+  auto [oc_o, oc_i] = so.split(ax[o + 1], sc.tile_oc);
   std::vector<te::IterVar> order;
   if (sc.vthreads > 1) {
     auto [vt, oc_rest] = so.split_nparts(oc_o, sc.vthreads);
@@ -111,9 +128,10 @@ Operator define(const isa::HwConfig &c, const DenseParams &p, const AccelSchedul
   } else {
     order = {oc_o};
   }
-  order.insert(order.end(), {ax[0], oc_i, ax[2], ax[3]});
+  if (grouped) order.push_back(ax[0]);  // the groups inside a thread's channel blocks
+  order.insert(order.end(), {ax[o], oc_i, ax[o + 2], ax[o + 3]});
   so.reorder(order);
-  te::IterVar store_at = ax[0];
+  te::IterVar store_at = ax[o];
   so.pragma(oc_i, "dma_copy");
 
   auto &sd = s[acc];
@@ -121,25 +139,31 @@ Operator define(const isa::HwConfig &c, const DenseParams &p, const AccelSchedul
   auto da = sd.axis();
   auto dr = sd.reduce_axis();
   auto [ic_o, ic_i] = sd.split(dr[0], sc.tile_ic);
-  sd.reorder({ic_o, ic_i, da[0], da[1], da[2], da[3], dr[1]});
-  sd.tensorize(da[2], "gemm");
+  std::vector<te::IterVar> dorder = {ic_o, ic_i};
+  dorder.insert(dorder.end(), da.begin(), da.end());
+  dorder.push_back(dr[1]);
+  sd.reorder(dorder);
+  sd.tensorize(da[o + 2], "gemm");
   s[data_l].compute_at(sd, ic_o);
   s[weight_l].compute_at(sd, ic_o);
   s[data_l].pragma(s[data_l].axis()[0], "dma_copy");
   s[weight_l].pragma(s[weight_l].axis()[0], "dma_copy");
   s[bias_l].compute_at(so, store_at);
   s[bias_l].pragma(s[bias_l].axis()[0], "dma_copy");
-  if (shifts_l) {
-    s[*shifts_l].compute_at(so, store_at);
-    s[*shifts_l].pragma(s[*shifts_l].axis()[0], "dma_copy");
+  for (const auto &vector : {shifts_l, mults_l}) {
+    if (!vector) continue;
+    s[*vector].compute_at(so, store_at);
+    s[*vector].pragma(s[*vector].axis()[0], "dma_copy");
   }
   for (size_t i = 0; i + 1 < stages.size(); ++i) {
     s[stages[i]].compute_at(so, store_at);
     s[stages[i]].pragma(s[stages[i]].axis()[0], "alu");
   }
   Operator op;
-  op.args = {data, weight, bias, out};
-  if (p.requant.per_channel()) op.args = {data, weight, bias, shifts, out};
+  op.args = {data, weight, bias};
+  if (p.requant.per_channel()) op.args.push_back(shifts);
+  if (p.requant.multiplied()) op.args.push_back(mults);
+  op.args.push_back(out);
   op.func = schedule::lower(s, name, op.args);
   return op;
 }

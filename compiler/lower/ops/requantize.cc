@@ -7,7 +7,8 @@
 namespace vacc::lower {
 
 std::vector<te::Tensor> requantize(const te::Tensor &acc, const Requant &q, int out_bits,
-                                   const ChannelIndex &bidx, const ChannelIndex &sidx) {
+                                   const ChannelIndex &bidx, const ChannelIndex &sidx,
+                                   const ChannelIndex &midx) {
   using tir::Expr;
   const auto &shape = acc->shape();
   tir::DataType at = acc->dtype();
@@ -22,10 +23,29 @@ std::vector<te::Tensor> requantize(const te::Tensor &acc, const Requant &q, int 
         return (*with_bias)(idx(v)) >> (q.per_channel() ? sidx(v) : tir::make_const(at, q.shift));
       },
       names);
+  std::vector<te::Tensor> stages = {with_bias, shifted};
+  if (q.multiplied()) {
+    auto step = [&](const char *stage, const std::function<Expr(Expr, const std::vector<tir::Var> &)>
+                                           &f) {
+      const te::Tensor prev = stages.back();
+      stages.push_back(te::compute(
+          stage, shape, [&](const auto &v) { return f((*prev)(idx(v)), v); }, names));
+    };
+    const Expr c = tir::make_const(at, q.pre_clip);
+    step("pre_clip_lo", [&](Expr x, const auto &) { return tir::max(x, tir::make_const(at, -q.pre_clip)); });
+    step("pre_clip_hi", [&](Expr x, const auto &) { return tir::min(x, c); });
+    VACC_CHECK(stages.size() == kMultiplyStage);
+    step("multiply", [&](Expr x, const auto &v) { return x * midx(v); });
+    step("post_shift", [&](Expr x, const auto &) { return x >> tir::make_const(at, q.post_shift); });
+    if (q.zero_point)
+      step("zero_point", [&](Expr x, const auto &) { return x + tir::make_const(at, q.zero_point); });
+  }
   const int64_t hi = q.hi(out_bits), lo = q.lo(out_bits);
+  const te::Tensor before_clip = stages.back();
   te::Tensor low = te::compute(
       "clip_lo", shape,
-      [&](const auto &v) { return tir::max((*shifted)(idx(v)), tir::make_const(at, lo)); }, names);
+      [&](const auto &v) { return tir::max((*before_clip)(idx(v)), tir::make_const(at, lo)); },
+      names);
   te::Tensor high = te::compute(
       "clip_hi", shape,
       [&](const auto &v) { return tir::min((*low)(idx(v)), tir::make_const(at, hi)); }, names);
@@ -33,7 +53,8 @@ std::vector<te::Tensor> requantize(const te::Tensor &acc, const Requant &q, int 
       "out", shape,
       [&](const auto &v) { return tir::cast(tir::DataType::int_(out_bits), (*high)(idx(v))); },
       names);
-  return {with_bias, shifted, low, high, out};
+  stages.insert(stages.end(), {low, high, out});
+  return stages;
 }
 
 void check_requant_supported(const isa::HwConfig &c, const Requant &q, int64_t out_channels,
@@ -53,6 +74,20 @@ void check_requant_supported(const isa::HwConfig &c, const Requant &q, int64_t o
   }
   const int64_t lo = q.lo(c.inp_bits), hi = q.hi(c.inp_bits);
   const int64_t imm = int64_t{1} << (isa::kImmBits - 1);
+  if (q.multiplied()) {
+    if (static_cast<int64_t>(q.multipliers.size()) != out_channels)
+      fail("{}: {} multipliers for {} output channels; give one per channel", name,
+           q.multipliers.size(), out_channels);
+    if (q.post_shift < 0 || q.post_shift >= c.acc_bits)
+      fail("{}: post_shift = {} must lie in [0, {})", name, q.post_shift, c.acc_bits);
+    for (auto [what, v] : {std::pair{"pre_clip", q.pre_clip}, std::pair{"zero_point", q.zero_point}})
+      if (v < -imm || v >= imm)
+        fail("{}: {} = {} does not fit the ALU's {}-bit immediate", name, what, v, isa::kImmBits);
+    for (size_t i = 0; i < q.multipliers.size(); ++i)
+      if (q.multipliers[i] < 0 || q.multipliers[i] * q.pre_clip >= (int64_t{1} << (c.acc_bits - 1)))
+        fail("{}: multiplier of channel {} = {} times pre_clip {} overflows the {}-bit accumulator",
+             name, i, q.multipliers[i], q.pre_clip, c.acc_bits);
+  }
   for (auto [what, v] : {std::pair{"clip_min", lo}, std::pair{"clip_max", hi}})
     if (v < -imm || v >= imm)
       fail("{}: {} = {} does not fit the ALU's {}-bit immediate", name, what, v, isa::kImmBits);
@@ -60,8 +95,14 @@ void check_requant_supported(const isa::HwConfig &c, const Requant &q, int64_t o
 }
 
 double alu_cycles_per_tile(const Requant &q) {
-  // reset, bias add, shift, clip low, clip high
-  return 1 + 2 + (q.per_channel() ? 2 : 1) + 1 + 1;
+  // reset, bias add, shift, [pre clip low and high, multiply, post shift, zero point,] clip
+  // low, clip high
+  const double multiply = q.multiplied() ? 1 + 1 + 2 + 1 + (q.zero_point ? 1 : 0) : 0;
+  return 1 + 2 + (q.per_channel() ? 2 : 1) + multiply + 1 + 1;
+}
+
+int64_t channel_vectors(const Requant &q) {
+  return 1 + (q.per_channel() ? 1 : 0) + (q.multiplied() ? 1 : 0);
 }
 
 }  // namespace vacc::lower

@@ -1,6 +1,8 @@
 // The requantization every GEMM operator ends with, as ALU stages in the ACC scope: bias add,
-// shift (by an immediate, or by a per-channel `shifts` tensor as an ACC vector operand), clip
-// low, clip high, then the narrowed output.
+// shift (by an immediate, or by a per-channel `shifts` tensor as an ACC vector operand), with
+// multipliers (Requant::multiplied) the pre-clip, the multiply by a `multipliers` vector
+// operand, the post shift and the zero point, then clip low, clip high and the narrowed
+// output.
 #pragma once
 
 #include <functional>
@@ -13,10 +15,17 @@ namespace vacc::lower {
 
 using ChannelIndex = std::function<tir::Expr(const std::vector<tir::Var> &)>;
 
-// `bias(v)` and `shift(v)` read the per-channel operands at output index v. Returns the stages,
-// the narrowed output (int(out_bits)) last.
+// `bias(v)`, `shift(v)` and `multiplier(v)` read the per-channel operands at output index v.
+// Returns the stages, the narrowed output (int(out_bits)) last: stage 0 reads the bias, stage 1
+// the shifts, stage kMultiplyStage the multipliers.
 std::vector<te::Tensor> requantize(const te::Tensor &acc, const Requant &q, int out_bits,
-                                   const ChannelIndex &bias, const ChannelIndex &shift);
+                                   const ChannelIndex &bias, const ChannelIndex &shift,
+                                   const ChannelIndex &multiplier);
+inline constexpr size_t kMultiplyStage = 4;
+
+// The per-channel ACC vectors one block of output channels needs: bias, and shifts and
+// multipliers where the requantization has them.
+int64_t channel_vectors(const Requant &q);
 
 // Cycles the ALU spends per output tile on the reset and the requantization (hw/README.md: a
 // micro-op with a vector operand every second cycle, with an immediate every cycle), for the

@@ -329,15 +329,32 @@ CpuKernel build_kernel(const graph::Node &node) {
   return l->build(node);
 }
 
-QuantEpilogue::QuantEpilogue(KernelBuilder &kb, int64_t channels) : channels_(channels) {
+namespace {
+
+Tensor int32_param(KernelBuilder &kb, const std::string &name, const std::vector<int64_t> &v) {
+  const std::vector<int32_t> v32(v.begin(), v.end());
+  return kb.constant_param(
+      name, graph::Tensor::from_vector<int32_t>({static_cast<int64_t>(v32.size())}, v32));
+}
+
+}  // namespace
+
+QuantEpilogue::QuantEpilogue(KernelBuilder &kb, int64_t channels, bool with_bias)
+    : channels_(channels) {
   const Node &node = kb.node();
   std::vector<int64_t> shifts = node.attrs.get_ints("shifts");
   if (shifts.empty()) shifts = {0};
-  const std::vector<int32_t> sh32(shifts.begin(), shifts.end());
-  per_channel_ = sh32.size() > 1;
-  shift_ = kb.constant_param(
-      "shifts", graph::Tensor::from_vector<int32_t>({static_cast<int64_t>(sh32.size())}, sh32));
-  bias_ = kb.has_input(2) ? kb.input(2) : nullptr;
+  per_channel_ = shifts.size() > 1;
+  shift_ = int32_param(kb, "shifts", shifts);
+  const std::vector<int64_t> mult = node.attrs.get_ints("multipliers");
+  if (!mult.empty()) {
+    per_channel_mult_ = mult.size() > 1;
+    mult_ = int32_param(kb, "multipliers", mult);
+    pre_clip_ = node.attrs.get_int("pre_clip", 0);
+    post_shift_ = node.attrs.get_int("post_shift", 0);
+  }
+  zero_point_ = node.attrs.get_int("zero_point", 0);
+  bias_ = with_bias && kb.has_input(2) ? kb.input(2) : nullptr;
   bias_size_ = bias_ ? bias_->shape()[0] : 0;
   lo_ = node.attrs.get_int("clip_min", -128);
   hi_ = node.attrs.get_int("clip_max", 127);
@@ -351,7 +368,14 @@ Expr QuantEpilogue::apply(Expr v, Expr c) const {
                  : tir::select(c < nb, (*bias_)({tir::min(c, nb - 1)}), iconst(tir::int32(), 0)));
   }
   const Expr s = per_channel_ ? (*shift_)({c}) : (*shift_)({0});
-  v = tir::min(tir::max(v >> s, iconst(tir::int32(), lo_)), iconst(tir::int32(), hi_));
+  const DataType i32 = tir::int32();
+  v = v >> s;
+  if (mult_) {
+    v = tir::min(tir::max(v, iconst(i32, -pre_clip_)), iconst(i32, pre_clip_));
+    v = (v * (per_channel_mult_ ? (*mult_)({c}) : (*mult_)({0}))) >> iconst(i32, post_shift_);
+  }
+  if (zero_point_) v = v + iconst(i32, zero_point_);
+  v = tir::min(tir::max(v, iconst(i32, lo_)), iconst(i32, hi_));
   return tir::cast(tir::int8(), v);
 }
 

@@ -62,19 +62,22 @@ class KernelBuilder {
   std::vector<graph::Tensor> constants_;
 };
 
-// The integer requantization of vacc.QConv and vacc.QDense (docs/quantization.md): the int32
-// accumulator plus bias[c] (zero past a bias shorter than the channels), shifted right by one
-// shift or one per channel c, clipped to [clip_min, clip_max] and narrowed to int8. Reads the
-// bias (input 2, so call it after inputs 0 and 1) and the node's shift and clip attributes.
+// The integer requantization of vacc.QConv, vacc.QDense and vacc.Requantize
+// (docs/quantization.md): the int32 accumulator plus bias[c] (zero past a bias shorter than the
+// channels), shifted right by one shift or one per channel c, then (an imported QDQ model's
+// scales) clipped to +-pre_clip, multiplied by multipliers[c], shifted by post_shift and offset
+// by the zero point, clipped to [clip_min, clip_max] and narrowed to int8. Reads the bias
+// (input 2, so call it after inputs 0 and 1) when `with_bias`, and the node's attributes.
 class QuantEpilogue {
  public:
-  QuantEpilogue(KernelBuilder &kb, int64_t channels);
+  QuantEpilogue(KernelBuilder &kb, int64_t channels, bool with_bias = true);
   Expr apply(Expr acc, Expr channel) const;
 
  private:
-  Tensor bias_, shift_;
+  Tensor bias_, shift_, mult_;
   int64_t bias_size_ = 0, channels_ = 0, lo_ = -128, hi_ = 127;
-  bool per_channel_ = false;
+  int64_t pre_clip_ = 0, post_shift_ = 0, zero_point_ = 0;
+  bool per_channel_ = false, per_channel_mult_ = false;
 };
 
 // An element-wise CPU schedule: innermost axis vectorized (split when long), the outermost

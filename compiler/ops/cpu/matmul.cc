@@ -216,6 +216,9 @@ void add_matmul_lowerings(std::vector<CpuLowering> &lowerings) {
   lowerings.push_back({graph::OpKind::kMatMulInteger, build_matmul});
   lowerings.push_back({graph::OpKind::kQLinearMatMul, build_matmul});
   lowerings.push_back({graph::OpKind::kQDense, build_matmul});
+  // The product of two int8 activations runs on the accelerator; where it cannot (operands not
+  // a whole number of GEMM blocks), its reference kernel (Eigen) on the host.
+  lowerings.push_back({graph::OpKind::kQMatMul, nullptr});
 }
 
 }  // namespace vacc::ops::cpu

@@ -48,17 +48,9 @@ CpuKernel build_quantize(const Node &node) {
       break;
     }
     case OpKind::kRequantize: {
-      std::vector<int64_t> shifts = node.attrs.get_ints("shifts");
-      if (shifts.empty()) shifts = {0};
-      std::vector<int32_t> sh32(shifts.begin(), shifts.end());
-      Tensor shift = kb.constant_param(
-          "shifts", graph::Tensor::from_vector<int32_t>({static_cast<int64_t>(sh32.size())}, sh32));
-      int64_t lo = node.attrs.get_int("clip_min", -128), hi = node.attrs.get_int("clip_max", 127);
+      const QuantEpilogue requant(kb, rank >= 2 ? shape[1] : 1, /*with_bias=*/false);
       out = te::compute("y", shape, [&](const std::vector<tir::Var> &i) {
-        Expr c = rank >= 2 && sh32.size() > 1 ? Expr(i[1]) : Expr(0);
-        Expr v = (*x)(all(i)) >> (*shift)({c});
-        v = tir::min(tir::max(v, iconst(i32, lo)), iconst(i32, hi));
-        return tir::cast(tir::int8(), v);
+        return requant.apply((*x)(all(i)), rank >= 2 ? Expr(i[1]) : Expr(0));
       });
       break;
     }

@@ -62,6 +62,10 @@ struct RunProfile {
   int64_t macs(isa::StepTarget where) const;           // the model's own
   int64_t executed_macs(isa::StepTarget where) const;  // padded, as executed
   std::optional<uint64_t> cycles() const;              // total accelerator cycles, when counted
+  int steps_on(isa::StepTarget where) const;
+  // Host <-> accelerator hand-offs: consecutive steps (in run order) that run on different
+  // sides. Each is a synchronous device run started or finished by the host.
+  int transitions() const;
 };
 
 class GraphExecutor {

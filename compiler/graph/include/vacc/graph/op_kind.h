@@ -43,6 +43,7 @@ namespace vacc::graph {
   X(QConv)                \
   X(QDense)               \
   X(QAdd)                 \
+  X(QMatMul)              \
   X(PackNCHWnc)           \
   X(UnpackNCHWnc)         \
   X(Shape)                \

@@ -8,6 +8,8 @@
 // Float graphs (quantize off) fuse activations into convolutions instead of quantizing and,
 // for the CPU backend (cpu_block > 0), take its blocked layout after pack_layout:
 //   block_cpu_layout, fuse_conv_adds, fuse_activations
+// A model quantized by its author (QuantizeLinear/DequantizeLinear, passes/quantize_qdq.h)
+// is not calibrated: quantize_qdq runs first, then the folding, fold_constants and fuse.
 //
 // The result is the graph the accelerator code generator and the CPU fallback consume:
 // int8 fused operators marked for the accelerator in blocked layout, the rest on the CPU,
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "vacc/graph/graph.h"
+#include "vacc/graph/passes/calibrate.h"
 #include "vacc/graph/passes/fold_windows.h"
 #include "vacc/graph/passes/fuse_residual_adds.h"
 #include "vacc/graph/passes/partition.h"
@@ -39,6 +42,7 @@ struct PipelineOptions {
   // Which residual adds fuse into their convolution (the backend's legality of the fused
   // convolution, lower::accel_legality); unset: none.
   AccelLegality fuse_residual_adds;
+  CalibrationOptions calibration;
   QuantizeOptions quantize_options;
   // Float graphs: channels per block of the CPU backend's NCHWc layout (block_cpu_layout.h);
   // 0 keeps them plain (for the GPU fallback, whose kernels read plain tensors).
@@ -59,7 +63,7 @@ struct PipelineResult {
 };
 
 // `calibration` holds batches of sample inputs (as Executor::run takes them); required when
-// options.quantize is set.
+// options.quantize is set, unless the model holds its own scales (has_qdq).
 PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
                                   const std::vector<std::vector<Tensor>> &calibration,
                                   const PipelineOptions &options = {});

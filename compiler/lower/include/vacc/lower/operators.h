@@ -16,7 +16,8 @@
 // Conv and dense: out = clip((acc + bias) >> shift, lo, hi) narrowed, lo = relu ? 0 :
 // -2^(bits-1) and hi = 2^(bits-1)-1 unless Requant gives its own bounds. With per-channel
 // shifts the operator takes a fifth argument before out, shifts [N/B, O/BO, B, BO]
-// int(acc_bits) (the bias layout), and the ALU shifts by it as a vector operand. A conv with
+// int(acc_bits) (the bias layout), and the ALU shifts by it as a vector operand; with
+// multipliers (Requant::multiplied) one more, multipliers in the same layout. A conv with
 // a fused residual add takes two more before out: skip [N/B, O/BO, OH, OW, B, BO] int8 and
 // skip_weight [1, BO, BI] (residual_weight()), which brings skip into the accumulators
 // through the GEMM core as the add does (needs gemm.block_in == gemm.block_out).
@@ -48,8 +49,16 @@ struct Requant {
   std::vector<int64_t> channel_shifts;
   // Clip bounds; unset = the defaults above. They must fit the ALU's 16-bit immediate.
   std::optional<int64_t> clip_min, clip_max;
+  // An imported QDQ model's own scales (docs/quantization.md): after the shift, clip to
+  // [-pre_clip, pre_clip], multiply by multipliers[c] (one per output channel, an ACC vector
+  // operand), shift right by post_shift and add zero_point, before the clip above. Empty:
+  // power-of-two scales, the shift alone.
+  std::vector<int64_t> multipliers;
+  int64_t pre_clip = 0, zero_point = 0;
+  int post_shift = 0;
 
   bool per_channel() const { return !channel_shifts.empty(); }
+  bool multiplied() const { return !multipliers.empty(); }
   int64_t lo(int bits) const {
     return clip_min ? *clip_min : relu ? 0 : -(int64_t{1} << (bits - 1));
   }
@@ -80,6 +89,10 @@ struct Conv2dParams {
 
 struct DenseParams {
   int64_t batch = 1, in_features = 32, out_features = 32;
+  // Independent products side by side (vacc.QMatMul, attention's heads): every tensor gains a
+  // leading axis of `groups` (data [G, N/B, C/BI, B, BI], weight [G, O/BO, C/BI, BO, BI], ...),
+  // `batch` rows per group; 1 is a plain dense layer.
+  int64_t groups = 1;
   Requant requant;
 };
 
@@ -119,7 +132,8 @@ struct AccelSchedule {
 
 // A scheduled operator: its arguments (the DRAM buffers, in order) and its loop IR. Conv and
 // dense: [data, weight, bias, out], or [data, weight, bias, shifts, out] with per-channel
-// shifts, then (conv with a residual) skip and skip_weight before out; add: [a, b, weight, out].
+// shifts, [..., multipliers] with multipliers, then (conv with a residual) skip and skip_weight
+// before out; add: [a, b, weight, out].
 struct Operator {
   std::vector<te::Tensor> args;
   tir::Func func;

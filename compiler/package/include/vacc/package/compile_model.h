@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "vacc/graph/graph.h"
+#include "vacc/graph/passes/calibrate.h"
 #include "vacc/graph/tensor.h"
 #include "vacc/isa/config.h"
 #include "vacc/isa/package.h"
@@ -23,6 +24,7 @@ struct CompileOptions {
   std::vector<int64_t> input_shape;
   bool quantize = true;     // false: the float model, every step on the CPU
   std::string calibration;  // .npy of sample inputs; "" = see calibration_batches()
+  graph::CalibrationOptions calibration_options;  // method (--calibrate-method), percentile
   std::string dump_dir;     // graph after every pass, loop IR of every accelerator layer
   int vthreads = 2;         // latency hiding of the accelerator layers
   // Float models: channels per block of the CPU backend's NCHWc layout

@@ -17,9 +17,10 @@
 namespace vacc::graph {
 
 struct QuantizeOptions {
-  // One power-of-two scale per output channel of each weight instead of one per tensor;
-  // requantization then shifts by a per-channel amount.
-  bool per_channel_weights = false;
+  // One power-of-two scale per output channel of each weight (symmetric), so that a channel
+  // of small weights keeps its precision; requantization then shifts by a per-channel amount
+  // (the ALU's SHR with a vector operand). false: one scale per weight tensor.
+  bool per_channel_weights = true;
 };
 
 // Quantizes `graph` in place using ranges from `calib` (taken on this same graph). Returns

@@ -1,0 +1,26 @@
+// The calibration options of every command that compiles a model (compile, run, bench model,
+// eval): the inputs (--calibration), the method (--calibrate-method) and its percentile.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "vacc/package/compile_model.h"
+
+namespace vacc::cli {
+
+struct CalibrationArgs {
+  std::string npy;  // --calibration
+  std::string method = "minmax";
+  double percentile = 0;  // 0: not given (the method's default)
+};
+
+// Adds --calibration, --calibrate-method and --percentile to `cmd`; `what` prefixes the
+// --calibration help (e.g. ".onnx models: ").
+void add_calibration_options(CLI::App *cmd, CalibrationArgs *args, const std::string &what = "");
+
+// Sets the calibration inputs and options of `options`; a vacc::Error for an unknown method,
+// or a --percentile without --calibrate-method percentile.
+void apply_calibration_options(const CalibrationArgs &args, package::CompileOptions *options);
+
+}  // namespace vacc::cli
