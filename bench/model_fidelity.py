@@ -2,7 +2,7 @@
 """The fidelity table of bench/RESULTS.md: int8 on the accelerator against PyTorch's float.
 
 For each model exported by tools/export_torchvision.py into DIR (the model_exports CTest
-fixture writes build/model-cache), compiles it as `vacc compile` does (calibrated on the
+fixture writes build/fidelity-models), compiles it as `vacc compile` does (calibrated on the
 export's calibration inputs, --calibrate-method METHOD), runs every test input with
 `vacc run --sim --engine fsim PACKAGE --input X --json` (accelerator steps on fsim, the rest
 on the CPU) and prints one Markdown row: the smallest cosine similarity to PyTorch's float
@@ -10,7 +10,7 @@ output over the inputs, on how many inputs the arg-max agrees, the steps on the 
 and on the CPU, the host<->accelerator transitions, and the share of the model's MACs the
 accelerator runs.
 
-  /usr/bin/python3 bench/model_fidelity.py build/vacc build/model-cache [MODEL ...] [--calibrate-method M]
+  /usr/bin/python3 bench/model_fidelity.py build/vacc build/fidelity-models [MODEL ...] [--calibrate-method M]
 """
 
 import argparse

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Exports torchvision models and a transformer encoder block (seeded random weights) for vacc's fidelity tests.
 
-For each model writes, under --out (not committed; CTest's fixture writes build/model-cache):
+For each model writes, under --out (not committed; CTest's fixture writes build/fidelity-models):
 
   <name>.onnx              opset 13, input "input" (1 x 3 x 224 x 224 float32 for the CNNs)
   <name>_input.npy         one seeded random input

@@ -1,7 +1,7 @@
 // Fidelity of whole models against PyTorch: torchvision CNNs and a transformer block (seeded
 // random weights, inputs of random structured images or token embeddings), exported with their inputs and PyTorch's float outputs by
 // tools/export_torchvision.py, which CTest runs once into the build tree (the model_exports
-// fixture). For each model:
+// fixture, build/fidelity-models; $VACC_FIDELITY_MODELS overrides). For each model:
 //   - float: vacc's reference executor matches PyTorch to 1e-4 of the output's magnitude;
 //   - int8: the package compile_model makes (calibrated on the export's other inputs) runs
 //     with its accelerator steps on fsim; on every test input its output has cosine >= 0.99
@@ -32,8 +32,8 @@ namespace vacc {
 namespace {
 
 std::string cache_dir() {
-  const char *env = std::getenv("VACC_MODEL_CACHE");
-  return env ? env : VACC_MODEL_CACHE;
+  const char *env = std::getenv("VACC_FIDELITY_MODELS");
+  return env ? env : VACC_FIDELITY_MODELS;
 }
 
 graph::Tensor npy_tensor(const std::string &path) {
