@@ -3,6 +3,9 @@
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
+# ccache's base directory is the checkout: compile commands are hashed with paths relative to
+# the build tree, so a fresh clone of the same sources (CI's) reuses what another compiled.
+export CCACHE_BASEDIR ?= $(CURDIR)
 
 .PHONY: all deps configure build run test test-asan fuzz bench clean
 
