@@ -14,6 +14,7 @@
 #include "vacc/graph/passes/fuse.h"
 #include "vacc/graph/passes/fuse_activations.h"
 #include "vacc/graph/passes/fuse_conv_adds.h"
+#include "vacc/graph/passes/fuse_pools.h"
 #include "vacc/graph/passes/fuse_residual_adds.h"
 #include "vacc/graph/passes/pack_layout.h"
 #include "vacc/graph/passes/partition.h"
@@ -86,6 +87,9 @@ PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
     step("fuse_residual_adds", [&] {
       return fmt::format("{} adds fused", fuse_residual_adds(graph, options.fuse_residual_adds));
     });
+  if (options.fuse_pools)
+    step("fuse_pools",
+         [&] { return fmt::format("{} pools fused", fuse_pools(graph, options.fuse_pools)); });
   step("pack_layout",
        [&] { return fmt::format("{} layout transforms", pack_layout(graph, config)); });
   if (!options.quantize && options.cpu_block > 0) {

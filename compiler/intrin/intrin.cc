@@ -160,6 +160,21 @@ std::vector<TensorIntrin> alu_intrins(const isa::HwConfig &c) {
     return tir::Alu::make(a);
   };
   out.push_back(sub);
+  // dst = 0: a tile zeroed on the ALU (a multiply by 0), where a stage starts from nothing.
+  TensorIntrin zero;
+  zero.name = "alu.zero";
+  zero.operands = {dst};
+  zero.desc = nest(tir::make_const(t, 0));
+  zero.lower = [](const std::vector<tir::Buffer> &bs, const std::vector<Expr> &ts, int64_t) {
+    tir::Alu a;
+    a.op = isa::AluOp::kMul;
+    a.dst = bs[0];
+    a.dst_index = ts[0];
+    a.use_imm = true;
+    a.imm = 0;
+    return tir::Alu::make(a);
+  };
+  out.push_back(zero);
   return out;
 }
 

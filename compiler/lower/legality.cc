@@ -86,6 +86,75 @@ Dims dims_of(const graph::Value &v, int64_t block_n, int64_t block_c) {
   return {round_up(v.shape[0], block_n), round_up(v.shape[1], block_c)};
 }
 
+// Whether `v` holds no negative value: the output of an operator that clips at 0 or above (a
+// fused ReLU), of a Relu, or of a pool, relabelling or layout transform of such a value.
+bool nonnegative(const graph::Value *v, int depth = 0) {
+  const graph::Node *p = v ? v->producer : nullptr;
+  if (!p || depth > 32) return false;
+  switch (p->op) {
+    case graph::OpKind::kQConv:
+    case graph::OpKind::kQDense:
+    case graph::OpKind::kRequantize:
+    case graph::OpKind::kQAveragePool:
+      return p->attrs.get_int(p->input(3) ? "residual_clip_min" : "clip_min", -128) >= 0;
+    case graph::OpKind::kQAdd:
+      return p->attrs.get_int("clip_min", -128) >= 0;
+    case graph::OpKind::kRelu:
+      return true;
+    case graph::OpKind::kMaxPool:
+    case graph::OpKind::kPackNCHWnc:
+    case graph::OpKind::kUnpackNCHWnc:
+    case graph::OpKind::kFlatten:
+    case graph::OpKind::kReshape:
+      return nonnegative(p->inputs[0], depth + 1);
+    default:
+      return false;
+  }
+}
+
+// A pool's window attributes and explicit padding (pads, or auto_pad from its shapes); false
+// when a window attribute is not 2-D or the pool is dilated.
+bool pool_window(const graph::Node &node, PoolParams *p, std::string *why) {
+  const std::vector<int64_t> kernel = node.attrs.get_ints("kernel_shape");
+  const std::vector<int64_t> strides = node.attrs.get_ints("strides", {1, 1});
+  if (kernel.size() != 2 || strides.size() != 2) {
+    if (why) *why = "only 2-D pools map to the accelerator";
+    return false;
+  }
+  for (int64_t d : node.attrs.get_ints("dilations", {1, 1}))
+    if (d != 1) {
+      if (why) *why = "dilated pooling";
+      return false;
+    }
+  p->kernel_h = kernel[0];
+  p->kernel_w = kernel[1];
+  p->stride_h = strides[0];
+  p->stride_w = strides[1];
+  const std::string auto_pad = node.attrs.get_string("auto_pad", "NOTSET");
+  if (auto_pad == "NOTSET") {
+    const std::vector<int64_t> pads = node.attrs.get_ints("pads", {0, 0, 0, 0});
+    if (pads.size() != 4) {
+      if (why) *why = "only 2-D pools map to the accelerator";
+      return false;
+    }
+    p->pad_top = pads[0];
+    p->pad_left = pads[1];
+    p->pad_bottom = pads[2];
+    p->pad_right = pads[3];
+  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    const int64_t th =
+        std::max<int64_t>(0, (p->out_height - 1) * p->stride_h + p->kernel_h - p->height);
+    const int64_t tw =
+        std::max<int64_t>(0, (p->out_width - 1) * p->stride_w + p->kernel_w - p->width);
+    const bool upper = auto_pad == "SAME_UPPER";
+    p->pad_top = upper ? th / 2 : th - th / 2;
+    p->pad_left = upper ? tw / 2 : tw - tw / 2;
+    p->pad_bottom = th - p->pad_top;
+    p->pad_right = tw - p->pad_left;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::optional<Layer> layer_of(const graph::Node &node, const isa::HwConfig &c, std::string *why) {
@@ -94,8 +163,11 @@ std::optional<Layer> layer_of(const graph::Node &node, const isa::HwConfig &c, s
   const int spatial_rank = blocked ? 6 : 4;
   switch (node.op) {
     case graph::OpKind::kQConv: {
+      // Each value in its own layout: a folded convolution's input is blocked (its windowed
+      // pack) before pack_layout blocks its weight and output.
       const graph::Value *w = node.inputs[1];
-      if (x->rank() != spatial_rank || w->rank() != spatial_rank || y->rank() != spatial_rank)
+      auto rank_of = [](const graph::Value *v) { return v->layout.blocked ? 6 : 4; };
+      if (x->rank() != rank_of(x) || w->rank() != rank_of(w) || y->rank() != rank_of(y))
         return reject(why, "only 2-D convolutions map to the GEMM core");
       Conv2dParams p;
       const Dims in = dims_of(*x, c.batch, c.block_in);
@@ -103,12 +175,13 @@ std::optional<Layer> layer_of(const graph::Node &node, const isa::HwConfig &c, s
       p.in_channels = in.c;
       p.height = x->shape[2];
       p.width = x->shape[3];
-      p.out_channels = blocked ? w->shape[0] * w->shape[4] : round_up(w->shape[0], c.block_out);
+      const bool packed = w->layout.blocked;  // by pack_layout, with the output
+      p.out_channels = packed ? w->shape[0] * w->shape[4] : round_up(w->shape[0], c.block_out);
       // Grouped: packed, the group attribute holds the slices pack_layout chose; plain, the
       // same choice from the model's channels.
       const int64_t group = node.attrs.get_int("group", 1);
       p.groups =
-          blocked ? group : block_groups(x->shape[1], w->shape[0], group, c.block_in, c.block_out);
+          packed ? group : block_groups(x->shape[1], w->shape[0], group, c.block_in, c.block_out);
       p.kernel_h = w->shape[2];
       p.kernel_w = w->shape[3];
       const std::vector<int64_t> strides = node.attrs.get_ints("strides", {1, 1});
@@ -119,12 +192,20 @@ std::optional<Layer> layer_of(const graph::Node &node, const isa::HwConfig &c, s
       if (!pads) return reject(why, "asymmetric padding");
       p.pad_h = pads->first;
       p.pad_w = pads->second;
-      p.requant = requant_of(node, c, blocked, p.out_channels);
+      p.requant = requant_of(node, c, packed, p.out_channels);
       if (const graph::Value *skip = node.input(3)) {
-        if (skip->rank() != spatial_rank || skip->shape[2] != y->shape[2] ||
+        if (skip->rank() != rank_of(y) || skip->shape[2] != y->shape[2] ||
             skip->shape[3] != y->shape[3])
           return reject(why, "the fused residual's skip tensor does not match the output");
         p.residual = residual_of(node);
+      }
+      if (node.attrs.has("pool_kernel_shape")) {  // graph/passes/fuse_pools.h
+        const std::vector<int64_t> k = node.attrs.get_ints("pool_kernel_shape");
+        const std::vector<int64_t> st = node.attrs.get_ints("pool_strides", {1, 1});
+        if (k.size() != 2 || st.size() != 2) return reject(why, "a fused pool's window is not 2-D");
+        p.pool = PoolEpilogue{k[0], k[1], st[0], st[1]};
+        if (p.result_height() != y->shape[2] || p.result_width() != y->shape[3])
+          return reject(why, "the fused pool's output does not match the node's");
       }
       return Layer{node.name, p};
     }
@@ -171,6 +252,32 @@ std::optional<Layer> layer_of(const graph::Node &node, const isa::HwConfig &c, s
       p.clip_max = node.attrs.get_int("clip_max", 127);
       return Layer{node.name, p};
     }
+    case graph::OpKind::kMaxPool:
+    case graph::OpKind::kQAveragePool: {
+      if (x->rank() != spatial_rank || y->rank() != spatial_rank)
+        return reject(why, "only 2-D pools map to the accelerator");
+      if (x->dtype != graph::DType::kInt8) return reject(why, "a pool of a float input");
+      if (node.outputs.size() > 1 && node.outputs[1])
+        return reject(why, "MaxPool's Indices output");
+      PoolParams p;
+      p.kind =
+          node.op == graph::OpKind::kMaxPool ? PoolParams::Kind::kMax : PoolParams::Kind::kAverage;
+      const Dims in = dims_of(*x, c.batch, c.block_out);
+      p.batch = in.n;
+      p.channels = in.c;
+      p.height = x->shape[2];
+      p.width = x->shape[3];
+      p.out_height = y->shape[2];
+      p.out_width = y->shape[3];
+      if (!pool_window(node, &p, why)) return std::nullopt;
+      p.input_nonnegative = nonnegative(x);
+      p.count_include_pad = node.attrs.get_int("count_include_pad", 0) != 0;
+      p.scale_bits = static_cast<int>(node.attrs.get_int("scale_bits", 0));
+      p.rshift = static_cast<int>(node.attrs.get_int("rshift", 1));
+      p.clip_min = node.attrs.get_int("clip_min", -128);
+      p.clip_max = node.attrs.get_int("clip_max", 127);
+      return Layer{node.name, p};
+    }
     default:
       return reject(why, fmt::format("{} has no accelerator intrinsic", graph::op_name(node.op)));
   }
@@ -178,15 +285,17 @@ std::optional<Layer> layer_of(const graph::Node &node, const isa::HwConfig &c, s
 
 std::optional<std::string> why_not_accelerated(const graph::Node &node, const isa::HwConfig &c,
                                                int vthreads) {
-  if (node.op != graph::OpKind::kQConv && node.op != graph::OpKind::kQDense &&
-      node.op != graph::OpKind::kQAdd && node.op != graph::OpKind::kQMatMul)
+  using graph::OpKind;
+  const bool pool = node.op == OpKind::kMaxPool || node.op == OpKind::kQAveragePool;
+  if (node.op != OpKind::kQConv && node.op != OpKind::kQDense && node.op != OpKind::kQAdd &&
+      node.op != OpKind::kQMatMul && !pool)
     return fmt::format("{} has no accelerator intrinsic", graph::op_name(node.op));
   if (c.inp_bits != 8 || c.wgt_bits != 8 || c.acc_bits != 32)
     return fmt::format(
         "the config's widths (inp {}, wgt {}, acc {}) are not the quantizer's int8/int8/int32",
         c.inp_bits, c.wgt_bits, c.acc_bits);
   // vacc.QMatMul's second operand is an activation, packed on the host at run time.
-  if (node.op != graph::OpKind::kQAdd && node.op != graph::OpKind::kQMatMul &&
+  if (node.op != OpKind::kQAdd && node.op != OpKind::kQMatMul && !pool &&
       !node.inputs[1]->is_constant())
     return std::string("weights are not constant");
   if (node.op == graph::OpKind::kQConv) {
@@ -196,6 +305,19 @@ std::optional<std::string> why_not_accelerated(const graph::Node &node, const is
   // The quantizer's outputs are int8: clip bounds outside it are not its semantics.
   if (node.attrs.get_int("clip_min", -128) < -128 || node.attrs.get_int("clip_max", 127) > 127)
     return std::string("clip bounds outside int8");
+  if (node.op == OpKind::kQConv && node.attrs.has("pool_kernel_shape")) {
+    // The fused pool takes the max of the accumulators before the bias is added and the
+    // requantization, which commutes with the max while acc + bias cannot wrap at 32 bits.
+    const graph::Value *w = node.inputs[1], *b = node.input(2);
+    const int64_t outs = w->layout.blocked ? w->shape[0] * w->shape[4] : w->shape[0];
+    const int64_t terms = outs ? w->constant->size() / outs : 0;
+    int64_t bias = 0;
+    if (b && b->constant)
+      for (int64_t i = 0; i < b->constant->size(); ++i)
+        bias = std::max<int64_t>(bias, std::abs(b->constant->as_int(i)));
+    if (int64_t{128} * 128 * terms + bias >= (int64_t{1} << 31))
+      return std::string("a fused max pool over accumulators that may wrap at 32 bits");
+  }
   std::string why;
   const std::optional<Layer> layer = layer_of(node, c, &why);
   if (!layer) return why;

@@ -38,12 +38,11 @@ std::vector<int64_t> constant_values(const graph::Value *v) {
   return out;
 }
 
-// The add's constant identity-weight argument, [2, BO, BI] int8.
-graph::Tensor add_weight_tensor(const isa::HwConfig &config, const AddParams &p) {
-  const std::vector<int64_t> w = add_weight(config, p);
-  graph::Tensor t(graph::DType::kInt8, {2, config.block_out, config.block_in});
+// An int8 constant of `shape` holding `values` (the operators' weight arguments).
+graph::Tensor int8_tensor(graph::Shape shape, const std::vector<int64_t> &values) {
+  graph::Tensor t(graph::DType::kInt8, std::move(shape));
   int8_t *pt = t.data<int8_t>();
-  for (size_t i = 0; i < w.size(); ++i) pt[i] = static_cast<int8_t>(w[i]);
+  for (size_t i = 0; i < values.size(); ++i) pt[i] = static_cast<int8_t>(values[i]);
   return t;
 }
 
@@ -70,9 +69,25 @@ std::vector<int32_t> bindings(const graph::Node &node, const Layer &layer,
                               const isa::HwConfig &config, const isa::PackageStep &step,
                               isa::Package &package) {
   const std::string &out = node.outputs[0]->name;
+  if (const auto *pool = std::get_if<PoolParams>(&layer.params)) {
+    std::vector<int32_t> b = {
+        step.inputs[0],
+        add_constant(package, out + ".pool_weight",
+                     int8_tensor({1, config.block_out, config.block_in}, pool_weight(config)))};
+    if (pool_counts_vary(*pool)) {
+      const std::vector<int64_t> m = pool_multipliers(config, *pool);
+      graph::Tensor t(graph::DType::kInt32,
+                      {pool->out_height, pool->out_width, config.batch, config.block_out});
+      for (size_t i = 0; i < m.size(); ++i) t.data<int32_t>()[i] = static_cast<int32_t>(m[i]);
+      b.push_back(add_constant(package, out + ".pool_multipliers", t));
+    }
+    b.push_back(step.outputs[0]);
+    return b;
+  }
   if (const auto *add = std::get_if<AddParams>(&layer.params)) {
     const int32_t weight =
-        add_constant(package, out + ".add_weight", add_weight_tensor(config, *add));
+        add_constant(package, out + ".add_weight",
+                     int8_tensor({2, config.block_out, config.block_in}, add_weight(config, *add)));
     return {step.inputs[0], step.inputs[1], weight, step.outputs[0]};
   }
   // Conv and dense: (data, weight, bias[, shifts][, skip, skip_weight], out).
@@ -100,10 +115,9 @@ std::vector<int32_t> bindings(const graph::Node &node, const Layer &layer,
                              broadcast_channels(requant.multipliers, batch, channels, config)));
   if (conv && conv->residual) {
     b.push_back(step.inputs[3]);
-    const std::vector<int64_t> w = residual_weight(config, *conv->residual);
-    graph::Tensor t(graph::DType::kInt8, {1, config.block_out, config.block_in});
-    for (size_t i = 0; i < w.size(); ++i) t.data<int8_t>()[i] = static_cast<int8_t>(w[i]);
-    b.push_back(add_constant(package, out + ".skip_weight", t));
+    b.push_back(add_constant(package, out + ".skip_weight",
+                             int8_tensor({1, config.block_out, config.block_in},
+                                         residual_weight(config, *conv->residual))));
   }
   b.push_back(step.outputs[0]);
   return b;

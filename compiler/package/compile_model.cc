@@ -164,6 +164,7 @@ CompiledModel compile_model(const std::string &onnx_path, const isa::HwConfig &c
   po.fold_windows = lower::window_folding(config, options.vthreads);
   po.fuse_residual_adds = po.accel_legality;
   po.cpu_block = options.cpu_block;
+  po.fuse_pools = po.accel_legality;
   if (!options.dump_dir.empty()) po.dump_dir = options.dump_dir + "/graph";
   po.log = options.log;
   graph::PipelineResult pr = graph::run_graph_pipeline(g, config, calib, po);

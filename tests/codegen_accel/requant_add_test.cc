@@ -8,6 +8,7 @@
 #include <random>
 
 #include "../expect_error.h"
+#include "layer_check.h"
 #include "layer_kit.h"
 #include "program_kit.h"
 #include "reference.h"
@@ -99,19 +100,6 @@ std::vector<int64_t> add_reference(const AddParams &p, const std::vector<int64_t
   return out;
 }
 
-void check(const isa::HwConfig &c, const LoweredLayer &layer,
-           const std::vector<std::vector<int64_t>> &args, const std::vector<int64_t> &want) {
-  int64_t macs = 0;
-  ASSERT_EQ(test::interpret_layer(c, layer, args, &macs), want) << "interpreter vs reference";
-  for (const std::string &engine : test::test_engines()) {
-    SCOPED_TRACE("engine " + engine);
-    test::LayerRun run = test::run_layer(engine, c, layer, args);
-    size_t bad = 0;
-    for (size_t i = 0; i < want.size(); ++i) bad += run.out[i] != want[i];
-    EXPECT_EQ(bad, 0u) << bad << " of " << want.size() << " outputs differ";
-  }
-}
-
 class OnConfig : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(OnConfig, ConvPerChannelShiftsAndClipBounds) {
@@ -146,7 +134,7 @@ TEST_P(OnConfig, ConvPerChannelShiftsAndClipBounds) {
       args.push_back(test::random_values(layer.op.args[2]->buffer->elems(), -3000, 3000, 5 + i));
       args.push_back(lower::pack_bias(c, p.batch, p.out_channels, p.requant.channel_shifts));
       args.emplace_back(layer.op.args[4]->buffer->elems(), test::kPoison);
-      check(c, layer, args, conv_reference(c, p, args[0], args[1], args[2]));
+      test::check_layer(c, layer, args, conv_reference(c, p, args[0], args[1], args[2]));
     }
   }
 }
@@ -170,7 +158,7 @@ TEST_P(OnConfig, DensePerChannelShiftsAndClipBounds) {
     args.push_back(test::random_values(layer.op.args[2]->buffer->elems(), -3000, 3000, 23));
     args.push_back(lower::pack_bias(c, p.batch, p.out_features, p.requant.channel_shifts));
     args.emplace_back(layer.op.args[4]->buffer->elems(), test::kPoison);
-    check(c, layer, args, dense_reference(c, p, args[0], args[1], args[2]));
+    test::check_layer(c, layer, args, dense_reference(c, p, args[0], args[1], args[2]));
   }
 }
 
@@ -210,7 +198,7 @@ TEST_P(OnConfig, ResidualAddMatchesGraphSemantics) {
       auto b = test::random_values(n, -128, 127, 50 + i);
       std::vector<std::vector<int64_t>> args = {a, b, lower::add_weight(c, p),
                                                 std::vector<int64_t>(n, test::kPoison)};
-      check(c, layer, args, add_reference(p, a, b));
+      test::check_layer(c, layer, args, add_reference(p, a, b));
     }
   }
 }
@@ -282,7 +270,7 @@ TEST_P(OnConfig, ConvWithFusedResidualEqualsConvThenAdd) {
       add.rshift = k.rs;
       add.clip_min = k.lo;
       add.clip_max = k.hi;
-      check(c, layer, args, add_reference(add, y, skip));
+      test::check_layer(c, layer, args, add_reference(add, y, skip));
     }
   }
 }

@@ -115,6 +115,42 @@ TEST(CpuBackendErrors, QConvWithAFusedResidualAdd) {
                "residual add");
 }
 
+TEST(CpuBackendErrors, QConvWithAFusedMaxPool) {
+  Graph g;
+  Value *x = g.add_value("x", DType::kInt8, {1, 16, 5, 5});
+  Value *w = g.add_constant("w", Tensor(DType::kInt8, {16, 16, 1, 1}));
+  Value *y = g.add_value("y", DType::kInt8, {1, 16, 2, 2});
+  g.add_input(x);
+  Attributes a;
+  a.set("shifts", std::vector<int64_t>{8});
+  a.set("pool_kernel_shape", std::vector<int64_t>{3, 3});
+  a.set("pool_strides", std::vector<int64_t>{2, 2});
+  g.add_node(OpKind::kQConv, "conv", {x, w}, {y}, a);
+  g.add_output(y);
+  expect_error(g,
+               "node 'conv' (vacc.QConv): the CPU backend does not support vacc.QConv with a fused "
+               "max pool");
+}
+
+TEST(CpuBackendErrors, QAveragePoolOfABlockedInput) {
+  Graph g;
+  Value *x = g.add_value("x", DType::kInt8, {1, 1, 4, 4, 1, 16});
+  x->layout = {true, 1, 16};
+  Value *y = g.add_value("y", DType::kInt8, {1, 1, 2, 2, 1, 16});
+  y->layout = {true, 1, 16};
+  g.add_input(x);
+  Attributes a;
+  a.set("kernel_shape", std::vector<int64_t>{2, 2});
+  a.set("strides", std::vector<int64_t>{2, 2});
+  a.set("scale_bits", int64_t{16});
+  a.set("rshift", int64_t{16});
+  g.add_node(OpKind::kQAveragePool, "avg", {x}, {y}, a);
+  g.add_output(y);
+  expect_error(g,
+               "node 'avg' (vacc.QAveragePool): the CPU backend does not support "
+               "vacc.QAveragePool with a blocked or non-2-D input");
+}
+
 }  // namespace
 
 namespace {

@@ -16,9 +16,9 @@ expect run-table 0 "vacc.QConv +accel" -- "$vacc" run --sim --engine fsim
 expect run-rtl-cycles 0 "accelerator cycles .* utilization" -- "$vacc" run --sim --engine rtl
 expect run-sample 0 "label 1 \(Trouser\)" -- "$vacc" run --sim --engine fsim --sample 2
 expect run-json 0 '"where": "accel"' -- "$vacc" run --sim --engine fsim --json
-expect run-check 0 "^check +all 18 step outputs equal the compiler's reference execution bit for bit" -- \
+expect run-check 0 "^check +all 12 step outputs equal the compiler's reference execution bit for bit" -- \
   "$vacc" run --sim --engine fsim --check --sample 4
-expect run-check-rtl 0 "^check +all 18 step outputs equal" -- "$vacc" run --sim --engine rtl --check
+expect run-check-rtl 0 "^check +all 12 step outputs equal" -- "$vacc" run --sim --engine rtl --check
 expect run-float 0 "^float +the float model on the CPU.*cosine 0\.9" -- "$vacc" run --sim --engine fsim --float
 expect run-float-output 0 "^wrote $tmp/float.npy \(the float model's output\)" -- \
   "$vacc" run --sim --engine fsim --float-output "$tmp/float.npy"
@@ -28,7 +28,7 @@ expect run-transitions 0 "^total: [0-9]+ steps, 5 on the accelerator, [1-9][0-9]
 expect run-json-transitions 0 '"transitions": [1-9]' -- "$vacc" run --sim --engine fsim --json
 expect compile 0 "wrote $tmp/m.vpkg .*5 on the accelerator" -- \
   "$vacc" compile "$model" --config default -o "$tmp/m.vpkg" --dump-ir "$tmp/ir"
-expect dump-graph 0 "" -- test -s "$tmp/ir/graph/14_pack_layout.txt"
+expect dump-graph 0 "" -- test -s "$tmp/ir/graph/15_pack_layout.txt"
 expect dump-layer 0 "" -- bash -c "ls $tmp/ir/layers/*conv1*/*.tir >/dev/null && ls $tmp/ir/layers/*/commands.txt >/dev/null"
 expect compile-json 0 '"accelerator_steps": 5' -- "$vacc" compile "$model" -o "$tmp/m2.vpkg" --json
 # make_npy OUT SHAPE FIRST COUNT: float32 .npy of shape SHAPE (a Python tuple) holding COUNT

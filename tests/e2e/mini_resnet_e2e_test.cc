@@ -1,7 +1,8 @@
 // A miniature ResNet end to end (tests/e2e/data, made by tools/make_mini_resnet.py): its
 // 3-channel 7x7 stem runs folded (im2col into the reduction: a windowed pack on the host, a
-// 1x1 convolution over 3*7*7 channels on the accelerator), its residual add is fused into the
-// block's second convolution, and the output equals, bit for bit
+// 1x1 convolution over 3*7*7 channels on the accelerator) with its max pool fused, its
+// residual add is fused into the block's second convolution, its global average pool is an
+// integer average on the accelerator, and the output equals, bit for bit
 // on every engine and with both CPU backends, the int8 reference of the same quantized graph
 // run entirely by the graph executor's own kernels (no folding, no blocked layout). That
 // reference reuses compile_model's calibration and quantization code, so it proves folding,
@@ -53,7 +54,18 @@ TEST(MiniResNetE2E, StemFoldedBitExactOnEveryEngine) {
   ASSERT_NE(im2col, nullptr) << "no windowed pack: the stem was not folded";
   EXPECT_EQ(im2col->attrs["kernel_shape"]["ints"], nlohmann::json({7, 7}));
   const isa::PackageTensor &cols = p.tensors[im2col->outputs[0]];
-  EXPECT_EQ(cols.shape, (std::vector<int64_t>{1, 10, 16, 16, 1, 16})) << "ceil(3*7*7 / 16) blocks";
+  // ceil(3*7*7 / 16) blocks over the 16x16 grid and a copy of its first row and column: the
+  // max pool after the stem (3x3, stride 2, padding 1) is the stem's epilogue.
+  EXPECT_EQ(cols.shape, (std::vector<int64_t>{1, 10, 17, 17, 1, 16}));
+  EXPECT_EQ(im2col->attrs["replicate_pads"]["ints"], nlohmann::json({1, 1, 0, 0}));
+  const isa::PackageStep *stem = step_named(p, "vacc.QConv", "pool_kernel_shape");
+  ASSERT_NE(stem, nullptr) << "the max pool was not fused";
+  EXPECT_EQ(p.tensors[stem->outputs[0]].shape, (std::vector<int64_t>{1, 1, 8, 8, 1, 16}));
+  // The global average pool is an integer average on the accelerator.
+  const isa::PackageStep *gap = step_named(p, "vacc.QAveragePool", "scale_bits");
+  ASSERT_NE(gap, nullptr);
+  EXPECT_EQ(gap->target, isa::StepTarget::kAccel);
+  for (const auto &s : p.steps) EXPECT_NE(s.op, "MaxPool");
   // The block's residual add is the second convolution's epilogue.
   const isa::PackageStep *fused = step_named(p, "vacc.QConv", "residual_rshift");
   ASSERT_NE(fused, nullptr) << "the residual add was not fused";

@@ -146,9 +146,8 @@ TEST_F(PackageErrors, InconsistentHeader) {
   const std::string p = temp_path("inconsistent.vpkg");
   isa::save_package(bad, p);
   const std::string e = error_of([&] { isa::load_package(p); });
-  EXPECT_NE(e.find(p + ": step 3 ('" + bad.steps[3].name +
-                   "', vacc.UnpackNCHWnc) refers to "
-                   "tensor 9999"),
+  EXPECT_NE(e.find(p + ": step 3 ('" + bad.steps[3].name + "', " + bad.steps[3].op +
+                   ") refers to tensor 9999"),
             std::string::npos)
       << e;
 }

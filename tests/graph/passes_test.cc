@@ -6,17 +6,20 @@
 #include <cmath>
 #include <random>
 
+#include "../expect_error.h"
 #include "vacc/graph/executor.h"
 #include "vacc/graph/passes/calibrate.h"
 #include "vacc/graph/passes/constant_folding.h"
 #include "vacc/graph/passes/fold_batch_norm.h"
 #include "vacc/graph/passes/fold_windows.h"
 #include "vacc/graph/passes/fuse.h"
+#include "vacc/graph/passes/fuse_pools.h"
 #include "vacc/graph/passes/fuse_residual_adds.h"
 #include "vacc/graph/passes/pack_layout.h"
 #include "vacc/graph/passes/partition.h"
 #include "vacc/graph/passes/plan_memory.h"
 #include "vacc/graph/passes/quantize.h"
+#include "vacc/graph/qpool.h"
 #include "vacc/graph/shape_inference.h"
 #include "vacc/lower/legality.h"
 
@@ -274,6 +277,167 @@ Graph compiled_small_cnn(const vacc::isa::HwConfig &config) {
   return g;
 }
 
+// conv(3->16) relu, MaxPool 3x3/2 pad 1, AveragePool 3x3/1 pad 1 (not counting the padding),
+// GlobalAveragePool, flatten, gemm: ResNet's stem pool and head.
+Graph pooled_cnn() {
+  Graph g;
+  g.name = "pooled";
+  Value *x = g.add_value("x", DType::kFloat32, {1, 3, 12, 12});
+  g.add_input(x);
+  Value *c1 = op(g, OpKind::kConv, "c1",
+                 {x, g.add_constant("w1", random_tensor(DType::kFloat32, {16, 3, 3, 3}, 1, 0.5f)),
+                  g.add_constant("b1", random_tensor(DType::kFloat32, {16}, 2, 0.1f))},
+                 conv_attrs());
+  Value *r1 = op(g, OpKind::kRelu, "r1", {c1});
+  Attributes mp;
+  mp.set("kernel_shape", std::vector<int64_t>{3, 3});
+  mp.set("strides", std::vector<int64_t>{2, 2});
+  mp.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  Value *m = op(g, OpKind::kMaxPool, "mp", {r1}, mp);
+  Attributes ap;
+  ap.set("kernel_shape", std::vector<int64_t>{3, 3});
+  ap.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  Value *a = op(g, OpKind::kAveragePool, "ap", {m}, ap);
+  Value *gap = op(g, OpKind::kGlobalAveragePool, "gap", {a});
+  Value *flat = op(g, OpKind::kFlatten, "flat", {gap});
+  Attributes gemm;
+  gemm.set("transB", int64_t{1});
+  g.add_output(op(g, OpKind::kGemm, "fc",
+                  {flat, g.add_constant("wf", random_tensor(DType::kFloat32, {10, 16}, 5, 0.3f)),
+                   g.add_constant("bf", random_tensor(DType::kFloat32, {10}, 6, 0.1f))},
+                  gemm));
+  return g;
+}
+
+std::vector<std::vector<Tensor>> pooled_calib() {
+  return {{random_tensor(DType::kFloat32, {1, 3, 12, 12}, 110)},
+          {random_tensor(DType::kFloat32, {1, 3, 12, 12}, 111)}};
+}
+
+TEST(Quantize, AveragePoolsBecomeIntegerAveragesThatTrackFloat) {
+  Graph g = pooled_cnn();
+  Tensor input = random_tensor(DType::kFloat32, {1, 3, 12, 12}, 210);
+  Tensor want = Executor(g).run({input})[0];
+  quantize(g, calibrate(g, pooled_calib()));
+  EXPECT_EQ(count(g, OpKind::kQAveragePool), 2);
+  EXPECT_EQ(count(g, OpKind::kAveragePool) + count(g, OpKind::kGlobalAveragePool), 0);
+  EXPECT_EQ(count(g, OpKind::kDequantizeLinear), 1);  // the output only
+  for (const Node *n : g.nodes()) {
+    if (n->op != OpKind::kQAveragePool) continue;
+    EXPECT_GE(n->attrs.get_int("rshift"), 1) << n->describe();
+    // The smallest window: a corner of the padded 3x3 pool (4 inputs), or the global one.
+    const int64_t k = n->attrs.get_ints("kernel_shape")[0];
+    EXPECT_LE(qpool_multiplier(n->attrs.has("pads") ? 4 : k * k,
+                               static_cast<int>(n->attrs.get_int("scale_bits"))),
+              kQPoolMaxMultiplier);
+  }
+  EXPECT_GT(cosine(Executor(g).run({input})[0], want), 0.99);
+}
+
+// vacc.QAveragePool (graph/qpool.h) against plain loops, and against the exact average: each
+// output is the window's mean at the output's scale, rounded, to within the multiplier's error.
+TEST(IntegerSemantics, QAveragePoolMatchesPlainLoops) {
+  for (int include_pad : {0, 1}) {
+    Graph g;
+    g.name = "qpool";
+    Value *x = g.add_value("x", DType::kInt8, {1, 2, 7, 6});
+    g.add_input(x);
+    Attributes a;
+    a.set("kernel_shape", std::vector<int64_t>{3, 3});
+    a.set("strides", std::vector<int64_t>{2, 2});
+    a.set("pads", std::vector<int64_t>{1, 0, 1, 1});  // top 1, left 0, bottom 1, right 1
+    a.set("ceil_mode", int64_t{1});
+    a.set("count_include_pad", int64_t{include_pad});
+    a.set("scale_bits", int64_t{18});
+    a.set("rshift", int64_t{17});  // the output holds 2x the mean
+    g.add_output(op(g, OpKind::kQAveragePool, "p", {x}, a));
+    Tensor xin = random_tensor(DType::kInt8, {1, 2, 7, 6}, 40);
+    Tensor got = Executor(g).run({xin})[0];
+    ASSERT_EQ(got.shape(), (Shape{1, 2, 4, 3}));
+    for (int c = 0; c < 2; ++c)
+      for (int oy = 0; oy < 4; ++oy)
+        for (int ox = 0; ox < 3; ++ox) {
+          int64_t sum = 0, n = 0;
+          for (int ky = 0; ky < 3; ++ky)
+            for (int kx = 0; kx < 3; ++kx) {
+              const int iy = oy * 2 + ky - 1, ix = ox * 2 + kx;
+              const bool in_pads = iy >= -1 && iy < 8 && ix < 7;  // the explicit padding
+              const bool inside = iy >= 0 && iy < 7 && ix < 6;
+              n += include_pad ? in_pads : inside;
+              if (inside) sum += xin.data<int8_t>()[(c * 7 + iy) * 6 + ix];
+            }
+          const int64_t m = ((int64_t{1} << 18) + n / 2) / n;
+          const int64_t v =
+              std::min<int64_t>(std::max<int64_t>((sum * m + (1 << 16)) >> 17, -128), 127);
+          const int8_t y = got.data<int8_t>()[(c * 4 + oy) * 3 + ox];
+          EXPECT_EQ(y, v) << include_pad << ": " << c << "," << oy << "," << ox;
+          const double mean2 = 2.0 * double(sum) / double(n);
+          if (mean2 > -128 && mean2 < 127) {
+            EXPECT_LE(std::abs(y - mean2), 0.51);
+          }
+        }
+  }
+}
+
+// Each diagnostic of vacc.QAveragePool's shape inference names the attribute and its range.
+TEST(IntegerSemantics, QAveragePoolRefusesBadAttributes) {
+  auto infer = [](DType dtype, Shape shape,
+                  const std::vector<std::pair<const char *, int64_t>> &kv) {
+    Graph g;
+    Value *x = g.add_value("x", dtype, shape);
+    g.add_input(x);
+    Attributes a;
+    a.set("kernel_shape", std::vector<int64_t>{2, 2});
+    a.set("scale_bits", int64_t{16});
+    a.set("rshift", int64_t{16});
+    for (const auto &[key, v] : kv) a.set(key, v);
+    op(g, OpKind::kQAveragePool, "p", {x}, a);
+  };
+  const Shape s = {1, 2, 4, 4};
+  infer(DType::kInt8, s, {});  // the base case is valid
+  EXPECT_ERROR(infer(DType::kFloat32, s, {}), "'x'");
+  EXPECT_ERROR(infer(DType::kInt8, {1, 2, 4}, {}), "expected a 2-D pool's");
+  EXPECT_ERROR(infer(DType::kInt8, s, {{"scale_bits", 24}}),
+               "attribute 'scale_bits' = 24 must lie in [0, 23]");
+  EXPECT_ERROR(infer(DType::kInt8, s, {{"rshift", 0}}),
+               "attribute 'rshift' = 0 must lie in [1, 30]");
+  EXPECT_ERROR(infer(DType::kInt8, s, {{"clip_min", 5}, {"clip_max", 4}}),
+               "clip bounds [5, 4] must be an int8 range");
+  Graph g;
+  Value *x = g.add_value("x", DType::kInt8, s);
+  g.add_input(x);
+  Attributes a;
+  a.set("kernel_shape", std::vector<int64_t>{2, 2});
+  a.set("dilations", std::vector<int64_t>{2, 2});
+  a.set("scale_bits", int64_t{16});
+  a.set("rshift", int64_t{16});
+  EXPECT_ERROR(op(g, OpKind::kQAveragePool, "p", {x}, a), "a dilated window (dilations 2)");
+}
+
+// A fused pool whose window does not fit the convolution's output, and a windowed pack's
+// replicate_pads of the wrong length, are refused by shape inference.
+TEST(FusePools, BadFusedWindowAndReplicatePadsAreRefused) {
+  vacc::isa::HwConfig config;
+  Graph g = pooled_cnn();
+  quantize(g, calibrate(g, pooled_calib()));
+  fold_constants(g);
+  fuse(g);
+  partition(g, vacc::lower::accel_legality(config));
+  ASSERT_EQ(fold_windows(g, config, vacc::lower::window_folding(config)), 1);
+  pack_layout(g, config);
+  Node *conv = nullptr, *pack = nullptr;
+  for (Node *n : g.nodes()) {
+    if (n->op == OpKind::kQConv) conv = n;
+    if (n->op == OpKind::kPackNCHWnc && n->attrs.has("kernel_shape")) pack = n;
+  }
+  ASSERT_TRUE(conv && pack);
+  conv->attrs.set("pool_kernel_shape", std::vector<int64_t>{13, 13});
+  EXPECT_ERROR(infer_node(*conv),
+               "a fused pool's window (pool_kernel_shape, pool_strides) does not fit the output");
+  pack->attrs.set("replicate_pads", std::vector<int64_t>{1, 1, 0});
+  EXPECT_ERROR(infer_node(*pack), "attribute 'replicate_pads' must be 4 non-negative values");
+}
+
 TEST(Partition, PlacesIntrinsicOpsOnTheAccelerator) {
   vacc::isa::HwConfig config;
   Graph g = compiled_small_cnn(config);
@@ -316,6 +480,67 @@ TEST(PackLayout, BlockedGraphIsBitExactAndTransformsSitAtBorders) {
   }
   Tensor input = random_tensor(DType::kFloat32, {2, 3, 6, 6}, 400);
   EXPECT_TRUE(same_bytes(Executor(plain).run({input})[0], Executor(packed).run({input})[0]));
+}
+
+// Pools on the accelerator read and write blocked tensors; the packed graph's reference
+// computes the same bytes (the padded channels are pooled zeros).
+TEST(PackLayout, PoolsOnTheAcceleratorAreBitExactBlocked) {
+  vacc::isa::HwConfig config;
+  auto compiled = [&] {
+    Graph g = pooled_cnn();
+    quantize(g, calibrate(g, pooled_calib()));
+    fold_constants(g);
+    fuse(g);
+    partition(g, vacc::lower::accel_legality(config));
+    return g;
+  };
+  Graph plain = compiled(), packed = compiled();
+  for (const Node *n : plain.nodes())
+    if (n->op == OpKind::kMaxPool || n->op == OpKind::kQAveragePool) {
+      EXPECT_EQ(n->target, Target::kAccel) << n->describe();
+    }
+  pack_layout(packed, config);
+  Node *pool = nullptr;
+  for (Node *n : packed.nodes())
+    if (n->op == OpKind::kMaxPool) pool = n;
+  ASSERT_NE(pool, nullptr);
+  EXPECT_EQ(pool->outputs[0]->shape, (Shape{1, 1, 6, 6, 1, 16}));
+  Tensor input = random_tensor(DType::kFloat32, {1, 3, 12, 12}, 410);
+  EXPECT_TRUE(same_bytes(Executor(plain).run({input})[0], Executor(packed).run({input})[0]));
+}
+
+// The stem's pool fuses into its folded convolution: the windowed pack grows the grid by a
+// copy of its first row and column, the pool's padding is gone, and the bytes are the same.
+TEST(FusePools, PaddedPoolFusesIntoAFoldedConvolutionBitExactly) {
+  vacc::isa::HwConfig config;
+  auto compiled = [&](bool fuse_them) {
+    Graph g = pooled_cnn();
+    quantize(g, calibrate(g, pooled_calib()));
+    fold_constants(g);
+    fuse(g);
+    partition(g, vacc::lower::accel_legality(config));
+    EXPECT_EQ(fold_windows(g, config, vacc::lower::window_folding(config)), 1);
+    if (fuse_them) {
+      EXPECT_EQ(fuse_pools(g, vacc::lower::accel_legality(config)), 1);
+    }
+    pack_layout(g, config);
+    return g;
+  };
+  Graph plain = compiled(false), fused = compiled(true);
+  EXPECT_EQ(count(fused, OpKind::kMaxPool), 0);
+  const Node *conv = nullptr, *pack = nullptr;
+  for (const Node *n : fused.nodes()) {
+    if (n->op == OpKind::kQConv) conv = n;
+    if (n->op == OpKind::kPackNCHWnc && n->attrs.has("kernel_shape")) pack = n;
+  }
+  ASSERT_TRUE(conv && pack);
+  EXPECT_EQ(conv->attrs.get_ints("pool_kernel_shape"), (std::vector<int64_t>{3, 3}));
+  EXPECT_EQ(pack->attrs.get_ints("replicate_pads"), (std::vector<int64_t>{1, 1, 0, 0}));
+  EXPECT_EQ(pack->outputs[0]->shape[2], 13);  // 12 rows and a copy of the first
+  EXPECT_EQ(conv->outputs[0]->shape[2], 6);
+  EXPECT_EQ(vacc::lower::why_not_accelerated(*conv, config), std::nullopt);
+  Tensor input = random_tensor(DType::kFloat32, {1, 3, 12, 12}, 420);
+  EXPECT_TRUE(same_bytes(Executor(plain).run({input})[0], Executor(fused).run({input})[0]));
 }
 
 TEST(PackLayout, BlockRoundTrip) {

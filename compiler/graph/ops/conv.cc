@@ -271,6 +271,7 @@ Outputs qconv(const Node &node, const Inputs &in) {
     const Tensor skip = packed ? unblock_tensor(*in[3], unblocked_shape(in[3]->shape())) : *in[3];
     out = residual_add(node, out, skip);
   }
+  if (node.attrs.has("pool_kernel_shape")) out = fused_max_pool(node, out);
   if (packed) {
     const Layout &l = node.outputs[0]->layout;
     out = block_tensor(out, l.block_n, l.block_c);
@@ -401,6 +402,7 @@ void infer_qconv(Node &n) {
   Shape out = conv_shape(n, x, w);
   check_bias(n.input(2), w.shape[0]);
   check_requant_attrs(n, w.shape[0]);
+  if (n.attrs.has("pool_kernel_shape")) out = fused_max_pool_shape(n, out);
   if (packed) {
     int64_t bn = n.attrs.get_int("out_block_n"), bc = n.attrs.get_int("out_block_c");
     out = blocked_shape(out, bn, bc);
@@ -439,7 +441,14 @@ void infer_conv_transpose(Node &n) {
 }
 
 int64_t conv_macs(const Node &node) {
-  return weight_macs(node, node.op == OpKind::kQLinearConv ? 3 : 1);
+  const int64_t macs = weight_macs(node, node.op == OpKind::kQLinearConv ? 3 : 1);
+  if (!node.attrs.has("pool_kernel_shape")) return macs;
+  // A fused pool's output is pooled: the convolution computes its whole grid.
+  const Value &x = *node.inputs[0], &w = *node.inputs[1], &y = *node.outputs[0];
+  const Window win =
+      make_window(node.attrs, {x.shape[2], x.shape[3]}, {w.shape[2], w.shape[3]}, false);
+  const int64_t pooled = y.shape[2] * y.shape[3];
+  return pooled ? macs / pooled * win.out[0] * win.out[1] : 0;
 }
 
 }  // namespace

@@ -3,7 +3,11 @@
 // block. Weights [O, I, kh, kw] use the same form with O as "N" and I as "C". With a window
 // (kernel_shape, strides, pads, dilations as a convolution's), the pack first unfolds every
 // output position's window into channels (im2col): [N, C, H, W] becomes
-// [N, C*kh*kw, OH, OW], channel (c*kh + y)*kw + x, zero where the window reads padding.
+// [N, C*kh*kw, OH, OW], channel (c*kh + y)*kw + x, zero where the window reads padding. With
+// replicate_pads [top, left, bottom, right] the unfolded grid grows by that many copies of its
+// edge rows and columns (output row r holds the windows of row clamp(r - top, 0, OH - 1)): a
+// max pool fused after the convolution (graph/passes/fuse_pools.h) then needs no padding.
+#include <algorithm>
 #include <cstring>
 
 #include "../window.h"
@@ -70,10 +74,18 @@ Window unfold_window(const Shape &x, const Attributes &attrs) {
 }
 }  // namespace
 
+std::vector<int64_t> replicate_pads(const Attributes &attrs) {
+  const std::vector<int64_t> r = attrs.get_ints("replicate_pads", {0, 0, 0, 0});
+  if (r.size() != 4 || std::any_of(r.begin(), r.end(), [](int64_t v) { return v < 0; }))
+    fail("attribute 'replicate_pads' must be 4 non-negative values");
+  return r;
+}
+
 Shape unfolded_shape(const Shape &x, const Attributes &attrs) {
   if (!attrs.has("kernel_shape")) return x;
   const Window w = unfold_window(x, attrs);
-  return {x[0], x[1] * w.kernel[0] * w.kernel[1], w.out[0], w.out[1]};
+  const std::vector<int64_t> r = replicate_pads(attrs);
+  return {x[0], x[1] * w.kernel[0] * w.kernel[1], w.out[0] + r[0] + r[2], w.out[1] + r[1] + r[3]};
 }
 
 Tensor unfold_windows(const Tensor &x, const Attributes &attrs) {
@@ -81,6 +93,8 @@ Tensor unfold_windows(const Tensor &x, const Attributes &attrs) {
   Tensor out(x.dtype(), unfolded_shape(x.shape(), attrs));
   const int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
   const int64_t KH = w.kernel[0], KW = w.kernel[1], OH = w.out[0], OW = w.out[1];
+  const int64_t EH = out.dim(2), EW = out.dim(3);  // with the replicated edges
+  const std::vector<int64_t> r = replicate_pads(attrs);
   const int es = dtype_size(x.dtype());
   std::memset(out.raw(), 0, out.nbytes());
   for (int64_t n = 0; n < N; ++n)
@@ -88,13 +102,15 @@ Tensor unfold_windows(const Tensor &x, const Attributes &attrs) {
       for (int64_t ky = 0; ky < KH; ++ky)
         for (int64_t kx = 0; kx < KW; ++kx) {
           const int64_t f = (c * KH + ky) * KW + kx;
-          for (int64_t oy = 0; oy < OH; ++oy) {
+          for (int64_t ey = 0; ey < EH; ++ey) {
+            const int64_t oy = std::clamp<int64_t>(ey - r[0], 0, OH - 1);
             const int64_t y = oy * w.stride[0] + ky * w.dilation[0] - w.pad_begin[0];
             if (y < 0 || y >= H) continue;
-            for (int64_t ox = 0; ox < OW; ++ox) {
+            for (int64_t ex = 0; ex < EW; ++ex) {
+              const int64_t ox = std::clamp<int64_t>(ex - r[1], 0, OW - 1);
               const int64_t xx = ox * w.stride[1] + kx * w.dilation[1] - w.pad_begin[1];
               if (xx < 0 || xx >= W) continue;
-              std::memcpy(out.raw() + (((n * C * KH * KW + f) * OH + oy) * OW + ox) * es,
+              std::memcpy(out.raw() + (((n * C * KH * KW + f) * EH + ey) * EW + ex) * es,
                           x.raw() + (((n * C + c) * H + y) * W + xx) * es, es);
             }
           }

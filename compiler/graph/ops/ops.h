@@ -68,6 +68,8 @@ Shape blocked_shape(const Shape &plain, int64_t block_n, int64_t block_c);
 // A windowed pack's unfolded (im2col) [N, C*kh*kw, OH, OW] form of x (x itself without a
 // kernel_shape attribute), and the unfolding.
 Shape unfolded_shape(const Shape &x, const Attributes &attrs);
+// A windowed pack's replicate_pads [top, left, bottom, right] ({0, 0, 0, 0} without).
+std::vector<int64_t> replicate_pads(const Attributes &attrs);
 Tensor unfold_windows(const Tensor &x, const Attributes &attrs);
 
 // A float convolution of plain x [N, C, S...] and w [M, C/group, K...] (the node's window and
@@ -75,6 +77,11 @@ Tensor unfold_windows(const Tensor &x, const Attributes &attrs);
 // to the node's activation_min / activation_max (conv.cc).
 Tensor float_conv(const Node &node, const Tensor &x, const Tensor &w, const Tensor *b,
                   const Tensor *sum);
+// A max pool fused into a QConv (graph/passes/fuse_pools.h): unpadded windows of the node's
+// pool_kernel_shape at pool_strides over its plain int8 output y, and the pooled shape of an
+// output of shape `conv` (pool.cc).
+Tensor fused_max_pool(const Node &node, const Tensor &y);
+Shape fused_max_pool_shape(const Node &node, const Shape &conv);
 
 // vacc.QAdd's arithmetic on a QConv's int8 output y and its fused residual's skip tensor (the
 // node's residual_* attributes, graph/passes/fuse_residual_adds.h), both plain (quantize.cc).

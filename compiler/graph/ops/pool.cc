@@ -1,9 +1,13 @@
 // Pooling: MaxPool (any dtype, with the optional Indices output), AveragePool
-// (count_include_pad, ceil_mode) and GlobalAveragePool, on 1- to 3-D spatial shapes.
+// (count_include_pad, ceil_mode) and GlobalAveragePool, on 1- to 3-D spatial shapes; vacc's
+// int8 average pool (vacc.QAveragePool, 2-D, graph/qpool.h). On a blocked input (the
+// accelerator's NCHWnc, pack_layout.h, or the CPU's NCHWc, block_cpu_layout.h) a pool is
+// computed on the plain, channel-padded form and blocked again alike.
 #include <limits>
 
 #include "../window.h"
 #include "ops.h"
+#include "vacc/graph/qpool.h"
 
 namespace vacc::graph::ops {
 
@@ -40,8 +44,9 @@ Shape pooled(const Tensor &x, const Pool3 &p) {
   return s;
 }
 
-// A pooling kernel on a blocked input (the CPU's NCHWc layout, passes/block_cpu_layout.h):
-// computed on the plain form, padded channels included, and blocked again.
+// A pooling kernel on a blocked input (the CPU's NCHWc layout, passes/block_cpu_layout.h, or
+// the accelerator's NCHWnc, pack_layout.h): computed on the plain form, padded channels
+// included, and blocked again alike.
 Outputs blocked_pool(const Node &node, const Inputs &in,
                      Outputs (*plain)(const Node &, const Inputs &)) {
   if (!node.inputs[0]->layout.blocked) return plain(node, in);
@@ -98,6 +103,47 @@ Outputs plain_max_pool(const Node &node, const Inputs &in) {
   Outputs outs;
   outs.push_back(std::move(out));
   if (want_indices) outs.push_back(std::move(indices));
+  return outs;
+}
+
+// vacc.QAveragePool on a plain int8 x (graph/qpool.h).
+Outputs plain_qaverage_pool(const Node &node, const Inputs &in) {
+  const Tensor &x = *in[0];
+  const int scale_bits = static_cast<int>(node.attrs.get_int("scale_bits"));
+  const int rshift = static_cast<int>(node.attrs.get_int("rshift"));
+  const int64_t lo = node.attrs.get_int("clip_min", -128), hi = node.attrs.get_int("clip_max", 127);
+  const bool include_pad = node.attrs.get_int("count_include_pad", 0) != 0;
+  const int64_t H = x.dim(2), W = x.dim(3);
+  const Window w = make_window(node.attrs, {H, W}, node.attrs.get_ints("kernel_shape"),
+                               node.attrs.get_int("ceil_mode", 0) != 0);
+  Tensor out(DType::kInt8, {x.dim(0), x.dim(1), w.out[0], w.out[1]});
+  const int8_t *px = x.data<int8_t>();
+  int8_t *po = out.data<int8_t>();
+  // The counted positions of each axis: the input, or the input and its explicit padding.
+  const int64_t lo_h = include_pad ? -w.pad_begin[0] : 0,
+                hi_h = H + (include_pad ? w.pad_end[0] : 0);
+  const int64_t lo_w = include_pad ? -w.pad_begin[1] : 0,
+                hi_w = W + (include_pad ? w.pad_end[1] : 0);
+  for (int64_t plane = 0; plane < x.dim(0) * x.dim(1); ++plane)
+    for (int64_t oh = 0; oh < w.out[0]; ++oh)
+      for (int64_t ow = 0; ow < w.out[1]; ++ow) {
+        int64_t sum = 0;
+        for (int64_t kh = 0; kh < w.kernel[0]; ++kh) {
+          const int64_t ih = oh * w.stride[0] + kh - w.pad_begin[0];
+          if (ih < 0 || ih >= H) continue;
+          for (int64_t kw = 0; kw < w.kernel[1]; ++kw) {
+            const int64_t iw = ow * w.stride[1] + kw - w.pad_begin[1];
+            if (iw >= 0 && iw < W) sum += px[(plane * H + ih) * W + iw];
+          }
+        }
+        const int64_t n =
+            qpool_axis_count(oh, w.stride[0], w.kernel[0], w.pad_begin[0], lo_h, hi_h) *
+            qpool_axis_count(ow, w.stride[1], w.kernel[1], w.pad_begin[1], lo_w, hi_w);
+        const int64_t m = n ? qpool_multiplier(n, scale_bits) : 0;
+        po[(plane * w.out[0] + oh) * w.out[1] + ow] = qpool_output(sum, m, rshift, lo, hi);
+      }
+  Outputs outs;
+  outs.push_back(std::move(out));
   return outs;
 }
 
@@ -171,6 +217,39 @@ Outputs global_average_pool(const Node &node, const Inputs &in) {
   return blocked_pool(node, in, plain_global_average_pool);
 }
 
+Shape fused_max_pool_shape(const Node &node, const Shape &conv) {
+  const std::vector<int64_t> k = node.attrs.get_ints("pool_kernel_shape");
+  const std::vector<int64_t> s = node.attrs.get_ints("pool_strides", {1, 1});
+  if (conv.size() != 4 || k.size() != 2 || s.size() != 2 || k[0] <= 0 || k[1] <= 0 || s[0] <= 0 ||
+      s[1] <= 0 || k[0] > conv[2] || k[1] > conv[3])
+    fail("a fused pool's window (pool_kernel_shape, pool_strides) does not fit the output {}",
+         shape_str(conv));
+  return {conv[0], conv[1], (conv[2] - k[0]) / s[0] + 1, (conv[3] - k[1]) / s[1] + 1};
+}
+
+Tensor fused_max_pool(const Node &node, const Tensor &y) {
+  const std::vector<int64_t> k = node.attrs.get_ints("pool_kernel_shape");
+  const std::vector<int64_t> s = node.attrs.get_ints("pool_strides", {1, 1});
+  Tensor out(y.dtype(), fused_max_pool_shape(node, y.shape()));
+  const int64_t H = y.dim(2), W = y.dim(3), OH = out.dim(2), OW = out.dim(3);
+  const int8_t *py = y.data<int8_t>();
+  int8_t *po = out.data<int8_t>();
+  for (int64_t plane = 0; plane < y.dim(0) * y.dim(1); ++plane)
+    for (int64_t oh = 0; oh < OH; ++oh)
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        int8_t best = std::numeric_limits<int8_t>::lowest();
+        for (int64_t kh = 0; kh < k[0]; ++kh)
+          for (int64_t kw = 0; kw < k[1]; ++kw)
+            best = std::max(best, py[(plane * H + oh * s[0] + kh) * W + ow * s[1] + kw]);
+        po[(plane * OH + oh) * OW + ow] = best;
+      }
+  return out;
+}
+
+Outputs qaverage_pool(const Node &node, const Inputs &in) {
+  return blocked_pool(node, in, plain_qaverage_pool);
+}
+
 }  // namespace vacc::graph::ops
 
 namespace vacc::graph::ops {
@@ -208,6 +287,25 @@ void infer_max_pool(Node &n) {
   set_blocked_like(n, x);
 }
 
+// vacc.QAveragePool: int8, 2-D, AveragePool's window attributes and graph/qpool.h's.
+void infer_qaverage_pool(Node &n) {
+  Value &x = input_of(n, 0, "x");
+  require_dtype(x, "x", DType::kInt8);
+  if (x.rank() != (x.layout.blocked ? 6 : 4))
+    fail("input '{}' has rank {}, expected a 2-D pool's", x.name, x.rank());
+  const int64_t scale_bits = n.attrs.get_int("scale_bits", -1),
+                rshift = n.attrs.get_int("rshift", 0);
+  if (scale_bits < 0 || scale_bits > kQPoolMaxScaleBits)
+    fail("attribute 'scale_bits' = {} must lie in [0, {}]", scale_bits, kQPoolMaxScaleBits);
+  if (rshift < 1 || rshift > 30) fail("attribute 'rshift' = {} must lie in [1, 30]", rshift);
+  const int64_t lo = n.attrs.get_int("clip_min", -128), hi = n.attrs.get_int("clip_max", 127);
+  if (lo < -128 || hi > 127 || lo > hi) fail("clip bounds [{}, {}] must be an int8 range", lo, hi);
+  for (int64_t d : n.attrs.get_ints("dilations", {1, 1}))
+    if (d != 1) fail("a dilated window (dilations {})", d);
+  set_out(n, 0, DType::kInt8, pooled_shape(n, x, true));
+  set_blocked_like(n, x);
+}
+
 void infer_average_pool(Node &n) {
   Value &x = input_of(n, 0, "X");
   require_float(x, "X");
@@ -238,12 +336,18 @@ void add_pool_ops(std::vector<OpDef> &defs) {
                   .name = "AveragePool",
                   .onnx = true,
                   .infer = infer_average_pool,
-                  .reference = average_pool});
+                  .reference = average_pool,
+                  .quantize = QuantRule::kAvgPool});
   defs.push_back({.op = OpKind::kGlobalAveragePool,
                   .name = "GlobalAveragePool",
                   .onnx = true,
                   .infer = infer_global_average_pool,
-                  .reference = global_average_pool});
+                  .reference = global_average_pool,
+                  .quantize = QuantRule::kAvgPool});
+  defs.push_back({.op = OpKind::kQAveragePool,
+                  .name = "vacc.QAveragePool",
+                  .infer = infer_qaverage_pool,
+                  .reference = qaverage_pool});
 }
 
 }  // namespace vacc::graph::ops

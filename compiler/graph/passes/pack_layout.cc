@@ -91,6 +91,9 @@ class Packer {
     if (node->op == OpKind::kQAdd) {
       node->inputs[0] = packed(node->inputs[0], batch, bo);
       node->inputs[1] = packed(node->inputs[1], batch, bo);
+    } else if (node->op == OpKind::kMaxPool || node->op == OpKind::kQAveragePool) {
+      // Pools read their input as they write their output (an identity GEMM between them).
+      node->inputs[0] = packed(node->inputs[0], batch, bo);
     } else {
       node->inputs[0] = packed(node->inputs[0], batch, bi);
       // A fused residual's skip tensor is read like the output is written.

@@ -6,8 +6,11 @@
 #include <optional>
 #include <unordered_map>
 
+#include "../window.h"
 #include "vacc/graph/op_registry.h"
+#include "vacc/graph/qpool.h"
 #include "vacc/graph/shape_inference.h"
+#include "vacc/support/error.h"
 
 namespace vacc::graph {
 
@@ -181,6 +184,8 @@ class Quantizer {
         return quantize_add(node);
       case QuantRule::kPassThrough:
         return pass_through(node);
+      case QuantRule::kAvgPool:
+        return quantize_avg_pool(node);
       case QuantRule::kNone:
         return false;
     }
@@ -353,6 +358,61 @@ class Quantizer {
     attrs.set("clip_min", int64_t{-128});
     attrs.set("clip_max", int64_t{127});
     Value *y = make(OpKind::kQAdd, node->outputs[0]->name + ".qadd", {aq, bq}, DType::kInt8, attrs);
+    y->frac_bits = fo;
+    q_[node->outputs[0]] = y;
+    return true;
+  }
+
+  // AveragePool / GlobalAveragePool of a quantized 2-D input -> vacc.QAveragePool
+  // (graph/qpool.h): the window's sum times M(n) = round(2^scale_bits / n), shifted right by
+  // rshift = scale_bits + f_x - f_y. scale_bits is the largest that keeps M within the ALU's
+  // immediate for the smallest count n, and rshift at least 1 (the output's fraction bits are
+  // lowered where the calibrated range would need more).
+  bool quantize_avg_pool(Node *node) {
+    Value *x = node->inputs[0];
+    if (!q_.count(x) || x->rank() != 4) return false;
+    Attributes attrs = node->attrs;
+    if (node->op == OpKind::kGlobalAveragePool) {
+      attrs = {};
+      attrs.set("kernel_shape", std::vector<int64_t>{x->shape[2], x->shape[3]});
+    }
+    for (int64_t d : attrs.get_ints("dilations", {1, 1}))
+      if (d != 1) return false;
+    Window w;
+    try {
+      w = make_window(attrs, {x->shape[2], x->shape[3]}, attrs.get_ints("kernel_shape"),
+                      attrs.get_int("ceil_mode", 0) != 0);
+    } catch (const Error &) {
+      return false;
+    }
+    // The smallest and largest count of a window (graph/qpool.h, ONNX's divisor).
+    const bool include_pad = attrs.get_int("count_include_pad", 0) != 0;
+    int64_t n_min = std::numeric_limits<int64_t>::max(), n_max = 0;
+    for (int64_t oh = 0; oh < w.out[0]; ++oh)
+      for (int64_t ow = 0; ow < w.out[1]; ++ow) {
+        auto count = [&](int d, int64_t o) {
+          const int64_t lo = include_pad ? -w.pad_begin[d] : 0;
+          const int64_t hi = w.in[d] + (include_pad ? w.pad_end[d] : 0);
+          return qpool_axis_count(o, w.stride[d], w.kernel[d], w.pad_begin[d], lo, hi);
+        };
+        const int64_t n = count(0, oh) * count(1, ow);
+        if (n > 0) n_min = std::min(n_min, n);
+        n_max = std::max(n_max, n);
+      }
+    if (n_max == 0) return false;
+    const int scale_bits = qpool_scale_bits(n_min);
+    // Fewer than 10 bits of multiplier for the largest window: too coarse, stays float.
+    if (qpool_multiplier(n_max, scale_bits) < 1024) return false;
+    Value *xq = q_[x];
+    const int fx = *xq->frac_bits;
+    const int fo = std::clamp(frac_bits_for(range(node->outputs[0])), fx + scale_bits - 30,
+                              fx + scale_bits - 1);
+    attrs.set("scale_bits", int64_t{scale_bits});
+    attrs.set("rshift", int64_t{scale_bits + fx - fo});
+    attrs.set("clip_min", int64_t{-128});
+    attrs.set("clip_max", int64_t{127});
+    Value *y =
+        make(OpKind::kQAveragePool, node->outputs[0]->name + ".qpool", {xq}, DType::kInt8, attrs);
     y->frac_bits = fo;
     q_[node->outputs[0]] = y;
     return true;

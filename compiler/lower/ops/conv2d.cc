@@ -92,13 +92,25 @@ void check_supported(const isa::HwConfig &c, const Conv2dParams &p, const std::s
     const Residual &r = *p.residual;
     check_add_arithmetic(c, r.lshift_out, r.lshift_skip, r.rshift, r.clip_min, r.clip_max, name);
   }
+  if (p.pool) {
+    const PoolEpilogue &q = *p.pool;
+    if (p.residual) fail("{}: a fused max pool and a fused residual add in one convolution", name);
+    for (auto [what, v] :
+         {std::pair{"pool kernel_h", q.kernel_h}, std::pair{"pool kernel_w", q.kernel_w},
+          std::pair{"pool stride_h", q.stride_h}, std::pair{"pool stride_w", q.stride_w}})
+      if (v <= 0) fail("{}: {} = {} must be positive", name, what, v);
+    if (q.kernel_h > p.out_height() || q.kernel_w > p.out_width())
+      fail("{}: the {}x{} pool window is larger than the {}x{} convolution output", name,
+           q.kernel_h, q.kernel_w, p.out_height(), p.out_width());
+  }
 }
 
 AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, int vthreads,
                                const std::string &name) {
   if (vthreads < 1 || vthreads > 2) fail("{}: vthreads = {} must be 1 or 2", name, vthreads);
   const int64_t OB = p.out_channels / c.block_out, CB = p.in_channels / c.block_in;
-  const int64_t OH = p.out_height(), OW = p.out_width(), KH = p.kernel_h, KW = p.kernel_w;
+  // OH x OW: the operator's output (pooled with a fused pool), which the tiles split.
+  const int64_t OH = p.result_height(), OW = p.result_width(), KH = p.kernel_h, KW = p.kernel_w;
   const int64_t NB = p.batch / c.batch;
   // Input blocks each output block reduces over (all of them unless grouped).
   const int64_t IBG = CB / p.groups;
@@ -108,6 +120,16 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, in
   // A fused residual's ALU work per output tile: reset, shifts, the vector add, round, shift,
   // clip (and one GEMM).
   const double residual_alu = p.residual ? 1 + 1 + 2 + 2 + 2 + 1 : 0;
+  // A fused pool's, per pooled output: zero, the first position's add, a max per other.
+  const double pool_alu = p.pool ? 1 + 2 + 2.0 * (p.pool->kernel_h * p.pool->kernel_w - 1) : 0;
+  // The convolution outputs a tile of th x tw results needs (the pool's windows overlap
+  // between tiles: those rows and columns are computed by both).
+  auto conv_rows = [&](int64_t th) {
+    return p.pool ? (th - 1) * p.pool->stride_h + p.pool->kernel_h : th;
+  };
+  auto conv_cols = [&](int64_t tw) {
+    return p.pool ? (tw - 1) * p.pool->stride_w + p.pool->kernel_w : tw;
+  };
 
   // The best tiling with `V` threads splitting the channel blocks (rows = false) or the output
   // rows (rows = true), and its modelled cost.
@@ -121,7 +143,8 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, in
     for (int64_t th : divisors(OH)) {
       if (rows && (OH / th) % V != 0) continue;
       for (int64_t tw : divisors(OW)) {
-        const int64_t ih = (th - 1) * p.stride_h + KH, iw = (tw - 1) * p.stride_w + KW;
+        const int64_t ch = conv_rows(th), cw = conv_cols(tw);
+        const int64_t ih = (ch - 1) * p.stride_h + KH, iw = (cw - 1) * p.stride_w + KW;
         for (int64_t toc : divisors(OB)) {
           if (!rows && (OB / toc) % V != 0) continue;
           // Grouped: one output block per tile. Tiles of several blocks (legal with one block
@@ -133,7 +156,8 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, in
           // skip tile beside the accumulators (ACC) and the input (INP), and one identity
           // weight tile.
           const int64_t per_channel = channel_vectors(p.requant);
-          const int64_t acc_tiles = (p.residual ? 2 : 1) * toc * th * tw;
+          const int64_t acc_tiles =
+              p.pool ? toc * (ch * cw + th * tw) : (p.residual ? 2 : 1) * toc * th * tw;
           const int64_t skip_tiles = p.residual ? toc * th * tw : 0, skip_wgt = p.residual ? 1 : 0;
           const bool bias_once = acc_tiles + per_channel * thread_ob <= acc_cap;
           if (!bias_once && acc_tiles + per_channel * toc > acc_cap) continue;
@@ -146,9 +170,13 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, in
               continue;
             const double S = double(OH / th) * double(OW / tw) * NB;
             const double OT = double(OB / toc), IT = double(IBG / tic);
-            const double gemm = double(NB) * OB * IBG * KH * KW * OH * OW;
+            const double gemm = S * OB * IBG * KH * KW * ch * cw;
+            // Per convolution output its reset (and requantization without a pool); per
+            // result the pool's and the requantization's.
             const double alu =
-                double(NB) * OB * OH * OW * (alu_cycles_per_tile(p.requant) + residual_alu);
+                p.pool
+                    ? S * OB * (ch * cw + th * tw * (pool_alu + alu_cycles_per_tile(p.requant) - 1))
+                    : double(NB) * OB * OH * OW * (alu_cycles_per_tile(p.requant) + residual_alu);
             const double insns = S * OT * (IT * 3 + 9 + (p.residual ? 4 : 0));
             const double bytes =
                 S * OT * IT * load_blocks * ih * iw * c.inp_tile_bytes() +
@@ -161,7 +189,7 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, in
                                        tic * KH * KW * c.wgt_tile_bytes()) /
                                 bw;
             const double drain =
-                double(toc * th * tw) * (alu_cycles_per_tile(p.requant) + residual_alu);
+                double(toc * th * tw) * (alu_cycles_per_tile(p.requant) + residual_alu + pool_alu);
             const double compute = V > 1 ? std::max(gemm, alu) + fill + drain : gemm + alu;
             const double cost =
                 estimate(compute + insns * kInsnOverheadCycles, bytes / bw, static_cast<int>(V));
@@ -267,13 +295,44 @@ Operator define(const isa::HwConfig &c, const Conv2dParams &p, const AccelSchedu
                               tir::cast(at, (*kernel)({v[1], r[0], r[1], r[2], v[5], r[3]}));
                      },
                      {"n", "oc", "oh", "ow", "b", "oc_t"});
+  // A fused max pool: each window's max of the accumulators (the requantization is monotone,
+  // so it commutes with the max), zeroed, then the first position added, then a max per other
+  // position, in place on the pooled tile.
+  std::vector<te::Tensor> pool_alu;
+  te::Tensor pooled = conv;
+  if (p.pool) {
+    const PoolEpilogue &q = *p.pool;
+    const std::vector<int64_t> shape = {NB,      OB,         p.result_height(), p.result_width(),
+                                        c.batch, c.block_out};
+    const std::vector<std::string> names = {"n", "oc", "oh", "ow", "b", "oc_t"};
+    auto k = [](int64_t v) { return tir::make_const(tir::int32(), v); };
+    auto window = [&](const auto &v, int64_t kh, int64_t kw) {
+      return (*conv)({v[0], v[1], Expr(v[2]) * k(q.stride_h) + k(kh),
+                      Expr(v[3]) * k(q.stride_w) + k(kw), v[4], v[5]});
+    };
+    pooled = te::compute(
+        "pool_zero", shape, [&](const auto &) { return tir::make_const(at, 0); }, names);
+    pool_alu.push_back(pooled);
+    for (int64_t kh = 0; kh < q.kernel_h; ++kh)
+      for (int64_t kw = 0; kw < q.kernel_w; ++kw) {
+        const te::Tensor prev = pooled;
+        pooled = te::compute(
+            fmt::format("pool_{}_{}", kh, kw), shape,
+            [&, kh, kw](const auto &v) {
+              Expr x = (*prev)(std::vector<Expr>(v.begin(), v.end()));
+              return kh == 0 && kw == 0 ? x + window(v, kh, kw) : tir::max(x, window(v, kh, kw));
+            },
+            names);
+        pool_alu.push_back(pooled);
+      }
+  }
   te::Tensor shifts = te::placeholder("shifts", {NB, OB, c.batch, c.block_out}, at);
   te::Tensor mults = te::placeholder("multipliers", {NB, OB, c.batch, c.block_out}, at);
   auto channel = [&](const te::Tensor &t) -> ChannelIndex {
     return [t](const auto &v) { return (*t)({v[0], v[1], v[4], v[5]}); };
   };
-  auto stages = requantize(conv, p.requant, c.inp_bits, channel(bias), channel(shifts),
-                           channel(mults));
+  auto stages =
+      requantize(pooled, p.requant, c.inp_bits, channel(bias), channel(shifts), channel(mults));
   te::Tensor out = stages.back();
   // A fused residual add: the skip tile through the GEMM core, then the add's ALU stages on
   // the clipped int8-valued result (requantize's own narrowing is not used).
@@ -339,6 +398,11 @@ Operator define(const isa::HwConfig &c, const Conv2dParams &p, const AccelSchedu
     if (!vector) continue;
     s[*vector].compute_at(so, per_channel_at);
     s[*vector].pragma(s[*vector].axis()[0], "dma_copy");
+  }
+  for (const te::Tensor &t : pool_alu) {
+    s[t].set_scope(Scope::kAcc);
+    s[t].compute_at(so, ow_o);
+    s[t].pragma(s[t].axis()[0], "alu");
   }
   for (size_t i = 0; i + 1 < stages.size(); ++i) {
     s[stages[i]].compute_at(so, ow_o);

@@ -88,6 +88,9 @@ CpuKernel build_conv(const Node &node) {
   bool blocked = xv.layout.blocked;
   // Fused only where the accelerator runs it (graph/passes/fuse_residual_adds.h).
   if (node.op == OpKind::kQConv && kb.has_input(3)) kb.unsupported("a fused residual add");
+  // Likewise a fused max pool (graph/passes/fuse_pools.h).
+  if (node.op == OpKind::kQConv && node.attrs.has("pool_kernel_shape"))
+    kb.unsupported("a fused max pool");
   if (blocked != wv.layout.blocked || (blocked && node.op != OpKind::kQConv)) {
     kb.unsupported("a mix of packed (NCHWnc) and plain operands");
   }

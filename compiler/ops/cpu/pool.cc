@@ -4,9 +4,11 @@
 // small): without Indices as one vectorized expression over a copy padded with the lowest
 // value, with Indices as a loop nest that tracks the winning position; AveragePool sums the valid
 // positions and divides by their count (or by the count of positions inside the explicit padding),
-// as the reference does.
+// as the reference does. vacc.QAveragePool (int8, graph/qpool.h) is its integer sum times a
+// multiplier per window, rounded, shifted and clipped.
 #include "../../graph/window.h"
 #include "common.h"
+#include "vacc/graph/qpool.h"
 #include "vacc/support/error.h"
 
 namespace vacc::ops::cpu {
@@ -187,10 +189,61 @@ CpuKernel build_pool(const Node &node) {
   return kb.finish(s, out);
 }
 
+// vacc.QAveragePool (graph/qpool.h): the window's int32 sum over the valid positions times the
+// window's multiplier M(n) (a host constant per output position), rounded, shifted, clipped.
+CpuKernel build_qaverage_pool(const Node &node) {
+  KernelBuilder kb(node);
+  const graph::Value &xv = kb.in_value(0);
+  if (xv.rank() != 4 || xv.layout.blocked) kb.unsupported("a blocked or non-2-D input");
+  const Shape &xs = xv.shape;
+  const graph::Window w =
+      graph::make_window(node.attrs, {xs[2], xs[3]}, node.attrs.get_ints("kernel_shape"),
+                         node.attrs.get_int("ceil_mode", 0) != 0);
+  const int scale_bits = static_cast<int>(node.attrs.get_int("scale_bits"));
+  const int64_t rshift = node.attrs.get_int("rshift");
+  const int64_t lo = node.attrs.get_int("clip_min", -128), hi = node.attrs.get_int("clip_max", 127);
+  const bool include_pad = node.attrs.get_int("count_include_pad", 0) != 0;
+  std::vector<int32_t> mult;
+  for (int64_t oh = 0; oh < w.out[0]; ++oh)
+    for (int64_t ow = 0; ow < w.out[1]; ++ow) {
+      auto count = [&](int d, int64_t o) {
+        const int64_t a = include_pad ? -w.pad_begin[d] : 0;
+        const int64_t b = w.in[d] + (include_pad ? w.pad_end[d] : 0);
+        return graph::qpool_axis_count(o, w.stride[d], w.kernel[d], w.pad_begin[d], a, b);
+      };
+      const int64_t n = count(0, oh) * count(1, ow);
+      mult.push_back(static_cast<int32_t>(n ? graph::qpool_multiplier(n, scale_bits) : 0));
+    }
+  Tensor x = kb.input(0, xs);
+  Tensor m = kb.constant_param("multipliers",
+                               graph::Tensor::from_vector<int32_t>({w.out[0], w.out[1]}, mult));
+  const DataType i32 = tir::int32();
+  const Shape out_shape = {xs[0], xs[1], w.out[0], w.out[1]};
+  Tensor sum = te::reduce_sum(
+      "sum", out_shape, {{"rh", w.kernel[0]}, {"rw", w.kernel[1]}},
+      [&](const auto &i, const auto &r) {
+        Expr h =
+            Expr(i[2]) * static_cast<int>(w.stride[0]) + r[0] - static_cast<int>(w.pad_begin[0]);
+        Expr c =
+            Expr(i[3]) * static_cast<int>(w.stride[1]) + r[1] - static_cast<int>(w.pad_begin[1]);
+        Expr inside =
+            h >= 0 && h < static_cast<int>(xs[2]) && c >= 0 && c < static_cast<int>(xs[3]);
+        return tir::select(inside, tir::cast(i32, (*x)({i[0], i[1], h, c})), iconst(i32, 0));
+      });
+  Tensor out = te::compute("y", out_shape, [&](const std::vector<tir::Var> &i) {
+    Expr v = (*sum)({i[0], i[1], i[2], i[3]}) * (*m)({i[2], i[3]});
+    v = (v + iconst(i32, int64_t{1} << (rshift - 1))) >> iconst(i32, rshift);
+    return tir::cast(tir::int8(), tir::min(tir::max(v, iconst(i32, lo)), iconst(i32, hi)));
+  });
+  schedule::Schedule s({out});
+  return kb.finish(s, out);
+}
+
 void add_pool_lowerings(std::vector<CpuLowering> &lowerings) {
   lowerings.push_back({graph::OpKind::kMaxPool, build_pool});
   lowerings.push_back({graph::OpKind::kAveragePool, build_pool});
   lowerings.push_back({graph::OpKind::kGlobalAveragePool, build_pool});
+  lowerings.push_back({graph::OpKind::kQAveragePool, build_qaverage_pool});
 }
 
 }  // namespace vacc::ops::cpu

@@ -144,9 +144,15 @@ CpuKernel build_shape_op(const Node &node) {
         if (windowed) {
           const int kh = static_cast<int>(w.kernel[0]), kw = static_cast<int>(w.kernel[1]);
           Expr tap = c % (kh * kw);
-          Expr y = Expr(i[2]) * static_cast<int>(w.stride[0]) +
+          // The replicated edges (replicate_pads) repeat the grid's first and last windows.
+          const std::vector<int64_t> r = graph::ops::replicate_pads(node.attrs);
+          Expr oy = tir::min(tir::max(Expr(i[2]) - static_cast<int>(r[0]), Expr(0)),
+                             Expr(static_cast<int>(w.out[0] - 1)));
+          Expr ox = tir::min(tir::max(Expr(i[3]) - static_cast<int>(r[1]), Expr(0)),
+                             Expr(static_cast<int>(w.out[1] - 1)));
+          Expr y = oy * static_cast<int>(w.stride[0]) +
                    (tap / kw) * static_cast<int>(w.dilation[0]) - static_cast<int>(w.pad_begin[0]);
-          Expr xx = Expr(i[3]) * static_cast<int>(w.stride[1]) +
+          Expr xx = ox * static_cast<int>(w.stride[1]) +
                     (tap % kw) * static_cast<int>(w.dilation[1]) - static_cast<int>(w.pad_begin[1]);
           valid = valid && y >= 0 && y < static_cast<int>(in[2]) && xx >= 0 &&
                   xx < static_cast<int>(in[3]);

@@ -44,6 +44,7 @@ namespace vacc::graph {
   X(QDense)               \
   X(QAdd)                 \
   X(QMatMul)              \
+  X(QAveragePool)         \
   X(PackNCHWnc)           \
   X(UnpackNCHWnc)         \
   X(Shape)                \

@@ -40,6 +40,7 @@ enum class QuantRule : uint8_t {
   kConv,         // ConvInteger + bias + Requantize, per-channel weights
   kDense,        // MatMulInteger + bias + Requantize, per-channel weights
   kAdd,          // vacc.QAdd of two quantized operands of the same shape
+  kAvgPool,      // vacc.QAveragePool (AveragePool, GlobalAveragePool) of a 2-D quantized input
 };
 
 using KernelInputs = std::vector<const Tensor *>;

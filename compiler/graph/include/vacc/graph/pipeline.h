@@ -3,7 +3,7 @@
 //
 //   fold_constants, fold_batch_norm, fold_constants, recognize_layer_norm, recognize_gelu,
 //   calibrate, quantize, fold_constants, fuse, partition, fold_windows, fuse_residual_adds,
-//   pack_layout, plan_memory
+//   fuse_pools, pack_layout, plan_memory
 //
 // Float graphs (quantize off) fuse activations into convolutions instead of quantizing and,
 // for the CPU backend (cpu_block > 0), take its blocked layout after pack_layout:
@@ -23,6 +23,7 @@
 #include "vacc/graph/graph.h"
 #include "vacc/graph/passes/calibrate.h"
 #include "vacc/graph/passes/fold_windows.h"
+#include "vacc/graph/passes/fuse_pools.h"
 #include "vacc/graph/passes/fuse_residual_adds.h"
 #include "vacc/graph/passes/partition.h"
 #include "vacc/graph/passes/plan_memory.h"
@@ -42,6 +43,9 @@ struct PipelineOptions {
   // Which residual adds fuse into their convolution (the backend's legality of the fused
   // convolution, lower::accel_legality); unset: none.
   AccelLegality fuse_residual_adds;
+  // Which max pools fuse into their convolution (the same, of the fused convolution); unset:
+  // none.
+  AccelLegality fuse_pools;
   CalibrationOptions calibration;
   QuantizeOptions quantize_options;
   // Float graphs: channels per block of the CPU backend's NCHWc layout (block_cpu_layout.h);

@@ -9,7 +9,8 @@
 //   conv2d data   [N/B, C/BI, H, W, B, BI]        int(inp_bits)
 //          kernel [O/BO, C/BI/G, KH, KW, BO, BI]  int(wgt_bits), G = Conv2dParams::groups
 //          bias   [N/B, O/BO, B, BO]              int(acc_bits)
-//          out    [N/B, O/BO, OH, OW, B, BO]      int(inp_bits)
+//          out    [N/B, O/BO, OH, OW, B, BO]      int(inp_bits) (the pooled OH, OW with a
+//                                                 fused max pool)
 //   dense  data [N/B, C/BI, B, BI], weight [O/BO, C/BI, BO, BI], bias [N/B, O/BO, B, BO],
 //          out [N/B, O/BO, B, BO]
 //   add    a, b, out [N/B, C/BO, H, W, B, BO], weight [2, BO, BI] (add_weight())
@@ -73,6 +74,15 @@ struct Residual {
   int64_t clip_min = -128, clip_max = 127;
 };
 
+// A max pool fused after a convolution: unpadded windows of kernel_h x kernel_w at the given
+// strides over the convolution's output grid (a padded pool is fused by growing that grid
+// with copies of its edge rows and columns, which never change a window's max: the graph's
+// fuse_pools). The windows take the max of the accumulators before the requantization, which
+// is monotone: the ALU then requantizes one output per window instead of every position.
+struct PoolEpilogue {
+  int64_t kernel_h = 3, kernel_w = 3, stride_h = 2, stride_w = 2;
+};
+
 struct Conv2dParams {
   int64_t batch = 1, in_channels = 16, out_channels = 16, height = 8, width = 8;
   int64_t kernel_h = 3, kernel_w = 3, stride_h = 1, stride_w = 1, pad_h = 1, pad_w = 1;
@@ -83,8 +93,17 @@ struct Conv2dParams {
   int64_t groups = 1;
   Requant requant;
   std::optional<Residual> residual;
+  std::optional<PoolEpilogue> pool;
+  // The convolution's output grid.
   int64_t out_height() const { return (height + 2 * pad_h - kernel_h) / stride_h + 1; }
   int64_t out_width() const { return (width + 2 * pad_w - kernel_w) / stride_w + 1; }
+  // The operator's output: the pooled grid with a pool, else the convolution's.
+  int64_t result_height() const {
+    return pool ? (out_height() - pool->kernel_h) / pool->stride_h + 1 : out_height();
+  }
+  int64_t result_width() const {
+    return pool ? (out_width() - pool->kernel_w) / pool->stride_w + 1 : out_width();
+  }
 };
 
 struct DenseParams {
@@ -107,8 +126,46 @@ struct AddParams {
   int64_t hi(int bits) const { return clip_max ? *clip_max : (int64_t{1} << (bits - 1)) - 1; }
 };
 
+// 2-D pooling of int8 NCHWnc data (MaxPool, vacc.QAveragePool of docs/quantization.md) over
+// windows of kernel_h x kernel_w at the given strides. The padded input is pad_top rows above
+// the input and pad_left columns left of it; out_height x out_width windows (ONNX's, ceil_mode
+// included: a window may reach past the explicit padding, into more zeros). Every window
+// starts inside the input or the explicit padding.
+//   max:     out = max of the window's inputs. Padding reads 0, so a padded max pool needs
+//            input_nonnegative (its producer clips at 0 or above: 0 then never wins).
+//   average: out = clip((sum * M(n) + 2^(rshift-1)) >> rshift, clip_min, clip_max), sum over
+//            the window's inputs, n = its count (graph/qpool.h: the positions inside the input,
+//            or inside the explicit padding with count_include_pad), M(n) = qpool_multiplier.
+// Both inputs reach the accumulators through the GEMM core with an identity weight
+// (pool_weight(); needs gemm.block_in == gemm.block_out): the average's sum is a GEMM over the
+// window; the max's window is the ALU's max over the input tile in ACC. Layouts: data
+// [N/B, C/BO, H, W, B, BO], out [N/B, C/BO, OH, OW, B, BO], weight [1, BO, BI]; an average whose
+// counts differ between windows takes its multipliers [OH, OW, B, BO] int32 (pool_multipliers())
+// before out.
+struct PoolParams {
+  enum class Kind { kMax, kAverage };
+  Kind kind = Kind::kMax;
+  int64_t batch = 1, channels = 16, height = 8, width = 8;
+  int64_t kernel_h = 2, kernel_w = 2, stride_h = 2, stride_w = 2;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;  // explicit padding
+  int64_t out_height = 4, out_width = 4;
+  bool input_nonnegative = false;  // max
+  bool count_include_pad = false;  // average
+  int scale_bits = 0, rshift = 1;  // average: M(n) = qpool_multiplier(n, scale_bits)
+  int64_t clip_min = -128, clip_max = 127;
+  // Rows and columns of the padded input the windows read (the input, its explicit padding and
+  // ceil_mode's overhang, less what no window reaches).
+  int64_t padded_height() const { return (out_height - 1) * stride_h + kernel_h; }
+  int64_t padded_width() const { return (out_width - 1) * stride_w + kernel_w; }
+  // Whether a window reads padding (explicit or ceil_mode's).
+  bool padded() const {
+    return pad_top > 0 || pad_left > 0 || padded_height() > pad_top + height ||
+           padded_width() > pad_left + width;
+  }
+};
+
 // One accelerator layer: a name (for diagnostics and dumps) and its operator's parameters.
-using LayerParams = std::variant<Conv2dParams, DenseParams, AddParams>;
+using LayerParams = std::variant<Conv2dParams, DenseParams, AddParams, PoolParams>;
 struct Layer {
   std::string name;
   LayerParams params;
@@ -166,6 +223,18 @@ Operator define(const isa::HwConfig &config, const AddParams &p, const AccelSche
 std::vector<int64_t> add_weight(const isa::HwConfig &config, const AddParams &p);
 // The values of a fused residual's `skip_weight` argument, [1, BO, BI].
 std::vector<int64_t> residual_weight(const isa::HwConfig &config, const Residual &r);
+
+void check_supported(const isa::HwConfig &config, const PoolParams &p, const std::string &name);
+AccelSchedule default_schedule(const isa::HwConfig &config, const PoolParams &p, int vthreads,
+                               const std::string &name);
+Operator define(const isa::HwConfig &config, const PoolParams &p, const AccelSchedule &s,
+                const std::string &name = "pool2d");
+// The values of a pool's `weight` argument, [1, BO, BI]: the identity.
+std::vector<int64_t> pool_weight(const isa::HwConfig &config);
+// Whether an average pool's windows count differently (then it takes per-window multipliers),
+// and the values of its `multipliers` argument, [OH, OW, B, BO].
+bool pool_counts_vary(const PoolParams &p);
+std::vector<int64_t> pool_multipliers(const isa::HwConfig &config, const PoolParams &p);
 
 // A requantization (shift or per-channel shifts, clip bounds) of an operator with
 // `out_channels` outputs; throws vacc::Error naming the layer.

@@ -1,6 +1,6 @@
 // Layout packing: the accelerator's operands move to the blocked NCHWnc layout of the
 // config's GEMM core. Activations [N, C, H, W] become [N/batch, C/block, H, W, batch, block]
-// (block_in for GEMM inputs, block_out for results and element-wise adds), weights
+// (block_in for GEMM inputs, block_out for results, element-wise adds and pools), weights
 // [O, I, kh, kw] become [O/block_out, I/block_in, kh, kw, block_out, block_in] (one WGT tile
 // per (o, i) block, row-major as in isa/README.md), biases and per-channel shifts are
 // zero-padded to a multiple of block_out. Channel counts that are not multiples of a block

@@ -1,0 +1,22 @@
+// Max pools fused into the convolution that produces their input: an accelerator MaxPool whose
+// input is an accelerator vacc.QConv's output read by nothing else becomes that convolution's
+// epilogue, so the convolution's output never goes to DRAM unpooled. The convolution takes
+// the pool's windows as attributes (pool_kernel_shape, pool_strides: unpadded windows over its
+// output grid) and the pool's output as its own. A pool that reads padding (explicit, or
+// ceil_mode's overhang) fuses into a convolution whose input is a windowed pack (a folded
+// convolution, fold_windows.h): the pack grows the grid by copies of its edge rows and
+// columns (replicate_pads), which a max never prefers to the edge itself, and the windows no
+// longer need padding. A fusion the backend cannot run (its legality callback, asked of the
+// fused node) is not made.
+#pragma once
+
+#include "vacc/graph/graph.h"
+#include "vacc/graph/passes/partition.h"
+
+namespace vacc::graph {
+
+// Requires partition() and fold_windows() to have run and pack_layout() not yet. Returns the
+// number of pools fused.
+int fuse_pools(Graph &graph, const AccelLegality &legality);
+
+}  // namespace vacc::graph
