@@ -75,7 +75,10 @@ Outputs quantize_linear(const Node &node, const Inputs &in) {
   store_saturated(out, [&](int64_t i) {
     int64_t k = ax(i);
     double z = zp ? static_cast<double>(zp->as_int(zp->size() == 1 ? 0 : k)) : 0.0;
-    return std::nearbyint(x.as_double(i) / scale.as_double(k)) + z;
+    // The quotient in x's type, as ONNX computes it (float32's rounding decides halves).
+    double q = x.as_double(i) / scale.as_double(k);
+    if (x.dtype() == DType::kFloat32) q = static_cast<float>(q);
+    return std::nearbyint(q) + z;
   });
   Outputs outs;
   outs.push_back(std::move(out));

@@ -37,7 +37,10 @@ CpuKernel build_quantize(const Node &node) {
         Expr z = zp ? tir::cast(f64, (*zp)({zp->shape()[0] > 1 ? k : Expr(0)})) : fconst(f64, 0);
         Expr v = (*x)(all(i));
         if (quant) {
-          Expr r = tir::Call::make(tir::CallOp::kRound, {tir::cast(f64, v) / s}) + z;
+          // The quotient in x's type, as ONNX computes it (float32's rounding decides halves).
+          Expr q = tir::cast(f64, v) / s;
+          if (v.dtype() != f64) q = tir::cast(f64, tir::cast(v.dtype(), q));
+          Expr r = tir::Call::make(tir::CallOp::kRound, {q}) + z;
           r = tir::min(tir::max(r, tir::cast(f64, lowest(ot))), tir::cast(f64, highest(ot)));
           return tir::cast(ot, r);
         }
