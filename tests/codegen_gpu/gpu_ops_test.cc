@@ -117,14 +117,16 @@ void pool_ref(Buffers &b, const ops::gpu::Pool2dShape &p, int kind /*0 max, 1 av
       }
 }
 
-void softmax_ref(Buffers &b, int64_t outer, int64_t len, int64_t inner) {
+void softmax_ref(Buffers &b, int64_t outer, int64_t len, int64_t inner, bool log = false) {
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i = 0; i < inner; ++i) {
       auto at = [&](int64_t l) { return (o * len + l) * inner + i; };
       double mx = -INFINITY, sum = 0;
       for (int64_t l = 0; l < len; ++l) mx = std::max(mx, double(b[0][at(l)]));
       for (int64_t l = 0; l < len; ++l) sum += std::exp(b[0][at(l)] - mx);
-      for (int64_t l = 0; l < len; ++l) b.back()[at(l)] = float(std::exp(b[0][at(l)] - mx) / sum);
+      for (int64_t l = 0; l < len; ++l)
+        b.back()[at(l)] =
+            float(log ? b[0][at(l)] - mx - std::log(sum) : std::exp(b[0][at(l)] - mx) / sum);
     }
 }
 
@@ -155,6 +157,10 @@ double unary_ref(ops::gpu::Unary op, double x) {
       return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
     case ops::gpu::Unary::kGeluTanh:
       return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+    case ops::gpu::Unary::kSoftplus:
+      return std::log(1 + std::exp(x));
+    case ops::gpu::Unary::kSoftsign:
+      return x / (1 + std::abs(x));
   }
   return 0;
 }
@@ -194,6 +200,8 @@ std::vector<OpCase> cases() {
                [](Buffers &b) { softmax_ref(b, 3, 1000, 1); }});
   v.push_back({"softmax_inner_axis", [] { return softmax(2, 10, 3); },
                [](Buffers &b) { softmax_ref(b, 2, 10, 3); }});
+  v.push_back({"log_softmax_rows", [] { return softmax(3, 1000, 1, true); },
+               [](Buffers &b) { softmax_ref(b, 3, 1000, 1, true); }});
   v.push_back({"layer_norm", [] { return layer_norm(4, 300, 1e-5); },
                [](Buffers &b) { layer_norm_ref(b, 4, 300, 1e-5); }, 1e-4});
   for (auto [name, op] :
@@ -201,7 +209,9 @@ std::vector<OpCase> cases() {
                                                   {"sigmoid", Unary::kSigmoid},
                                                   {"tanh", Unary::kTanh},
                                                   {"gelu", Unary::kGelu},
-                                                  {"gelu_tanh", Unary::kGeluTanh}}) {
+                                                  {"gelu_tanh", Unary::kGeluTanh},
+                                                  {"softplus", Unary::kSoftplus},
+                                                  {"softsign", Unary::kSoftsign}}) {
     v.push_back({name, [op = op] { return unary(op, 1000); },
                  [op = op](Buffers &b) {
                    for (size_t i = 0; i < b[0].size(); ++i) b[1][i] = float(unary_ref(op, b[0][i]));

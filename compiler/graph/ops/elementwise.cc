@@ -1,7 +1,7 @@
 // Element-wise operators: activations, Clip, Identity, Dropout (inference), Cast, the
-// broadcasting arithmetic of Add, Sub, Mul and Div, Equal, Where and Expand: reference kernels,
-// shape inference, import rules and OpDefs. Integer arithmetic wraps (as NumPy's does), integer
-// division truncates toward zero.
+// broadcasting arithmetic of Add, Sub, Mul and Div, Equal, Where, Expand and CastLike: reference
+// kernels, shape inference, import rules and OpDefs. Integer arithmetic wraps (as NumPy's does),
+// integer division truncates toward zero.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -297,6 +297,12 @@ void infer_cast(Node &n) {
   set_out(n, 0, cast_target(n.attrs.get_int("to")), x.shape);
 }
 
+// CastLike(input, target_type): Cast to target_type's element type.
+void infer_cast_like(Node &n) {
+  Value &x = input_of(n, 0, "input"), &like = input_of(n, 1, "target_type");
+  set_out(n, 0, like.dtype, x.shape);
+}
+
 // Before opset 11 Clip's bounds are attributes.
 void import_clip(ImportContext &ctx, Attributes &attrs, std::vector<Value *> &inputs) {
   if (ctx.opset >= 11) return;
@@ -376,6 +382,12 @@ void add_elementwise_ops(std::vector<OpDef> &defs) {
                   .reference = expand});
   defs.push_back(
       {.op = OpKind::kCast, .name = "Cast", .onnx = true, .infer = infer_cast, .reference = cast});
+  defs.push_back({.op = OpKind::kCastLike,
+                  .name = "CastLike",
+                  .onnx = true,
+                  .opset_min = 15,
+                  .infer = infer_cast_like,
+                  .reference = cast});
 }
 
 }  // namespace vacc::graph::ops

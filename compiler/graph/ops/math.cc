@@ -1,5 +1,5 @@
 // Element-wise math: Tanh, Exp, Log, Sqrt, Erf, Reciprocal, Floor, Ceil, Abs, Neg,
-// HardSigmoid, HardSwish, vacc.Gelu (made by passes/recognize_gelu.h), Pow and the variadic
+// HardSigmoid, HardSwish, vacc.Gelu (made by passes/recognize_gelu.h), Pow, Mod and the variadic
 // broadcasting Sum, Mean, Max and Min: reference kernels (in double, rounded to the element
 // type), shape inference and OpDefs.
 #include <cmath>
@@ -125,6 +125,46 @@ Outputs pow(const Node &node, const Inputs &in) {
   return single(std::move(out));
 }
 
+// Mod(A, B) of one type, broadcast: with fmod, the remainder of truncated division (C's fmod,
+// the dividend's sign); without, of floored division (Python's %, the divisor's sign). A zero
+// integer divisor gives 0.
+void infer_mod(Node &n) {
+  Value &a = input_of(n, 0, "A"), &b = input_of(n, 1, "B");
+  require_dtype(b, "B", a.dtype);
+  if (a.dtype == DType::kBool) fail("Mod of booleans");
+  set_out(n, 0, a.dtype, broadcast_shapes(a.shape, b.shape));
+}
+
+template <typename T>
+T mod_of(T a, T b, bool fmod) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const T r = std::fmod(a, b);
+    return fmod || r == 0 || (r < 0) == (b < 0) ? r : r + b;
+  } else {
+    if (b == 0) return 0;
+    if constexpr (std::is_signed_v<T>) {
+      if (b == T(-1)) return 0;  // also where a / b overflows
+    }
+    const T r = static_cast<T>(a % b);
+    return fmod || r == 0 || (r < 0) == (b < 0) ? r : static_cast<T>(r + b);
+  }
+}
+
+Outputs mod(const Node &node, const Inputs &in) {
+  const Value *out_v = node.outputs[0];
+  Tensor out(out_v->dtype, out_v->shape);
+  const bool fmod = node.attrs.get_int("fmod", 0) != 0;
+  const std::vector<int64_t> oa = broadcast_offsets(in[0]->shape(), out_v->shape);
+  const std::vector<int64_t> ob = broadcast_offsets(in[1]->shape(), out_v->shape);
+  visit_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T *pa = in[0]->data<T>(), *pb = in[1]->data<T>();
+    T *po = out.data<T>();
+    for (int64_t i = 0; i < out.size(); ++i) po[i] = mod_of<T>(pa[oa[i]], pb[ob[i]], fmod);
+  });
+  return single(std::move(out));
+}
+
 // Sum, Mean, Max, Min of one or more inputs of one type, broadcast together.
 void infer_variadic(Node &n) {
   if (n.inputs.empty()) fail("needs at least one input");
@@ -193,6 +233,12 @@ void add_math_ops(std::vector<OpDef> &defs) {
   }
   defs.push_back(
       {.op = OpKind::kGelu, .name = "vacc.Gelu", .infer = infer_math, .reference = math});
+  defs.push_back({.op = OpKind::kMod,
+                  .name = "Mod",
+                  .onnx = true,
+                  .opset_min = 10,
+                  .infer = infer_mod,
+                  .reference = mod});
   defs.push_back(
       {.op = OpKind::kPow, .name = "Pow", .onnx = true, .infer = infer_pow, .reference = pow});
   for (auto [op, name] : {std::pair{OpKind::kSum, "Sum"}, std::pair{OpKind::kMean, "Mean"},

@@ -1,5 +1,5 @@
-// BatchNormalization (inference, and training mode's batch statistics), LayerNormalization and
-// Softmax.
+// BatchNormalization (inference, and training mode's batch statistics), LayerNormalization,
+// Softmax, LogSoftmax and Hardmax.
 #include <cmath>
 #include <type_traits>
 
@@ -107,9 +107,12 @@ Outputs layer_norm(const Node &node, const Inputs &in) {
   return outs;
 }
 
+// Softmax, LogSoftmax and Hardmax along `axis` (or over the coerced 2-D view of opsets below
+// 13): per row, the maximum, then exp(x - max) summed in double and divided (Softmax), x - max -
+// log(sum) (LogSoftmax), or 1 at the first maximum and 0 elsewhere (Hardmax).
 Outputs softmax(const Node &node, const Inputs &in) {
   const Tensor &x = *in[0];
-  if (x.dtype() != DType::kFloat32) fail("Softmax needs float32 inputs");
+  if (x.dtype() != DType::kFloat32) fail("{} needs float32 inputs", op_name(node.op));
   bool coerce_2d = node.attrs.get_int("coerce_2d", 0) != 0;
   int axis = normalize_axis(node.attrs.get_int("axis", -1), x.rank(), "axis", coerce_2d);
   int64_t outer = 1, len = 1, inner = 1;
@@ -128,15 +131,24 @@ Outputs softmax(const Node &node, const Inputs &in) {
     for (int64_t i = 0; i < inner; ++i) {
       const float *src = px + o * len * inner + i;
       float *dst = py + o * len * inner + i;
+      if (len == 0) continue;
       float mx = src[0];
-      for (int64_t l = 1; l < len; ++l) mx = std::max(mx, src[l * inner]);
-      double sum = 0;
-      for (int64_t l = 0; l < len; ++l) {
-        float e = std::exp(src[l * inner] - mx);
-        dst[l * inner] = e;
-        sum += e;
+      int64_t first_max = 0;
+      for (int64_t l = 1; l < len; ++l) {
+        if (src[l * inner] > mx) first_max = l;
+        mx = std::max(mx, src[l * inner]);
       }
-      for (int64_t l = 0; l < len; ++l) dst[l * inner] = static_cast<float>(dst[l * inner] / sum);
+      if (node.op == OpKind::kHardmax) {
+        for (int64_t l = 0; l < len; ++l) dst[l * inner] = l == first_max ? 1.0f : 0.0f;
+        continue;
+      }
+      double sum = 0;
+      for (int64_t l = 0; l < len; ++l) sum += std::exp(static_cast<double>(src[l * inner] - mx));
+      for (int64_t l = 0; l < len; ++l) {
+        const double shifted = src[l * inner] - mx;
+        dst[l * inner] = static_cast<float>(
+            node.op == OpKind::kLogSoftmax ? shifted - std::log(sum) : std::exp(shifted) / sum);
+      }
     }
   Outputs outs;
   outs.push_back(std::move(y));
@@ -207,7 +219,8 @@ void infer_softmax(Node &n) {
   set_out(n, 0, x.dtype, x.shape);
 }
 
-// Before opset 13 Softmax flattens to 2-D at `axis` (default 1); since, `axis` defaults to -1.
+// Before opset 13 Softmax, LogSoftmax and Hardmax flatten to 2-D at `axis` (default 1); since,
+// `axis` defaults to -1.
 void import_softmax(ImportContext &ctx, Attributes &attrs, std::vector<Value *> &inputs) {
   if (ctx.opset < 13) {
     attrs.set("axis", attrs.get_int("axis", 1));
@@ -232,12 +245,16 @@ void add_normalization_ops(std::vector<OpDef> &defs) {
                   .opset_min = 17,
                   .infer = infer_layer_norm,
                   .reference = layer_norm});
-  defs.push_back({.op = OpKind::kSoftmax,
-                  .name = "Softmax",
-                  .onnx = true,
-                  .import = import_softmax,
-                  .infer = infer_softmax,
-                  .reference = softmax});
+  for (auto [op, name] :
+       {std::pair{OpKind::kSoftmax, "Softmax"}, std::pair{OpKind::kLogSoftmax, "LogSoftmax"},
+        std::pair{OpKind::kHardmax, "Hardmax"}}) {
+    defs.push_back({.op = op,
+                    .name = name,
+                    .onnx = true,
+                    .import = import_softmax,
+                    .infer = infer_softmax,
+                    .reference = softmax});
+  }
 }
 
 }  // namespace vacc::graph::ops

@@ -25,11 +25,15 @@ void add_normalization_ops(std::vector<OpDef> &defs);  // BatchNormalization, So
 void add_shape_ops(std::vector<OpDef> &defs);          // reshapes, Transpose, Concat, Pad, Constant
 void add_quantize_ops(std::vector<OpDef> &defs);       // (De)QuantizeLinear, Requantize, QAdd
 void add_layout_ops(std::vector<OpDef> &defs);         // vacc.PackNCHWnc / UnpackNCHWnc
-void add_indexing_ops(std::vector<OpDef> &defs);  // Shape, (Un)Squeeze, Gather, Slice, Range...
-void add_math_ops(std::vector<OpDef> &defs);      // Tanh, Exp, Erf, Pow, Sum, Max...
+void add_indexing_ops(std::vector<OpDef> &defs);    // Shape, (Un)Squeeze, Gather, Slice, Range...
+void add_math_ops(std::vector<OpDef> &defs);        // Tanh, Exp, Erf, Pow, Sum, Max...
 void add_conv_nchwc_ops(std::vector<OpDef> &defs);  // vacc.ConvNCHWc (the CPU's blocked layout)
-void add_reduce_ops(std::vector<OpDef> &defs);    // Reduce*, ArgMax, ArgMin
-void add_qmatmul_ops(std::vector<OpDef> &defs);   // vacc.QMatMul
+void add_qmatmul_ops(std::vector<OpDef> &defs);     // vacc.QMatMul
+void add_reduce_ops(std::vector<OpDef> &defs);   // Reduce*, ArgMax, ArgMin, CumSum, GlobalMaxPool
+void add_compare_ops(std::vector<OpDef> &defs);  // Greater, Less..., And, Or, Xor, Not
+void add_activation_ops(std::vector<OpDef> &defs);  // Elu, Selu, Softplus, PRelu, Sign, IsNaN...
+void add_rearrange_ops(std::vector<OpDef> &defs);   // Split, Tile, DepthToSpace, SpaceToDepth...
+void add_resize_ops(std::vector<OpDef> &defs);      // Resize
 
 // --- Shape inference helpers (common.cc). Errors carry the reason only.
 // Input i of n; a vacc::Error naming `role` when it is absent.
@@ -54,6 +58,24 @@ int64_t weight_macs(const Node &node, size_t w_index);
 // The axes a Reduce* node reduces (its constant axes input 1; none given: all, or none with
 // noop_with_empty_axes), one flag per axis of its input shape x (reduce.cc).
 std::vector<bool> reduced_axes(const Node &node, const Shape &x);
+
+// The sizes of a Split node's parts along its axis (its constant split input, or equal parts
+// for its outputs), checked against x (rearrange.cc).
+std::vector<int64_t> split_sizes(const Node &node, const Shape &x);
+
+// Resize's sampling of one axis (resize.cc): for each output coordinate, `taps` input indices
+// (clamped into the input) and their weights, row-major [output, tap] (zero-weight padding where
+// a coordinate has fewer), and whether tf_crop_and_resize puts the coordinate outside the input
+// (the output is then extrapolation_value). `identity`: every output reads its own index.
+struct ResizeAxis {
+  int64_t taps = 1;
+  std::vector<int64_t> index;
+  std::vector<double> weight;
+  std::vector<bool> outside;
+  bool identity = false;
+};
+// The node's axes, for input shape x and output shape y.
+std::vector<ResizeAxis> resize_axes(const Node &node, const Shape &x, const Shape &y);
 
 // --- Kernel helpers.
 // Offsets into a (broadcast) input for each element of the output, in row-major order

@@ -1,5 +1,6 @@
 // Reductions: ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2,
-// ReduceLogSum, ReduceLogSumExp, ReduceSumSquare, and the index reductions ArgMax and ArgMin:
+// ReduceLogSum, ReduceLogSumExp, ReduceSumSquare, GlobalMaxPool (ReduceMax over the spatial axes),
+// CumSum, and the index reductions ArgMax and ArgMin:
 // reference kernels (accumulating in double, rounded to the element type), shape inference,
 // import rules and OpDefs. vacc's form of a Reduce* node takes its axes as a constant input 1
 // (ONNX's form since opset 18, ReduceSum's since 13): the importer turns the older opsets'
@@ -16,6 +17,10 @@ namespace vacc::graph::ops {
 std::vector<bool> reduced_axes(const Node &node, const Shape &x) {
   const int rank = static_cast<int>(x.size());
   std::vector<bool> reduced(rank, false);
+  if (node.op == OpKind::kGlobalMaxPool) {  // every spatial axis
+    for (int d = 2; d < rank; ++d) reduced[d] = true;
+    return reduced;
+  }
   std::vector<int64_t> axes;
   if (const Value *a = node.input(1)) {
     if (!a->is_constant()) fail("the axes input '{}' must be a constant", a->name);
@@ -96,6 +101,7 @@ Reduction reduction(OpKind op) {
     case OpKind::kReduceMean:
       return {0, same, add, [](double a, double n) { return a / n; }};
     case OpKind::kReduceMax:
+    case OpKind::kGlobalMaxPool:
       return {-inf, same, [](double a, double b) { return std::max(a, b); }, keep};
     case OpKind::kReduceMin:
       return {inf, same, [](double a, double b) { return std::min(a, b); }, keep};
@@ -148,6 +154,60 @@ Outputs reduce(const Node &node, const Inputs &in) {
         po[i] = static_cast<T>(static_cast<int64_t>(v));
       }
     }
+  });
+  return single(std::move(out));
+}
+
+void infer_global_max_pool(Node &n) {
+  Value &x = input_of(n, 0, "X");
+  require_float(x, "X");
+  if (x.rank() < 3) fail("input has rank {}, expected at least 3 (N, C, spatial...)", x.rank());
+  set_out(n, 0, x.dtype, reduced_shape(x.shape, reduced_axes(n, x.shape), true));
+}
+
+// --- CumSum(x, axis): running sums along the axis (exclusive: without the element itself;
+// reverse: from the end), accumulated in double.
+
+int cumsum_axis(const Node &n, int rank) {
+  const Value *a = n.input(1);
+  if (!a || !a->is_constant() || a->constant->size() != 1)
+    fail("the axis input must be a one-element constant");
+  return normalize_axis(a->constant->as_int(0), rank, "axis");
+}
+
+void infer_cumsum(Node &n) {
+  Value &x = input_of(n, 0, "x");
+  if (x.dtype == DType::kBool) fail("input '{}' is bool, expected a number", x.name);
+  const_input(n, 1, "axis");
+  cumsum_axis(n, x.rank());
+  set_out(n, 0, x.dtype, x.shape);
+}
+
+Outputs cumsum(const Node &node, const Inputs &in) {
+  const Tensor &x = *in[0];
+  const int axis = cumsum_axis(node, x.rank());
+  const bool exclusive = node.attrs.get_int("exclusive", 0) != 0;
+  const bool reverse = node.attrs.get_int("reverse", 0) != 0;
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d) outer *= x.dim(d);
+  for (int d = axis + 1; d < x.rank(); ++d) inner *= x.dim(d);
+  const int64_t len = x.dim(axis);
+  Tensor out(x.dtype(), x.shape());
+  visit_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T *px = x.data<T>();
+    T *po = out.data<T>();
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        double sum = 0;
+        for (int64_t step = 0; step < len; ++step) {
+          const int64_t l = reverse ? len - 1 - step : step;
+          const int64_t at = (o * len + l) * inner + i;
+          if (exclusive) po[at] = static_cast<T>(sum);
+          sum += static_cast<double>(px[at]);
+          if (!exclusive) po[at] = static_cast<T>(sum);
+        }
+      }
   });
   return single(std::move(out));
 }
@@ -209,6 +269,17 @@ void add_reduce_ops(std::vector<OpDef> &defs) {
                     .infer = infer_reduce,
                     .reference = reduce});
   }
+  defs.push_back({.op = OpKind::kGlobalMaxPool,
+                  .name = "GlobalMaxPool",
+                  .onnx = true,
+                  .infer = infer_global_max_pool,
+                  .reference = reduce});
+  defs.push_back({.op = OpKind::kCumSum,
+                  .name = "CumSum",
+                  .onnx = true,
+                  .opset_min = 11,
+                  .infer = infer_cumsum,
+                  .reference = cumsum});
   for (auto [op, name] :
        {std::pair{OpKind::kArgMax, "ArgMax"}, std::pair{OpKind::kArgMin, "ArgMin"}}) {
     defs.push_back(

@@ -21,6 +21,10 @@ const std::vector<OpDef> &all_op_defs() {
     ops::add_conv_nchwc_ops(added);
     ops::add_reduce_ops(added);
     ops::add_qmatmul_ops(added);
+    ops::add_compare_ops(added);
+    ops::add_activation_ops(added);
+    ops::add_rearrange_ops(added);
+    ops::add_resize_ops(added);
     std::vector<OpDef> by_kind(kNumOpKinds);
     std::vector<bool> defined(kNumOpKinds, false);
     for (const OpDef &d : added) {

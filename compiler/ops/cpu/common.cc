@@ -303,6 +303,9 @@ const std::vector<std::optional<CpuLowering>> &lowerings() {
     add_math_lowerings(added);
     add_conv_nchwc_lowerings(added);
     add_reduce_lowerings(added);
+    add_activation_lowerings(added);
+    add_rearrange_lowerings(added);
+    add_resize_lowerings(added);
     std::vector<std::optional<CpuLowering>> by_kind(graph::kNumOpKinds);
     for (const CpuLowering &l : added) {
       VACC_CHECK(!by_kind[static_cast<int>(l.op)])

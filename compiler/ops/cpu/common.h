@@ -144,6 +144,9 @@ void add_quantize_lowerings(std::vector<CpuLowering> &lowerings);  // (De)Quanti
 void add_math_lowerings(std::vector<CpuLowering> &lowerings);      // Tanh, Exp, Erf, Pow, Sum...
 void add_conv_nchwc_lowerings(std::vector<CpuLowering> &lowerings);  // vacc.ConvNCHWc
 void add_reduce_lowerings(std::vector<CpuLowering> &lowerings);    // Reduce*, ArgMax, LayerNorm
+void add_activation_lowerings(std::vector<CpuLowering> &lowerings);  // Elu..., comparisons, Mod
+void add_rearrange_lowerings(std::vector<CpuLowering> &lowerings);   // Split, Tile, DepthToSpace
+void add_resize_lowerings(std::vector<CpuLowering> &lowerings);
 
 // A static extent as the int that loop-IR constants take (shapes are bounded at import).
 inline int to_int(int64_t v) {

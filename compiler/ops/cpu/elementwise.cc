@@ -1,7 +1,7 @@
 // Element-wise operators: Relu, LeakyRelu, Sigmoid, Clip, Add/Sub/Mul/Div with numpy
-// broadcasting, BatchNormalization (inference), Equal, Where, Expand and Cast. Semantics follow the
-// graph reference executor: integer Add/Sub/Mul wrap, integer Div truncates and yields 0 for a zero
-// divisor.
+// broadcasting, BatchNormalization (inference), Equal, Where, Expand, Cast and CastLike. Semantics
+// follow the graph reference executor: integer Add/Sub/Mul wrap, integer Div truncates and yields 0
+// for a zero divisor.
 #include "common.h"
 #include "vacc/support/error.h"
 
@@ -164,7 +164,8 @@ CpuKernel build_elementwise(const Node &node) {
       });
       break;
     }
-    case OpKind::kCast: {
+    case OpKind::kCast:
+    case OpKind::kCastLike: {
       // Float to integer truncates and saturates (NaN is 0), as the reference.
       Tensor x = kb.input(0, out_shape);
       out = te::compute("y", out_shape, [&](const std::vector<tir::Var> &i) -> Expr {
@@ -194,6 +195,7 @@ void add_elementwise_lowerings(std::vector<CpuLowering> &lowerings) {
   lowerings.push_back({graph::OpKind::kWhere, build_elementwise});
   lowerings.push_back({graph::OpKind::kExpand, build_elementwise});
   lowerings.push_back({graph::OpKind::kCast, build_elementwise});
+  lowerings.push_back({graph::OpKind::kCastLike, build_elementwise});
 }
 
 }  // namespace vacc::ops::cpu

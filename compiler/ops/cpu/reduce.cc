@@ -1,6 +1,7 @@
 // Reductions on the CPU: ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1,
-// ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceSumSquare over any set of axes, ArgMax and
-// ArgMin along one, and LayerNormalization over the trailing axes. Their accumulations (max,
+// ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceSumSquare over any set of axes, GlobalMaxPool
+// (ReduceMax over the spatial axes), CumSum, ArgMax and ArgMin along one axis, and
+// LayerNormalization over the trailing axes. Their accumulations (max,
 // arg-max, moments) have no compute form in te, so the loops are written directly in loop IR:
 // the kept axes outside (the outermost parallel on large tensors), the reduced axes inside with
 // a local accumulator. Sums accumulate in float64 as the graph reference does; max and min in
@@ -32,7 +33,8 @@ CpuKernel build_reduce(const Node &node) {
   const Shape xs = kb.in_value(0).shape;
   const std::vector<bool> reduced = graph::ops::reduced_axes(node, xs);
   const DataType t = kb.in_type(0), f64 = DataType::float_(64);
-  const bool extremum = node.op == OpKind::kReduceMax || node.op == OpKind::kReduceMin;
+  const bool extremum = node.op == OpKind::kReduceMax || node.op == OpKind::kReduceMin ||
+                        node.op == OpKind::kGlobalMaxPool;
   const DataType at = extremum ? t : f64;
   Shape kept_shape, kept, red;
   for (size_t d = 0; d < xs.size(); ++d) {
@@ -47,6 +49,7 @@ CpuKernel build_reduce(const Node &node) {
   Expr init;
   switch (node.op) {
     case OpKind::kReduceMax:
+    case OpKind::kGlobalMaxPool:
       init = lowest(t);
       break;
     case OpKind::kReduceMin:
@@ -76,6 +79,7 @@ CpuKernel build_reduce(const Node &node) {
   auto combine = [&](Expr a, Expr b) -> Expr {
     switch (node.op) {
       case OpKind::kReduceMax:
+      case OpKind::kGlobalMaxPool:
         return max(a, b);
       case OpKind::kReduceMin:
         return min(a, b);
@@ -123,6 +127,38 @@ CpuKernel build_reduce(const Node &node) {
     return Allocate::make(
         acc, Seq::make({Store::make(acc, {0}, init), update,
                         Store::make(y, indices(k, {}, true), finish(load(acc, {0})))}));
+  });
+  CpuKernel kernel;
+  kernel.func = direct_func(node, {{0, x}}, {y}, body);
+  return kernel;
+}
+
+// CumSum: per row along the axis (reversed with `reverse`), a float64 running sum stored before
+// (exclusive) or after adding each element.
+CpuKernel build_cumsum(const Node &node) {
+  KernelBuilder kb(node);
+  const Shape xs = kb.in_value(0).shape;
+  const int rank = static_cast<int>(xs.size());
+  const int axis = graph::normalize_axis(kb.constant(1, "axis").as_int(0), rank, "axis");
+  const bool exclusive = node.attrs.get_int("exclusive", 0) != 0;
+  const bool reverse = node.attrs.get_int("reverse", 0) != 0;
+  const DataType t = kb.in_type(0), f64 = DataType::float_(64);
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d) outer *= xs[d];
+  for (int d = axis + 1; d < rank; ++d) inner *= xs[d];
+  const int64_t len = xs[axis];
+  Buffer x = make_buffer("x", t, {outer, len, inner});
+  Buffer y = make_buffer("y", t, {outer, len, inner});
+  Buffer sum = make_buffer("sum", f64, {1}, Scope::kLocal);
+  const bool parallel = graph::num_elements(xs) >= kParallelElements;
+  Stmt body = loop_nest({outer, inner}, "i", parallel, [&](const std::vector<Expr> &i) {
+    Var step = make_var("step");
+    Expr l = reverse ? Expr(static_cast<int>(len - 1)) - Expr(step) : Expr(step);
+    Stmt add = Store::make(sum, {0}, load(sum, {0}) + cast(f64, load(x, {i[0], l, i[1]})));
+    Stmt store = Store::make(y, {i[0], l, i[1]}, cast(t, load(sum, {0})));
+    Stmt scan = For::make(step, len, ForKind::kSerial,
+                          exclusive ? Seq::make({store, add}) : Seq::make({add, store}));
+    return Allocate::make(sum, Seq::make({Store::make(sum, {0}, fconst(f64, 0.0)), scan}));
   });
   CpuKernel kernel;
   kernel.func = direct_func(node, {{0, x}}, {y}, body);
@@ -250,6 +286,8 @@ void add_reduce_lowerings(std::vector<CpuLowering> &lowerings) {
                     OpKind::kReduceLogSum, OpKind::kReduceLogSumExp, OpKind::kReduceSumSquare}) {
     lowerings.push_back({op, build_reduce});
   }
+  lowerings.push_back({OpKind::kGlobalMaxPool, build_reduce});
+  lowerings.push_back({OpKind::kCumSum, build_cumsum});
   lowerings.push_back({OpKind::kArgMax, build_arg_reduce});
   lowerings.push_back({OpKind::kArgMin, build_arg_reduce});
   lowerings.push_back({OpKind::kLayerNormalization, build_layer_norm});

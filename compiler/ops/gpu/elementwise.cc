@@ -1,5 +1,6 @@
 // Element-wise operators on the GPU: one thread per element, 256 threads per block. GELU is
-// exact (erf, from Abramowitz and Stegun 7.1.26: |error| < 1.5e-7) or the tanh approximation.
+// exact (erf, from Abramowitz and Stegun 7.1.26: |error| < 1.5e-7) or the tanh approximation;
+// Softplus is max(x, 0) + log(1 + exp(-|x|)), finite for large x.
 #include "common.h"
 #include "vacc/support/error.h"
 
@@ -36,6 +37,13 @@ Expr apply(Unary op, Expr v) {
       Expr inner = f32(0.7978845608028654) * (v + f32(0.044715) * v * v * v);
       return f32(0.5) * v * (f32(1) + tir::Call::make(tir::CallOp::kTanh, {inner}));
     }
+    case Unary::kSoftplus: {  // max(v, 0) + log(1 + exp(-|v|))
+      Expr e =
+          tir::Call::make(tir::CallOp::kExp, {f32(0) - tir::Call::make(tir::CallOp::kAbs, {v})});
+      return tir::max(v, f32(0)) + tir::Call::make(tir::CallOp::kLog, {f32(1) + e});
+    }
+    case Unary::kSoftsign:
+      return v / (f32(1) + tir::Call::make(tir::CallOp::kAbs, {v}));
   }
   return v;
 }
@@ -125,6 +133,12 @@ std::string unary_node(const Node &node, GpuNodeKernel *k) {
     case OpKind::kGelu:
       op = node.attrs.get_string("approximate", "none") == "tanh" ? Unary::kGeluTanh : Unary::kGelu;
       break;
+    case OpKind::kSoftplus:
+      op = Unary::kSoftplus;
+      break;
+    case OpKind::kSoftsign:
+      op = Unary::kSoftsign;
+      break;
     default:
       break;
   }
@@ -151,7 +165,8 @@ std::string binary_node(const Node &node, GpuNodeKernel *k) {
 }  // namespace
 
 void add_elementwise_node_kernels(std::vector<GpuLowering> &lowerings) {
-  for (OpKind op : {OpKind::kRelu, OpKind::kSigmoid, OpKind::kTanh, OpKind::kExp, OpKind::kGelu})
+  for (OpKind op : {OpKind::kRelu, OpKind::kSigmoid, OpKind::kTanh, OpKind::kExp, OpKind::kGelu,
+                    OpKind::kSoftplus, OpKind::kSoftsign})
     lowerings.push_back({op, unary_node});
   for (OpKind op : {OpKind::kAdd, OpKind::kSub, OpKind::kMul, OpKind::kDiv})
     lowerings.push_back({op, binary_node});

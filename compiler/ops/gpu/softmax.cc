@@ -1,12 +1,12 @@
-// Softmax and layer normalization on the GPU: one block per row, every pass over the row
-// shared by the block's threads (consecutive threads on consecutive elements), the row's
+// Softmax, LogSoftmax and layer normalization on the GPU: one block per row, every pass over the
+// row shared by the block's threads (consecutive threads on consecutive elements), the row's
 // maximum, sum or moments by tree reductions in shared memory (common.h block_reduce).
 #include "common.h"
 #include "vacc/graph/shape_inference.h"
 
 namespace vacc::ops::gpu {
 
-tir::Func softmax(int64_t outer, int64_t len, int64_t inner) {
+tir::Func softmax(int64_t outer, int64_t len, int64_t inner, bool log) {
   using namespace tir;
   Buffer x = make_buffer("x", float32(), {outer, len, inner});
   Buffer y = make_buffer("y", float32(), {outer, len, inner});
@@ -25,14 +25,16 @@ tir::Func softmax(int64_t outer, int64_t len, int64_t inner) {
   Var t = make_var("t"), i = make_var("i");
   const int T = static_cast<int>(threads);
   Expr l = Expr(i) * T + t;
-  Stmt out = Store::make(y, {o, l, in}, e(l) / load(sum, {0}));
+  Stmt out = Store::make(y, {o, l, in},
+                         log ? X(l) - load(mx, {0}) - Call::make(CallOp::kLog, {load(sum, {0})})
+                             : e(l) / load(sum, {0}));
   if (len % threads != 0) out = IfThenElse::make(l < make_const(int32(), len), out);
   Stmt out_pass = For::make(t, threads, ForKind::kThreadX,
                             For::make(i, (len + threads - 1) / threads, ForKind::kSerial, out));
   Stmt body =
       For::make(row, outer * inner, ForKind::kBlockX,
                 Allocate::make(mx, Allocate::make(sum, Seq::make({max_pass, sum_pass, out_pass}))));
-  return Func{"softmax", {x, y}, body};
+  return Func{log ? "log_softmax" : "softmax", {x, y}, body};
 }
 
 tir::Func layer_norm(int64_t rows, int64_t cols, double eps, bool has_bias) {
@@ -87,7 +89,7 @@ std::string softmax_node(const Node &node, GpuNodeKernel *k) {
     else
       inner *= x.shape[i];
   }
-  k->func = softmax(outer, len, inner);
+  k->func = softmax(outer, len, inner, node.op == OpKind::kLogSoftmax);
   return "";
 }
 
@@ -113,6 +115,7 @@ std::string layer_norm_node(const Node &node, GpuNodeKernel *k) {
 
 void add_normalization_node_kernels(std::vector<GpuLowering> &lowerings) {
   lowerings.push_back({OpKind::kSoftmax, softmax_node});
+  lowerings.push_back({OpKind::kLogSoftmax, softmax_node});
   lowerings.push_back({OpKind::kLayerNormalization, layer_norm_node});
 }
 

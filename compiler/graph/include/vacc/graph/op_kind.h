@@ -90,7 +90,39 @@ namespace vacc::graph {
   X(ArgMin)               \
   X(LayerNormalization)   \
   X(Gelu)                 \
-  X(Size)
+  X(Size)                 \
+  X(Greater)              \
+  X(Less)                 \
+  X(GreaterOrEqual)       \
+  X(LessOrEqual)          \
+  X(And)                  \
+  X(Or)                   \
+  X(Xor)                  \
+  X(Not)                  \
+  X(Elu)                  \
+  X(Selu)                 \
+  X(Celu)                 \
+  X(Softplus)             \
+  X(Softsign)             \
+  X(ThresholdedRelu)      \
+  X(Shrink)               \
+  X(Round)                \
+  X(Sign)                 \
+  X(PRelu)                \
+  X(IsNaN)                \
+  X(IsInf)                \
+  X(Mod)                  \
+  X(LogSoftmax)           \
+  X(Hardmax)              \
+  X(Split)                \
+  X(Tile)                 \
+  X(DepthToSpace)         \
+  X(SpaceToDepth)         \
+  X(Trilu)                \
+  X(Resize)               \
+  X(CumSum)               \
+  X(GlobalMaxPool)        \
+  X(CastLike)
 
 enum class OpKind {
 #define VACC_X(e) k##e,

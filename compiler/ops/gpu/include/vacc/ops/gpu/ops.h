@@ -52,15 +52,16 @@ tir::Func avg_pool2d(const Pool2dShape &s, bool count_include_pad);
 tir::Func global_avg_pool(int64_t n, int64_t c, int64_t hw);
 
 // Softmax over axis 1 of x viewed as [outer, len, inner]: one block per (outer, inner) row,
-// the maximum and the sum by tree reductions in shared memory.
-tir::Func softmax(int64_t outer, int64_t len, int64_t inner);
+// the maximum and the sum by tree reductions in shared memory. With `log`, LogSoftmax:
+// x - max - log(sum).
+tir::Func softmax(int64_t outer, int64_t len, int64_t inner, bool log = false);
 
 // y = (x - mean) / sqrt(var + eps) * gamma (+ beta when has_bias) over the last axis of x
 // [rows, cols]: one block per row, mean and variance by tree reductions.
 tir::Func layer_norm(int64_t rows, int64_t cols, double eps, bool has_bias = true);
 
 // Element-wise operators over n elements, one thread per element.
-enum class Unary { kRelu, kSigmoid, kTanh, kGelu, kGeluTanh, kExp };
+enum class Unary { kRelu, kSigmoid, kTanh, kGelu, kGeluTanh, kExp, kSoftplus, kSoftsign };
 tir::Func unary(Unary op, int64_t n);
 enum class Binary { kAdd, kSub, kMul, kDiv, kMax, kMin };
 // y[o, j, i] = a[o, j, i] op b[j]: a and y viewed as [outer, b_n, inner], b broadcast along the
