@@ -4,63 +4,14 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include "onnx_model_builder.h"
 #include "vacc/graph/executor.h"
 #include "vacc/graph/onnx_import.h"
 
 using namespace vacc::graph;
+using namespace vacc::graph::test;
 
 namespace {
-
-onnx::ModelProto model_with_input(int opset, int elem_type = onnx::TensorProto::FLOAT,
-                                  std::vector<int64_t> dims = {1, 3, 8, 8}) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  auto *op = m.add_opset_import();
-  op->set_domain("");
-  op->set_version(opset);
-  auto *g = m.mutable_graph();
-  g->set_name("g");
-  auto *in = g->add_input();
-  in->set_name("x");
-  auto *tt = in->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(elem_type);
-  for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
-  return m;
-}
-
-onnx::NodeProto *add_node(onnx::ModelProto &m, const std::string &op, const std::string &name,
-                          std::vector<std::string> inputs, const std::string &output = "y") {
-  auto *n = m.mutable_graph()->add_node();
-  n->set_op_type(op);
-  n->set_name(name);
-  for (const auto &i : inputs) n->add_input(i);
-  n->add_output(output);
-  m.mutable_graph()->add_output()->set_name(output);
-  return n;
-}
-
-void add_initializer(onnx::ModelProto &m, const std::string &name, std::vector<int64_t> dims) {
-  auto *t = m.mutable_graph()->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::FLOAT);
-  int64_t n = 1;
-  for (int64_t d : dims) {
-    t->add_dims(d);
-    n *= d;
-  }
-  for (int64_t i = 0; i < n; ++i) t->add_float_data(0.5f);
-}
-
-std::string import_error(const onnx::ModelProto &m) {
-  try {
-    import_onnx_bytes(m.SerializeAsString(), "model.onnx");
-  } catch (const vacc::Error &e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-
-#define EXPECT_HAS(text, part) EXPECT_NE(std::string(text).find(part), std::string::npos) << text
 
 TEST(ImportErrors, UnsupportedOperator) {
   auto m = model_with_input(13);
@@ -169,14 +120,6 @@ TEST(ImportErrors, DynamicReshapeShape) {
   EXPECT_HAS(e, "graph input 'shape'");
 }
 
-void add_int64_input(onnx::ModelProto &m, const std::string &name, std::vector<int64_t> dims) {
-  auto *s = m.mutable_graph()->add_input();
-  s->set_name(name);
-  s->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
-  for (int64_t d : dims)
-    s->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
-}
-
 // The static part of the shape folds (Shape, Slice); the part computed from a graph input's
 // data cannot, and the error names that input.
 TEST(ImportErrors, ShapeComputedFromDataNamesTheInput) {
@@ -261,20 +204,6 @@ TEST(ImportErrors, TruncatedInitializer) {
   t->set_raw_data(std::string(7, '\0'));
   add_node(m, "Add", "add", {"x", "w"});
   EXPECT_HAS(import_error(m), "initializer 'w' has 7 bytes of raw data, expected 16");
-}
-
-void add_ints(onnx::NodeProto *n, const std::string &name, std::vector<int64_t> values) {
-  auto *a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t v : values) a->add_ints(v);
-}
-
-void add_int(onnx::NodeProto *n, const std::string &name, int64_t value) {
-  auto *a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(value);
 }
 
 TEST(ImportErrors, ReductionAxisGivenTwice) {
