@@ -10,12 +10,6 @@
 namespace vacc::graph::ops {
 namespace {
 
-Outputs single(Tensor t) {
-  Outputs outs;
-  outs.push_back(std::move(t));
-  return outs;
-}
-
 void infer_activation(Node &n) {
   Value &x = input_of(n, 0, "X");
   if (n.op != OpKind::kSign) require_float(x, "X");

@@ -177,12 +177,6 @@ void add_bias(Tensor &acc, const Tensor &bias) {
   }
 }
 
-Outputs single(Tensor t) {
-  Outputs outs;
-  outs.push_back(std::move(t));
-  return outs;
-}
-
 }  // namespace
 
 Tensor float_conv(const Node &node, const Tensor &x, const Tensor &w, const Tensor *b,

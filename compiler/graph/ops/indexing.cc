@@ -69,12 +69,6 @@ std::vector<SliceAxis> slice_axes(const Node &n) {
 namespace ops {
 namespace {
 
-Outputs single(Tensor t) {
-  Outputs outs;
-  outs.push_back(std::move(t));
-  return outs;
-}
-
 // --- Shape
 
 // Shape(data)[start:end]: the data's static shape as int64 (the data itself is not read).

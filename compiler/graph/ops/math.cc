@@ -12,12 +12,6 @@
 namespace vacc::graph::ops {
 namespace {
 
-Outputs single(Tensor t) {
-  Outputs outs;
-  outs.push_back(std::move(t));
-  return outs;
-}
-
 bool float_only(OpKind op) {
   return op != OpKind::kAbs && op != OpKind::kNeg;
 }

@@ -14,12 +14,6 @@ namespace {
 template <typename T>
 using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-Outputs single(Tensor t) {
-  Outputs outs;
-  outs.push_back(std::move(t));
-  return outs;
-}
-
 // Batched matrix product of a [..., M, K] and b [..., K, N] (1-D operands promoted as NumPy
 // does) into out, computing in T.
 template <typename T>

@@ -16,6 +16,13 @@ namespace vacc::graph::ops {
 using Inputs = KernelInputs;
 using Outputs = std::vector<Tensor>;
 
+// The outputs of a kernel with one output.
+inline Outputs single(Tensor t) {
+  Outputs outs;
+  outs.push_back(std::move(t));
+  return outs;
+}
+
 // The families (one file each).
 void add_elementwise_ops(std::vector<OpDef> &defs);    // activations, Identity, Dropout, + - * /
 void add_conv_ops(std::vector<OpDef> &defs);           // Conv, ConvTranspose, integer convs

@@ -34,12 +34,6 @@ std::vector<int64_t> split_sizes(const Node &node, const Shape &x) {
 
 namespace {
 
-Outputs single(Tensor t) {
-  Outputs outs;
-  outs.push_back(std::move(t));
-  return outs;
-}
-
 // --- Split
 
 // Before opset 13 the sizes are an attribute.

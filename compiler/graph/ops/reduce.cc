@@ -41,12 +41,6 @@ std::vector<bool> reduced_axes(const Node &node, const Shape &x) {
 
 namespace {
 
-Outputs single(Tensor t) {
-  Outputs outs;
-  outs.push_back(std::move(t));
-  return outs;
-}
-
 Shape reduced_shape(const Shape &x, const std::vector<bool> &reduced, bool keepdims) {
   Shape out;
   for (size_t d = 0; d < x.size(); ++d) {

@@ -13,10 +13,6 @@ namespace {
 
 using graph::OpKind;
 
-Expr call(tir::CallOp op, Expr x) {
-  return tir::Call::make(op, {std::move(x)});
-}
-
 Expr exp_minus_one(Expr x, DataType t) {
   return call(tir::CallOp::kExp, x) - fconst(t, 1.0);
 }

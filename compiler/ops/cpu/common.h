@@ -26,6 +26,10 @@ Expr fconst(DataType t, double v);
 // "an int8", "a float32": a type with its article, for diagnostics.
 std::string a_type(DataType t);  // a float literal of type t
 Expr iconst(DataType t, int64_t v);
+// The intrinsic op of one operand (exp, log, abs, round...).
+inline Expr call(tir::CallOp op, Expr x) {
+  return tir::Call::make(op, {std::move(x)});
+}
 // Lowest / highest value of an integer or float type, as a literal of that type.
 Expr lowest(DataType t);
 Expr highest(DataType t);

@@ -13,10 +13,6 @@ namespace {
 
 using graph::OpKind;
 
-Expr call(tir::CallOp op, Expr x) {
-  return tir::Call::make(op, {std::move(x)});
-}
-
 Expr tanh_of(Expr x, DataType t) {
   const DataType f64 = DataType::float_(64);
   Expr v = tir::cast(f64, x);

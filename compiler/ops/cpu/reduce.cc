@@ -17,10 +17,6 @@ namespace {
 using graph::OpKind;
 using namespace tir;
 
-Expr call(CallOp op, Expr x) {
-  return Call::make(op, {std::move(x)});
-}
-
 // Tensors past this many elements spread their outermost loop over threads.
 constexpr int64_t kParallelElements = 32768;
 
