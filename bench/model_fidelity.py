@@ -23,7 +23,7 @@ import tempfile
 import numpy as np
 
 MODELS = ["resnet18", "mobilenet_v2", "mobilenet_v3_small", "googlenet", "squeezenet1_0",
-          "encoder"]
+          "attention", "encoder"]
 
 
 def main():

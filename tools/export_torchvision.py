@@ -12,7 +12,7 @@ For each model writes, under --out (not committed; CTest's fixture writes build/
 
 --models takes torchvision.models constructors (resnet18, mobilenet_v2, mobilenet_v3_small,
 googlenet, squeezenet1_0, ...), "encoder": torch.nn.TransformerEncoderLayer (batch_first,
-GELU, d_model 64, 4 heads, feed-forward 128) on 1 x 32 x 64 token embeddings, and
+GELU, d_model 64, 4 heads, feed-forward 128) on 1 x 16 x 64 token embeddings, and
 "attention": the same block written out (multi-head self-attention, a ReLU feed-forward, no
 layer norm) from MatMul, Softmax, Slice, Reshape and Transpose alone.
 
@@ -103,7 +103,7 @@ def build(name, seed, torch, torchvision):
         model = torch.nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128,
                                                  dropout=0.0, activation="gelu",
                                                  batch_first=True)
-        return model.eval(), (1, 32, 64)
+        return model.eval(), (1, 16, 64)
     ctor = getattr(torchvision.models, name)
     kwargs = {"weights": None}
     if name == "googlenet":

@@ -1,5 +1,6 @@
-// Fidelity of whole models against PyTorch: torchvision CNNs and a transformer block (seeded
-// random weights, inputs of random structured images or token embeddings), exported with their inputs and PyTorch's float outputs by
+// Fidelity of whole models against PyTorch: torchvision CNNs, an attention block and a
+// transformer encoder layer (seeded random weights, inputs of random structured images or token
+// embeddings), exported with their inputs and PyTorch's float outputs by
 // tools/export_torchvision.py, which CTest runs once into the build tree (the model_exports
 // fixture, build/fidelity-models; $VACC_FIDELITY_MODELS overrides). For each model:
 //   - float: vacc's reference executor matches PyTorch to 1e-4 of the output's magnitude;
@@ -163,6 +164,13 @@ TEST(ModelFidelity, SqueezeNet) {
 // accelerator, softmax and the residual adds on the CPU.
 TEST(ModelFidelity, Attention) {
   check_model({"attention", 0.99});
+}
+// torch.nn.TransformerEncoderLayer (batch_first, d_model 64, 4 heads, GELU, feed-forward 128,
+// 16 tokens) as PyTorch exports it at opset 13: its shape subgraphs fold at import, its layer
+// norms and GELU are recognized; the dense layers over the sequence and both products of
+// activations per head (all of its MACs) on the accelerator.
+TEST(ModelFidelity, TransformerEncoder) {
+  check_model({"encoder", 0.99});
 }
 
 }  // namespace
