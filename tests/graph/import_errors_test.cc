@@ -109,10 +109,7 @@ TEST(ImportErrors, UnsupportedElementType) {
 
 TEST(ImportErrors, DynamicReshapeShape) {
   auto m = model_with_input(13);
-  auto *s = m.mutable_graph()->add_input();
-  s->set_name("shape");
-  s->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
-  s->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(2);
+  add_int64_input(m, "shape", {2});
   add_node(m, "Reshape", "reshape", {"x", "shape"});
   std::string e = import_error(m);
   EXPECT_HAS(e, "node 'reshape' (#0, Reshape)");
@@ -317,12 +314,7 @@ TEST(ImportErrors, InitializerWhoseShapeOverflowsIsRefused) {
 TEST(ImportErrors, HugeInferredOutputNamesTheNodeAndTensor) {
   // Two inputs within the limit whose broadcast sum is not: 2^16 x 2^16 floats = 16 GiB.
   auto m = model_with_input(13, onnx::TensorProto::FLOAT, {65536, 1});
-  auto *in = m.mutable_graph()->add_input();
-  in->set_name("z");
-  auto *tt = in->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(onnx::TensorProto::FLOAT);
-  tt->mutable_shape()->add_dim()->set_dim_value(1);
-  tt->mutable_shape()->add_dim()->set_dim_value(65536);
+  add_graph_input(m, "z", onnx::TensorProto::FLOAT, {1, 65536});
   add_node(m, "Add", "outer", {"x", "z"}, "sum");
   const std::string e = import_error(m);
   EXPECT_HAS(e, "node 'outer' (#0, Add)");

@@ -66,13 +66,19 @@ inline std::string import_error(const onnx::ModelProto &m) {
 
 #define EXPECT_HAS(text, part) EXPECT_NE(std::string(text).find(part), std::string::npos) << text
 
-inline void add_int64_input(onnx::ModelProto &m, const std::string &name,
+// One more graph input, of element type `elem_type` (onnx::TensorProto's).
+inline void add_graph_input(onnx::ModelProto &m, const std::string &name, int elem_type,
                             std::vector<int64_t> dims) {
   auto *s = m.mutable_graph()->add_input();
   s->set_name(name);
-  s->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  s->mutable_type()->mutable_tensor_type()->set_elem_type(elem_type);
   for (int64_t d : dims)
     s->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+inline void add_int64_input(onnx::ModelProto &m, const std::string &name,
+                            std::vector<int64_t> dims) {
+  add_graph_input(m, name, onnx::TensorProto::INT64, std::move(dims));
 }
 
 inline void add_ints(onnx::NodeProto *n, const std::string &name, std::vector<int64_t> values) {

@@ -36,10 +36,7 @@ TEST(OpErrors, PReluSlopeWiderThanTheInput) {
 
 TEST(OpErrors, PRelu6SlopeFromData) {
   auto m = model_with_input(6, onnx::TensorProto::FLOAT, {1, 3, 4, 4});
-  auto *s = m.mutable_graph()->add_input();
-  s->set_name("slope");
-  s->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
-  s->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(3);
+  add_graph_input(m, "slope", onnx::TensorProto::FLOAT, {3});
   add_node(m, "PRelu", "prelu", {"x", "slope"});
   EXPECT_HAS(import_error(m),
              "node 'prelu' (#0, PRelu): PRelu-6's per-channel slope 'slope' must be a constant");
@@ -204,10 +201,7 @@ TEST(OpErrors, ResizeUnsupportedMode) {
 
 TEST(OpErrors, ResizeScalesFromData) {
   auto m = model_with_input(13, onnx::TensorProto::FLOAT, {1, 1, 2, 2});
-  auto *s = m.mutable_graph()->add_input();
-  s->set_name("scales");
-  s->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
-  s->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(4);
+  add_graph_input(m, "scales", onnx::TensorProto::FLOAT, {4});
   add_node(m, "Resize", "resize", {"x", "", "scales"});
   EXPECT_HAS(import_error(m),
              "node 'resize' (#0, Resize): input 'scales' (scales) decides the output's shape but "
