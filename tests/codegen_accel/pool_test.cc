@@ -271,6 +271,18 @@ TEST(PoolErrors, EachDiagnosticNamesTheLayerAndTheRule) {
   p.out_height = p.out_width = 1;
   p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 0;
   EXPECT_ERROR(lower::lower(c, lower::Layer{"ap", p}), "ap: no tile fits");
+
+  // A max pool fused into a convolution (PoolEpilogue).
+  lower::Conv2dParams conv;
+  conv.pool = lower::PoolEpilogue{3, 3, 0, 2};
+  EXPECT_ERROR(lower::compile_conv2d(c, conv, {}, "cp"), "cp: pool stride_h = 0 must be positive");
+  conv.pool = lower::PoolEpilogue{9, 3, 2, 2};
+  EXPECT_ERROR(lower::compile_conv2d(c, conv, {}, "cp"),
+               "cp: the 9x3 pool window is larger than the 8x8 convolution output");
+  conv.pool = lower::PoolEpilogue{3, 3, 2, 2};
+  conv.residual = lower::Residual{};
+  EXPECT_ERROR(lower::compile_conv2d(c, conv, {}, "cp"),
+               "cp: a fused max pool and a fused residual add in one convolution");
 }
 
 }  // namespace
