@@ -334,6 +334,51 @@ TEST(Quantize, AveragePoolsBecomeIntegerAveragesThatTrackFloat) {
   EXPECT_GT(cosine(Executor(g).run({input})[0], want), 0.99);
 }
 
+// MobileNetV2's head: conv, ReLU6 (Clip 0..6), GlobalAveragePool, flatten, gemm. The pool of
+// the clipped value is quantized at the Clip's range, which is the scale the convolution stores
+// at, so fuse makes the Clip the convolution's integer clip: no float step is left between the
+// first quantize and the last dequantize.
+TEST(Quantize, AveragePoolAfterReLU6LeavesNoFloatStep) {
+  Graph g;
+  g.name = "relu6_gap";
+  Value *x = g.add_value("x", DType::kFloat32, {1, 3, 8, 8});
+  g.add_input(x);
+  Value *c1 = op(g, OpKind::kConv, "c1",
+                 {x, g.add_constant("w1", random_tensor(DType::kFloat32, {16, 3, 3, 3}, 11, 0.8f)),
+                  g.add_constant("b1", random_tensor(DType::kFloat32, {16}, 12, 0.3f))},
+                 conv_attrs());
+  Value *r6 = op(g, OpKind::kClip, "relu6",
+                 {c1, g.add_constant("lo", Tensor::scalar<float>(0.0f)),
+                  g.add_constant("hi", Tensor::scalar<float>(6.0f))});
+  Value *gap = op(g, OpKind::kGlobalAveragePool, "gap", {r6});
+  Value *flat = op(g, OpKind::kFlatten, "flat", {gap});
+  Attributes gemm;
+  gemm.set("transB", int64_t{1});
+  g.add_output(op(g, OpKind::kGemm, "fc",
+                  {flat, g.add_constant("wf", random_tensor(DType::kFloat32, {10, 16}, 13, 0.3f)),
+                   g.add_constant("bf", random_tensor(DType::kFloat32, {10}, 14, 0.1f))},
+                  gemm));
+  Tensor input = random_tensor(DType::kFloat32, {1, 3, 8, 8}, 15, 3.0f);
+  Tensor want = Executor(g).run({input})[0];
+  std::vector<std::vector<Tensor>> calib = {
+      {random_tensor(DType::kFloat32, {1, 3, 8, 8}, 16, 3.0f)},
+      {random_tensor(DType::kFloat32, {1, 3, 8, 8}, 17, 3.0f)}};
+  quantize(g, calibrate(g, calib));
+  fold_constants(g);
+  fuse(g);
+  EXPECT_EQ(count(g, OpKind::kClip), 0) << print_graph(g);
+  EXPECT_EQ(count(g, OpKind::kQAveragePool), 1);
+  EXPECT_EQ(count(g, OpKind::kQuantizeLinear), 1);    // the input only
+  EXPECT_EQ(count(g, OpKind::kDequantizeLinear), 1);  // the output only
+  for (const Node *n : g.nodes()) {
+    if (n->op != OpKind::kQConv) continue;
+    // ReLU6 as the convolution's clip: [0, 6 at its scale].
+    EXPECT_EQ(n->attrs.get_int("clip_min", -128), 0) << n->describe();
+    EXPECT_LT(n->attrs.get_int("clip_max", 127), 127) << n->describe();
+  }
+  EXPECT_GT(cosine(Executor(g).run({input})[0], want), 0.99);
+}
+
 // vacc.QAveragePool (graph/qpool.h) against plain loops, and against the exact average: each
 // output is the window's mean at the output's scale, rounded, to within the multiplier's error.
 TEST(IntegerSemantics, QAveragePoolMatchesPlainLoops) {

@@ -370,7 +370,7 @@ class Quantizer {
   // lowered where the calibrated range would need more).
   bool quantize_avg_pool(Node *node) {
     Value *x = node->inputs[0];
-    if (!q_.count(x) || x->rank() != 4) return false;
+    if ((!q_.count(x) && !clip_of_quantized(x)) || x->rank() != 4) return false;
     Attributes attrs = node->attrs;
     if (node->op == OpKind::kGlobalAveragePool) {
       attrs = {};
@@ -403,7 +403,7 @@ class Quantizer {
     const int scale_bits = qpool_scale_bits(n_min);
     // Fewer than 10 bits of multiplier for the largest window: too coarse, stays float.
     if (qpool_multiplier(n_max, scale_bits) < 1024) return false;
-    Value *xq = q_[x];
+    Value *xq = quantized(x);
     const int fx = *xq->frac_bits;
     const int fo = std::clamp(frac_bits_for(range(node->outputs[0])), fx + scale_bits - 30,
                               fx + scale_bits - 1);
@@ -416,6 +416,16 @@ class Quantizer {
     y->frac_bits = fo;
     q_[node->outputs[0]] = y;
     return true;
+  }
+
+  // A constant Clip (ReLU6) of a dequantized value (run() dequantizes the inputs of what it
+  // leaves float): quantized at its own range, which is the scale its input is stored at
+  // (range()), so fuse makes it the producer's integer clip.
+  static bool clip_of_quantized(const Value *x) {
+    const Node *clip = x->producer;
+    if (!clip || !constant_clip(*clip)) return false;
+    const Node *dq = clip->inputs[0]->producer;
+    return dq && dq->op == OpKind::kDequantizeLinear && dq->inputs[0]->frac_bits;
   }
 
   bool pass_through(Node *node) {
