@@ -206,8 +206,8 @@ void run_model_bench(const ModelBenchArgs &a) {
   fmt::print("model {} ({} steps, {} on the accelerator)  config {}  engine {}\n", a.model,
              pkg.steps.size(), layers.size(), config.name, a.engine);
   fmt::print(
-      "peak {} MACs/cycle, DRAM {} B/cycle; MACs are the model's own, 'executed' with "
-      "channels padded to the GEMM blocks\n\n",
+      "peak {} MACs/cycle, DRAM {} B/cycle; MACs are the model's own, 'executed' the GEMM "
+      "core's (channels padded to its blocks, a tiling's repeated work)\n\n",
       config.peak_macs_per_cycle(), config.mem_bytes_per_cycle);
   std::vector<std::vector<std::string>> rows = {{"#", "layer", "op", "MACs", "executed",
                                                  "DRAM bytes", "cycles", "ideal", "bound",

@@ -162,6 +162,10 @@ struct GraphExecutor::Impl {
       session->read(device_arena, arena.data() + pt.arena_offset, pt.bytes(), pt.arena_offset);
     }
     if (auto it = prof.counters.find("cycles"); it != prof.counters.end()) prof.cycles = it->second;
+    // What the device counted, where it counts: also the work a tiling repeats (a fused pool's
+    // overlapping windows), which the package's count from the layer's shapes does not see.
+    if (auto it = prof.counters.find("macs"); it != prof.counters.end() && it->second)
+      prof.executed_macs = static_cast<int64_t>(it->second);
   }
 
   void run_host(size_t index) {

@@ -49,7 +49,9 @@ struct StepProfile {
   std::string op, name;
   isa::StepTarget where = isa::StepTarget::kCpu;
   int64_t macs = 0;           // the model's own multiply-accumulates (utilization counts these)
-  int64_t executed_macs = 0;  // with the channels padded to the GEMM blocks
+  // With the channels padded to the GEMM blocks; on the accelerator the device's count where
+  // it gives one (and then also the work its tiling repeats).
+  int64_t executed_macs = 0;
   std::optional<uint64_t> cycles;  // the engine's cycle counter; fsim has none
   double seconds = 0;              // host wall time of the step
   driver::Counters counters;       // accelerator steps: the device's counters
