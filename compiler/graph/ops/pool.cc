@@ -142,9 +142,7 @@ Outputs plain_qaverage_pool(const Node &node, const Inputs &in) {
         const int64_t m = n ? qpool_multiplier(n, scale_bits) : 0;
         po[(plane * w.out[0] + oh) * w.out[1] + ow] = qpool_output(sum, m, rshift, lo, hi);
       }
-  Outputs outs;
-  outs.push_back(std::move(out));
-  return outs;
+  return single(std::move(out));
 }
 
 Outputs average_pool(const Node &node, const Inputs &in) {
