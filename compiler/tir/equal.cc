@@ -82,6 +82,10 @@ class Equal {
         return buffer(x->buffer, y->buffer) && exprs(x->indices, y->indices) &&
                expr(x->value, y->value);
       }
+      case StmtKind::kPrefetch: {
+        auto *x = a.as<Prefetch>(), *y = b.as<Prefetch>();
+        return buffer(x->buffer, y->buffer) && exprs(x->indices, y->indices);
+      }
       case StmtKind::kFor: {
         auto *x = a.as<For>(), *y = b.as<For>();
         return x->extent == y->extent && x->for_kind == y->for_kind &&

@@ -59,6 +59,9 @@ void Visitor::visit_Store(const Store *op) {
   for (const Expr &i : op->indices) visit(i);
   visit(op->value);
 }
+void Visitor::visit_Prefetch(const Prefetch *op) {
+  for (const Expr &i : op->indices) visit(i);
+}
 void Visitor::visit_For(const For *op) {
   visit(op->body);
 }
@@ -177,6 +180,10 @@ Stmt Mutator::mutate_Store(const Store *op, const Stmt &self) {
   Expr v = mutate(op->value);
   if (!changed && v.same_as(op->value)) return self;
   return Store::make(op->buffer, idx, v);
+}
+Stmt Mutator::mutate_Prefetch(const Prefetch *op, const Stmt &self) {
+  std::vector<Expr> idx;
+  return mutate_list(op->indices, &idx) ? Prefetch::make(op->buffer, idx) : self;
 }
 Stmt Mutator::mutate_For(const For *op, const Stmt &self) {
   Stmt b = mutate(op->body);

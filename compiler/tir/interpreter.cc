@@ -56,6 +56,8 @@ class Interpreter : private IntEvaluator {
         at(op->buffer, op->indices) = wrap_to(op->buffer->dtype, v);
         return;
       }
+      case StmtKind::kPrefetch:  // a hint to a cache this interpreter has not
+        return;
       case StmtKind::kFor: {
         const For *op = s.as<For>();
         for (int64_t i = 0; i < op->extent; ++i) {

@@ -283,6 +283,14 @@ Stmt Store::make(Buffer b, std::vector<Expr> indices, Expr value) {
   return Stmt(std::shared_ptr<const Store>(n));
 }
 
+Stmt Prefetch::make(Buffer b, std::vector<Expr> indices) {
+  check_indices(b, indices);
+  auto n = std::make_shared<Prefetch>();
+  n->buffer = std::move(b);
+  n->indices = std::move(indices);
+  return Stmt(std::shared_ptr<const Prefetch>(n));
+}
+
 Stmt For::make(Var v, int64_t extent, ForKind k, Stmt body) {
   VACC_CHECK(v != nullptr && body.defined()) << "incomplete loop";
   VACC_CHECK(extent > 0) << "loop " << v->name << " has extent " << extent;

@@ -153,6 +153,9 @@ class Printer : public Visitor {
   void visit_Store(const Store *n) override {
     line(access(n->buffer, n->indices) + " = " + expr(n->value));
   }
+  void visit_Prefetch(const Prefetch *n) override {
+    line("prefetch " + access(n->buffer, n->indices));
+  }
   void visit_For(const For *n) override {
     block(fmt::format("{} ({}, 0, {})", for_kind_name(n->for_kind), name(n->var.get()), n->extent),
           n->body);

@@ -72,6 +72,10 @@ class Hasher : public tir::Visitor {
     buffer(op->buffer);
     Visitor::visit_Store(op);
   }
+  void visit_Prefetch(const tir::Prefetch *op) override {
+    buffer(op->buffer);
+    Visitor::visit_Prefetch(op);
+  }
   void visit_For(const tir::For *op) override {
     visit_Var(op->var.get());
     mix(static_cast<uint64_t>(op->extent));

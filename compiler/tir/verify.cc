@@ -66,6 +66,10 @@ class Verifier : public Visitor {
     check_access(op->buffer, op->indices);
     Visitor::visit_Load(op);
   }
+  void visit_Prefetch(const Prefetch *op) override {
+    check_access(op->buffer, op->indices);
+    Visitor::visit_Prefetch(op);
+  }
   void visit_Store(const Store *op) override {
     check_access(op->buffer, op->indices);
     Visitor::visit_Store(op);

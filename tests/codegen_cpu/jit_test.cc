@@ -193,6 +193,39 @@ TEST(CpuJit, GuardedLoadsStayInBounds) {
   for (int k = 0; k < 14; ++k) EXPECT_EQ(vp[k], k < 2 || k >= 12 ? 0.f : va[k - 2]);
 }
 
+// A prefetch is a hint: the CPU backend emits llvm.prefetch (the next row of the input, read
+// while this one is copied), the interpreter skips it, and neither result changes; the printer
+// and structural equality see its buffer and address.
+TEST(CpuJit, PrefetchIsAHintThatChangesNoValue) {
+  tir::Var i = tir::make_var("i"), j = tir::make_var("j");
+  // c[i, :] = a[i, :] * 3, prefetching a[i + ahead, 0] before each row.
+  auto copy3 = [&](tir::DataType t, int ahead) {
+    auto a = tir::make_buffer("a", t, {8, 32}), c = tir::make_buffer("c", t, {8, 32});
+    const tir::Stmt row = tir::For::make(j, 32, tir::ForKind::kSerial,
+                                         tir::Store::make(c, {i, j}, tir::load(a, {i, j}) * 3));
+    return tir::Func{"copy3", {a, c},
+                     tir::For::make(i, 8, tir::ForKind::kSerial,
+                                    tir::Seq::make({tir::Prefetch::make(a, {Expr(i) + ahead, 0}),
+                                                    row}))};
+  };
+  const tir::Func f = copy3(tir::float32(), 1);
+  EXPECT_NE(tir::to_string(f).find("prefetch a[i + 1, 0]"), std::string::npos)
+      << tir::to_string(f);
+  EXPECT_TRUE(tir::structural_equal(f.body, copy3(tir::float32(), 1).body, true));
+  EXPECT_FALSE(tir::structural_equal(f.body, copy3(tir::float32(), 2).body, true));
+  const std::string ir = codegen::cpu::llvm_ir(f, false);
+  EXPECT_NE(ir.find("@llvm.prefetch"), std::string::npos) << ir;
+  auto va = random_floats(256, 11);
+  std::vector<float> vc(256);
+  Jit::global().compile(f)->run({va.data(), vc.data()});
+  for (int k = 0; k < 256; ++k) ASSERT_EQ(vc[k], va[k] * 3) << k;
+  std::vector<std::vector<int64_t>> args(2);
+  for (int k = 0; k < 256; ++k) args[0].push_back(k - 100);
+  args[1].assign(256, 0);
+  tir::interpret(copy3(tir::int32(), 1), args);
+  for (int k = 0; k < 256; ++k) ASSERT_EQ(args[1][k], (k - 100) * 3) << k;
+}
+
 // A matmul scheduled as a CPU kernel: parallel rows, a local accumulator tile (cache_write),
 // unrolled rows and vectorized columns inside it.
 TEST(CpuJit, ScheduledMatmulMatchesCpp) {

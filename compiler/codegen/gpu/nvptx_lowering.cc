@@ -111,6 +111,8 @@ class NvptxLowering : public LlvmLowering {
     LlvmLowering::allocate(op);
   }
 
+  void prefetch(const tir::Prefetch *) override {}  // NVPTX selects no llvm.prefetch
+
   void attr(const tir::Attr *op) override {
     if (op->key == kBarrierKey && op->value == kBarrierValue) {
       b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});

@@ -22,6 +22,8 @@ void LlvmLowering::stmt(const Stmt &s) {
   switch (s.kind()) {
     case StmtKind::kStore:
       return store(s.as<tir::Store>());
+    case StmtKind::kPrefetch:
+      return prefetch(s.as<tir::Prefetch>());
     case StmtKind::kFor:
       return loop(s.as<tir::For>());
     case StmtKind::kIfThenElse:
@@ -47,6 +49,17 @@ void LlvmLowering::stmt(const Stmt &s) {
 
 void LlvmLowering::attr(const tir::Attr *op) {
   stmt(op->body);
+}
+
+void LlvmLowering::prefetch(const tir::Prefetch *op) {
+  const tir::Buffer &b = op->buffer;
+  llvm::Value *ptr = at_lane0([&] {
+    return b_.CreateGEP(mem_type(b->dtype), buffer_ptr(b), flat_index(b, op->indices));
+  });
+  ptr = b_.CreateBitCast(ptr, b_.getInt8PtrTy());
+  // read (0), keep in all levels (3), data cache (1)
+  b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr->getType()},
+                     {ptr, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
 }
 
 void LlvmLowering::if_then_else(const tir::IfThenElse *op) {

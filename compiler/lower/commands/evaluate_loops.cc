@@ -88,6 +88,8 @@ class Evaluator : private IntEvaluator {
             "{}: a scalar store to '{}' reached code generation; the accelerator runs only DMA, "
             "GEMM and ALU statements",
             func_.name, s.as<Store>()->buffer->name);
+      case StmtKind::kPrefetch:  // a hint to a CPU cache: no command
+        return;
       case StmtKind::kDma:
         return dma(s.as<Dma>());
       case StmtKind::kGemm:

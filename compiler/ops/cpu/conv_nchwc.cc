@@ -406,9 +406,28 @@ CpuKernel build_dense(const Node &node, int64_t block) {
   const Expr mt = Expr(p) / to_int(row_blocks) % to_int(tiles);
   const Expr oh = Expr(p) % to_int(row_blocks) * to_int(block_rows) + rr;
   k.set_position(Expr(p) / to_int(row_blocks * tiles), oh);
-  auto over_rows = [&](const Stmt &row) {
-    const Stmt guarded = rows % block_rows ? tir::IfThenElse::make(oh < to_int(rows), row) : row;
+  auto over_rows = [&](const Stmt &row, const Stmt &before_row = Stmt()) {
+    Stmt guarded = rows % block_rows ? tir::IfThenElse::make(oh < to_int(rows), row) : row;
+    if (before_row.defined()) guarded = tir::Seq::make({before_row, guarded});
     return tir::For::make(rr, block_rows, ForKind::kSerial, guarded);
+  };
+  // The weights of the next chunk (the next kc input channel blocks of the panels, which
+  // follow in memory: the next chunk of this tile, or the first of the next tile), fetched
+  // into the cache while this chunk runs, a share of their cache lines before each row, so
+  // that the weights of a layer larger than the caches do not wait on memory at every chunk.
+  const int64_t chunk_floats = kc * g.KH * g.KW * Bx * mv * g.B, line_floats = 16;
+  const int64_t lines = (chunk_floats + line_floats - 1) / line_floats;
+  const int64_t lines_per_row = (lines + block_rows - 1) / block_rows;
+  auto prefetch_next_chunk = [&](const Expr &q) {
+    const Expr next = (q + 1) * to_int(kc);
+    Var i = tir::make_var("line");
+    const Expr offset = (Expr(rr) * to_int(lines_per_row) + i) * to_int(line_floats);
+    Stmt fetch = tir::Prefetch::make(panels, {mt, next, to_int(0), to_int(0), to_int(0), offset});
+    if (lines_per_row * block_rows > lines)
+      fetch = tir::IfThenElse::make(offset < to_int(chunk_floats), fetch);
+    const Expr exists = mt * to_int(CBx) + next < to_int(tiles * CBx);
+    return tir::IfThenElse::make(
+        exists, tir::For::make(i, lines_per_row, ForKind::kSerial, fetch));
   };
   std::vector<Stmt> task;
   if (chunks > 0) {
@@ -418,7 +437,8 @@ CpuKernel build_dense(const Node &node, int64_t block) {
                       : chunks == 1 ? When::always()
                                     : When::at(tir::eq(q, to_int(chunks - 1)));
     task.push_back(tir::For::make(q, chunks, ForKind::kSerial,
-                                  over_rows(pass(mt, Expr(q) * to_int(kc), kc, Bx, first, last))));
+                                  over_rows(pass(mt, Expr(q) * to_int(kc), kc, Bx, first, last),
+                                            prefetch_next_chunk(q))));
   }
   if (tail > 0)
     task.push_back(over_rows(pass(mt, to_int(full_blocks), 1, tail,

@@ -194,6 +194,17 @@ struct Store : StmtNode {
   Store() : StmtNode(kKind) {}
 };
 
+// A hint that buffer[indices] is read soon: its cache line is fetched ahead of the loads (the
+// CPU's software prefetch). It changes no value; where there is no cache to fill (an
+// interpreter, the GPU, the accelerator) it does nothing.
+struct Prefetch : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::kPrefetch;
+  Buffer buffer;
+  std::vector<Expr> indices;
+  static Stmt make(Buffer b, std::vector<Expr> indices);
+  Prefetch() : StmtNode(kKind) {}
+};
+
 // Loops bound to a GPU grid (kBlock*) or thread block (kThread*) axis: on a GPU each block
 // (thread) runs the body for its own index; everywhere else they are serial loops, and the IR
 // means what it means sequentially (codegen/gpu keeps that meaning, docs/gpu_backend.md).

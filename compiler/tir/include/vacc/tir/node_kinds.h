@@ -39,6 +39,7 @@
 
 #define VACC_TIR_STMT_NODES(X) \
   X(Store)                     \
+  X(Prefetch)                  \
   X(For)                       \
   X(IfThenElse)                \
   X(Seq)                       \

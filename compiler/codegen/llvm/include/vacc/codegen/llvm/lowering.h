@@ -131,6 +131,10 @@ class LlvmLowering {
   // An annotation: its body (a backend may give a marker meaning, e.g. a GPU barrier).
   virtual void attr(const tir::Attr *op);
 
+  // A software prefetch of the element's cache line for reading (llvm.prefetch, kept in all
+  // cache levels); a backend without one leaves it out (it changes no value).
+  virtual void prefetch(const tir::Prefetch *op);
+
   // A buffer of the body's extent: on the stack (the entry block's allocas) by default.
   virtual void allocate(const tir::Allocate *op);
   // The stack slot of an Allocate's buffer, in the entry block.
