@@ -243,10 +243,10 @@ class ConvKernel {
     return tir::IfThenElse::make(ih >= 0 && ih < to_int(g_.H), body(ih));
   }
 
-  // Input column of output column `col` for kernel column kw.
+  // Input column of output column `col` for kernel column kw, in col's (64-bit) type.
   Expr input_column(const Expr &col, const Expr &kw) const {
     if (g_.flat) return col;
-    return col * to_int(g_.sw) + kw * to_int(g_.dw) - to_int(g_.pw);
+    return col * to_int(g_.sw) + tir::cast(col.dtype(), kw) * to_int(g_.dw) - to_int(g_.pw);
   }
 
   CpuKernel finish(const std::string &name, const Stmt &body) {
@@ -363,7 +363,7 @@ CpuKernel build_dense(const Node &node, int64_t block) {
         // between columns, which outlive the registers. Interior tiles then loop over the
         // kernel columns instead.
         if (all_inside && lanes < 4 && g.KW > 1) {
-          Var kw = tir::make_var("kw"), ci = tir::make_var("ci");
+          Var kw = tir::make_var("kw", tir::int64()), ci = tir::make_var("ci");
           const Stmt body =
               tir::Seq::make(column_fmas(cb, kh, ih, kw, ci, [](int64_t) { return true; }));
           return tir::For::make(kw, g.KW, ForKind::kSerial,

@@ -47,12 +47,16 @@ std::vector<TileRun> plan_row_tiles(const RowWindow &w, int64_t width) {
   return runs;
 }
 
+// Columns are 64-bit, so that the input addresses of a tile's columns differ by constants
+// LLVM folds into the loads: 32-bit columns are sign-extended one by one (LLVM cannot assume
+// their sums do not wrap), which LLVM vectorizes into shuffles in the innermost loop (the 7x7
+// stem on a plain image: 1.65 -> 1.2 ms alone).
 tir::Stmt emit_row_tiles(const RowWindow &w, const std::vector<TileRun> &runs,
                          const TileBody &body) {
   std::vector<tir::Stmt> stmts;
   for (const TileRun &run : runs) {
     if (run.count > 1) {
-      tir::Var t = tir::make_var("tile");
+      tir::Var t = tir::make_var("tile", tir::int64());
       auto col = [&](int64_t r) {
         return tir::Expr(t) * static_cast<int>(run.width) + static_cast<int>(run.first + r);
       };
@@ -60,7 +64,7 @@ tir::Stmt emit_row_tiles(const RowWindow &w, const std::vector<TileRun> &runs,
       stmts.push_back(
           tir::For::make(t, run.count, tir::ForKind::kSerial, body(col, run.width, inside)));
     } else {
-      auto col = [&](int64_t r) { return tir::Expr(static_cast<int>(run.first + r)); };
+      auto col = [&](int64_t r) { return tir::make_const(tir::int64(), run.first + r); };
       auto inside = [&](int64_t r, int64_t k) { return w.inside(run.first + r, k); };
       stmts.push_back(body(col, run.width, inside));
     }

@@ -36,8 +36,9 @@ struct TileRun {
 // the tile, the interior as one loop, the remainder in at most two static tiles.
 std::vector<TileRun> plan_row_tiles(const RowWindow &w, int64_t width);
 
-// Builds the statement of one tile: column r (of `width`) is output column col(r); `inside(r,
-// k)` says whether its kernel column k reads inside the input (constant per run).
+// Builds the statement of one tile: column r (of `width`) is output column col(r) (an int64
+// expression); `inside(r, k)` says whether its kernel column k reads inside the input
+// (constant per run).
 using TileBody =
     std::function<tir::Stmt(const std::function<tir::Expr(int64_t r)> &col, int64_t width,
                             const std::function<bool(int64_t r, int64_t k)> &inside)>;
