@@ -72,7 +72,7 @@ Outputs split(const Node &node, const Inputs &in) {
     Shape s = x.shape();
     s[axis] = size;
     Tensor t(x.dtype(), s);
-    for (int64_t o = 0; o < outer && size > 0; ++o)
+    for (int64_t o = 0; o < outer && size * inner > 0; ++o)
       std::memcpy(t.raw() + o * size * inner, x.raw() + (o * x.dim(axis) + offset) * inner,
                   size * inner);
     offset += size;

@@ -61,9 +61,9 @@ Outputs concat(const Node &node, const Inputs &in) {
   int64_t offset = 0;
   for (const Tensor *t : in) {
     int64_t row = t->size() / std::max<int64_t>(outer, 1) * es;
-    for (int64_t o = 0; o < outer; ++o) {
+    // An empty input has no buffer, and memcpy from null is undefined even for 0 bytes.
+    for (int64_t o = 0; o < outer && row > 0; ++o)
       std::memcpy(out.raw() + o * out_row + offset, t->raw() + o * row, row);
-    }
     offset += row;
   }
   Outputs outs;
