@@ -52,7 +52,8 @@ TEST(MiniResNetE2E, StemFoldedBitExactOnEveryEngine) {
   // The stem's input is unfolded by the host's pack, and the stem is a 1x1 convolution.
   const isa::PackageStep *im2col = step_named(p, "vacc.PackNCHWnc", "kernel_shape");
   ASSERT_NE(im2col, nullptr) << "no windowed pack: the stem was not folded";
-  EXPECT_EQ(im2col->attrs["kernel_shape"]["ints"], nlohmann::json({7, 7}));
+  EXPECT_EQ(im2col->attrs["kernel_shape"]["ints"].get<std::vector<int64_t>>(),
+            (std::vector<int64_t>{7, 7}));
   const isa::PackageTensor &cols = p.tensors[im2col->outputs[0]];
   // ceil(3*7*7 / 16) blocks over the 16x16 grid and a copy of its first row and column: the
   // max pool after the stem (3x3, stride 2, padding 1) is the stem's epilogue.

@@ -128,11 +128,9 @@ TEST_F(RtlTop, EveryPortBelongsToAVitisInterface) {
   for (const auto &[name, port] : ports_) {
     SCOPED_TRACE(name);
     ASSERT_EQ(name.find("<unparsed"), std::string::npos);
-    EXPECT_EQ(name, [&] {
-      std::string lower = name;
-      for (char &c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      return lower;
-    }()) << "Vitis infers interfaces from lower-case port names";
+    std::string lower = name;
+    for (char &c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    EXPECT_EQ(name, lower) << "Vitis infers interfaces from lower-case port names";
     if (name == "ap_clk" || name == "ap_rst_n" || name == "ap_clk_2" || name == "ap_rst_n_2") {
       EXPECT_EQ(port.direction, "input");
       EXPECT_EQ(literal_width(port.range), 1);
