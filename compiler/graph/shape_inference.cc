@@ -42,6 +42,13 @@ void infer_node(Node &n) {
                            fmt::format("output '{}'", out->name));
 }
 
+Value *add_inferred_node(Graph &graph, OpKind op, const std::string &name,
+                         std::vector<Value *> inputs, DType dtype, Attributes attrs) {
+  Value *out = graph.add_value(graph.unique_name(name), dtype, {});
+  infer_node(*graph.add_node(op, out->name, std::move(inputs), {out}, std::move(attrs)));
+  return out;
+}
+
 void infer_shapes(Graph &graph) {
   int index = 0;
   for (Node *node : graph.nodes()) {

@@ -130,10 +130,7 @@ class Blocker {
   }
 
   Value *transform(OpKind op, Value *x, Attributes attrs, const std::string &suffix) {
-    Value *out = g_.add_value(g_.unique_name(x->name + suffix), x->dtype, {});
-    Node *node = g_.add_node(op, out->name, {x}, {out}, std::move(attrs));
-    infer_node(*node);
-    return out;
+    return add_inferred_node(g_, op, x->name + suffix, {x}, x->dtype, std::move(attrs));
   }
 
   Value *packed(Value *x) {

@@ -419,10 +419,7 @@ class QdqLowering {
 
   Value *make(OpKind op, const std::string &name, std::vector<Value *> inputs, DType dtype,
               Attributes attrs = {}) {
-    Value *out = g_.add_value(g_.unique_name(name), dtype, {});
-    Node *node = g_.add_node(op, out->name, std::move(inputs), {out}, std::move(attrs));
-    infer_node(*node);
-    return out;
+    return add_inferred_node(g_, op, name, std::move(inputs), dtype, std::move(attrs));
   }
 
   Graph &g_;

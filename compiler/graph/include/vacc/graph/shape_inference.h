@@ -12,6 +12,11 @@ namespace vacc::graph {
 // wrong dtype, a missing input, an attribute out of range.
 void infer_node(Node &node);
 
+// Adds a node of `op` computing one new value (named uniquely from `name`, of `dtype`) from
+// `inputs`, and infers its shape: what a pass inserting a node needs.
+Value *add_inferred_node(Graph &graph, OpKind op, const std::string &name,
+                         std::vector<Value *> inputs, DType dtype, Attributes attrs = {});
+
 // Infers every node in order; errors name the node (name, index, op type).
 void infer_shapes(Graph &graph);
 
