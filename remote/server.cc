@@ -10,6 +10,8 @@
 #include <deque>
 #include <limits>
 #include <mutex>
+#include <optional>
+#include <thread>
 
 #include "vacc/remote/protocol.h"
 #include "vacc/support/error.h"
@@ -64,6 +66,63 @@ class RunLine {
   bool running_ = false;
 };
 
+// The one thread every run executes on, for the server's life. The engines keep state on the
+// thread that made it (the RTL engine's SystemC kernel switches between its own coroutine
+// stacks there), so runs do not move between gRPC's worker threads; and a run's exceptions
+// are caught where they were thrown: only its message crosses back to the gRPC thread.
+class RunThread {
+ public:
+  RunThread() : thread_([this] { loop(); }) {}
+  ~RunThread() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+  // Runs `job` on the run thread and waits for it: no value, or what it threw.
+  std::optional<std::string> run(const std::function<void()> &job) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    job_ = &job;
+    error_.reset();
+    cv_.notify_all();
+    cv_.wait(lock, [this] { return job_ == nullptr; });
+    return error_;
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      cv_.wait(lock, [this] { return stop_ || job_ != nullptr; });
+      if (stop_) return;
+      const std::function<void()> &job = *job_;
+      lock.unlock();
+      std::optional<std::string> error;
+      try {
+        job();
+      } catch (const std::exception &e) {
+        // vacc::Error for what the package or the engine reports; anything else (an XRT
+        // exception, memory) is still one failed run, not the server's end.
+        error = e.what();
+      }
+      lock.lock();
+      error_ = std::move(error);
+      job_ = nullptr;
+      cv_.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  const std::function<void()> *job_ = nullptr;  // the run waiting for the thread, if any
+  std::optional<std::string> error_;
+  bool stop_ = false;
+  std::thread thread_;  // last: started once the members above exist
+};
+
 class Service final : public v1::Accelerator::Service {
  public:
   explicit Service(const ServerOptions &options) : o_(options) {}
@@ -116,19 +175,17 @@ class Service final : public v1::Accelerator::Service {
     result.engine = o_.engine;
     result.config_name = o_.config.name;
     result.cpu = o_.cpu;
-    try {
+    const std::optional<std::string> failed = run_thread_.run([&] {
       bool has_accel = false;
       for (const auto &s : job.package.steps) has_accel |= s.commands.has_value();
       std::unique_ptr<driver::Device> device = has_accel ? o_.open_device() : nullptr;
       std::unique_ptr<runtime::HostKernels> host = o_.host_kernels(job.package);
       runtime::GraphExecutor exec(job.package, *host, device.get(), o_.config);
       result.outputs = exec.run(job.inputs, &result.profile);
-    } catch (const std::exception &e) {
-      // vacc::Error for what the package or the engine reports; anything else (an XRT
-      // exception, memory) is still one failed run, not the server's end.
+    });
+    if (failed)
       return refuse(peer, grpc::StatusCode::ABORTED,
-                    fmt::format("the run failed on the server: {}", e.what()));
-    }
+                    fmt::format("the run failed on the server: {}", *failed));
     *reply = encode_run_reply(result);
     std::optional<uint64_t> cycles = result.profile.cycles();
     log(fmt::format("ran '{}' for {}: {} steps, {} cycles, {:.3f} s (waited {:.3f} s){}",
@@ -177,6 +234,7 @@ class Service final : public v1::Accelerator::Service {
 
   const ServerOptions &o_;
   RunLine line_;
+  RunThread run_thread_;
   std::mutex log_mutex_;
 };
 

@@ -80,6 +80,10 @@ int wait_exit(const Proc &p, std::chrono::seconds limit = 300s) {
     int status = 0;
     const pid_t r = waitpid(p.pid, &status, WNOHANG);
     if (r == p.pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+    if (r < 0) {
+      ADD_FAILURE() << "process " << p.pid << " was already waited for (it had exited)";
+      return -1;
+    }
     if (std::chrono::steady_clock::now() > end) {
       kill(p.pid, SIGKILL);
       waitpid(p.pid, &status, 0);
@@ -99,6 +103,13 @@ bool eventually(Pred pred, std::chrono::seconds limit = 120s) {
     std::this_thread::sleep_for(20ms);
   }
   return pred();
+}
+
+// Whether the process has ended (without reaping it, so wait_exit still sees its status).
+bool has_exited(const Proc &p) {
+  siginfo_t info{};
+  return waitid(P_PID, static_cast<id_t>(p.pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+         info.si_pid != 0;
 }
 
 size_t count(const std::string &text, const std::string &what) {
@@ -136,7 +147,7 @@ class Remote : public ::testing::Test {
         spawn({"serve", "--host", "127.0.0.1", "--port", "0", "--engine", "rtl", "--token-file",
                (*dir_ / "token").string(), "--max-message-mib", "1", "--queue-timeout", "300"},
               *dir_, "server"));
-    ASSERT_TRUE(eventually([] { return server_->stdout_text().find('\n') != std::string::npos; }))
+    ASSERT_TRUE(serving_until([] { return server_->stdout_text().find('\n') != std::string::npos; }))
         << server_->stderr_text();
     const std::string line = server_->stdout_text();
     const size_t colon = line.rfind(':');
@@ -161,6 +172,18 @@ class Remote : public ::testing::Test {
     delete server_;
     delete local_;
     delete dir_;
+  }
+
+  // A server that died in an earlier test fails each later one at once, not by a timeout.
+  void SetUp() override {
+    ASSERT_FALSE(has_exited(*server_)) << "the server has exited:\n" << server_->stderr_text();
+  }
+
+  // Waits until `pred` holds, at most `limit`; gives up as soon as the server has exited.
+  template <typename Pred>
+  static bool serving_until(Pred pred, std::chrono::seconds limit = 120s) {
+    eventually([&] { return pred() || has_exited(*server_); }, limit);
+    return pred();
   }
 
   void TearDown() override {
@@ -245,7 +268,7 @@ TEST_F(Remote, WrongOrMissingTokenIsRefusedOnBothSides) {
   const Proc none = spawn({"run", "--remote", address_}, *dir_, "none");
   EXPECT_EQ(wait_exit(none), 1);
   EXPECT_NE(none.stderr_text().find("requires a token"), std::string::npos) << none.stderr_text();
-  EXPECT_TRUE(eventually([&] {
+  EXPECT_TRUE(serving_until([&] {
     return count(server_->stderr_text(), "refused a request") >= refusals + 2;
   })) << server_->stderr_text();
 }
@@ -297,7 +320,7 @@ TEST_F(Remote, GarbageTruncatedAndMalformedRequestsLeaveTheServerServing) {
     EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
     EXPECT_NE(s.error_message().find("version 99"), std::string::npos) << s.error_message();
   }
-  EXPECT_TRUE(eventually([] {
+  EXPECT_TRUE(serving_until([] {
     const std::string log = server_->stderr_text();
     return log.find("not a vacc package") != std::string::npos &&
            log.find("protocol version 99") != std::string::npos;
@@ -333,11 +356,11 @@ TEST_F(Remote, ClientKilledMidRunLeavesTheServerServing) {
              VACC_TEST_MODELS_DIR "/fashion_mnist_cnn.onnx", "--input",
              (*dir_ / "images64.npy").string()},
             *dir_, "victim");
-  ASSERT_TRUE(eventually([&] { return count(server_->stderr_text(), "running '") > runs; }))
+  ASSERT_TRUE(serving_until([&] { return count(server_->stderr_text(), "running '") > runs; }))
       << victim.stderr_text() << server_->stderr_text();
   kill(victim.pid, SIGKILL);
   EXPECT_EQ(wait_exit(victim), -SIGKILL);
-  EXPECT_TRUE(eventually(
+  EXPECT_TRUE(serving_until(
       [] {
         return server_->stderr_text().find("the client went away before the answer") !=
                std::string::npos;
