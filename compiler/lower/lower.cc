@@ -76,10 +76,18 @@ isa::CommandList command_passes(PassRunner &run, const tir::Func &f, const isa::
   pass("merge_reductions", !relays && o.stagger_threads && o.merge_kernels,
        [&](const OpList &x) { return merge_reductions(x, cap); });
   pass("stagger_threads", !relays && o.stagger_threads, stagger_threads);
-  pass("merge_kernels", o.merge_kernels, [&](const OpList &x) { return merge_kernels(x, cap); });
+  // With overlap between two threads, a merged kernel stays in one ACC bank (one thread's):
+  // one spanning both could not carry the overlap flag and would wait for, and hold up, both
+  // threads' work. (One thread's tile may span both banks, and its stores read both: merged,
+  // the unflagged command's token vouches for both.)
+  pass("merge_kernels", o.merge_kernels, [&](const OpList &x) {
+    return merge_kernels(x, cap, o.overlap && o.stagger_threads ? &config : nullptr);
+  });
   pass("coalesce_dma", o.coalesce_dma, coalesce_dma);
   pass("split_first_gemms", !relays && o.split_first_gemms, split_first_gemms);
   pass("reset_on_alu", o.overlap && o.reset_on_alu, reset_on_alu);
+  pass("order_compute_dispatch", !relays && o.stagger_threads && o.overlap && o.order_dispatch,
+       [&](const OpList &x) { return order_compute_dispatch(x, config); });
   if (relays)
     pass("relax_tokens", true, relax_tokens);
   else

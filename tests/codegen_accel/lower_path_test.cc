@@ -48,6 +48,7 @@ TEST(LowerPath, PassesOfBothFormsRunInOrderAndAreDumped) {
                                          "coalesce_dma",
                                          "split_first_gemms",
                                          "reset_on_alu",
+                                         "order_compute_dispatch",
                                          "insert_tokens",
                                          "mark_overlap"};
   EXPECT_EQ(names, want);
@@ -55,7 +56,7 @@ TEST(LowerPath, PassesOfBothFormsRunInOrderAndAreDumped) {
   EXPECT_TRUE(std::filesystem::exists(std::string(tmpl) + "/00_input.tir"));
   EXPECT_TRUE(std::filesystem::exists(std::string(tmpl) + "/07_check_accelerator_only.tir"));
   EXPECT_TRUE(std::filesystem::exists(std::string(tmpl) + "/08_flatten.cmd"));
-  const std::string last = std::string(tmpl) + "/16_mark_overlap.cmd";
+  const std::string last = std::string(tmpl) + "/17_mark_overlap.cmd";
   ASSERT_TRUE(std::filesystem::exists(last));
   // The last dump is the final command list (but for its header line, which names the list).
   std::ifstream in(last);

@@ -209,6 +209,17 @@ TEST_P(OnConfig, ConvWithFusedMaxPoolEqualsConvThenPool) {
               want[at(c, p.out_channels, PH, PW, n, ch, oh, ow)] = best;
             }
       test::check_layer(c, layer, args, want, 0.02);
+      // Two threads: every GEMM and ALU stays in its thread's ACC bank and carries the overlap
+      // flag (merge_kernels once merged both threads' pool resets into one unflagged ALU).
+      if (layer.schedule.vthreads == 2)
+        for (const auto &cmd : layer.commands.commands) {
+          if (const auto *g = std::get_if<isa::GemmCommand>(&cmd)) {
+            EXPECT_TRUE(g->overlap);
+          }
+          if (const auto *a = std::get_if<isa::AluCommand>(&cmd)) {
+            EXPECT_TRUE(a->overlap);
+          }
+        }
     }
   }
 }

@@ -73,6 +73,18 @@ struct GemmGroup {
   }
 };
 
+// The ACC bank every ACC range of `op` lies in, or -1 where it touches none or both.
+int acc_bank_of(const Op &op, const isa::HwConfig &config) {
+  int bank = -1;
+  for (const Range &r : footprint(op).ranges) {
+    if (r.mem != static_cast<int>(isa::MemId::kAcc) || r.lo >= r.hi) continue;
+    const int lo = config.acc_bank(r.lo), hi = config.acc_bank(r.hi - 1);
+    if (lo != hi || (bank >= 0 && bank != lo)) return -1;
+    bank = lo;
+  }
+  return bank;
+}
+
 }  // namespace
 
 OpList merge_reductions(const OpList &ops, uint32_t max_uops) {
@@ -97,13 +109,14 @@ OpList merge_reductions(const OpList &ops, uint32_t max_uops) {
   return out;
 }
 
-OpList merge_kernels(const OpList &ops, uint32_t max_uops) {
+OpList merge_kernels(const OpList &ops, uint32_t max_uops, const isa::HwConfig *banks) {
   OpList out;
   out.reserve(ops.size());
   std::optional<AluGroup> group;
   for (const Op &op : ops) {
     Op *last = out.empty() ? nullptr : &out.back();
-    if (last && last->uops.size() + op.uops.size() <= max_uops) {
+    if (last && last->uops.size() + op.uops.size() <= max_uops &&
+        (!banks || acc_bank_of(*last, *banks) == acc_bank_of(op, *banks))) {
       const auto *g = std::get_if<isa::GemmCommand>(&op.cmd);
       const auto *lg = std::get_if<isa::GemmCommand>(&last->cmd);
       if (g && lg && same_shape(*g, *lg)) {

@@ -26,8 +26,9 @@ void verify_commands(const OpList &ops, const isa::HwConfig &config, const std::
 // Pass: merges consecutive GEMMs (ALUs) that differ only in their micro-ops into one command
 // with a multi-micro-op kernel of at most `max_uops` micro-ops, where the merged command
 // computes the same values (GEMM accumulation is order independent; an ALU merge must not
-// let one micro-op read a tile another writes).
-OpList merge_kernels(const OpList &ops, uint32_t max_uops);
+// let one micro-op read a tile another writes). Given `banks`, only commands whose ACC ranges
+// lie in the same bank of that config merge.
+OpList merge_kernels(const OpList &ops, uint32_t max_uops, const isa::HwConfig *banks = nullptr);
 
 // Pass: merges consecutive non-reset GEMMs of one reduction (each overlapping the scratchpad
 // ranges the run so far touches: a virtual thread's tiles, never another thread's), so that
@@ -51,6 +52,16 @@ OpList mark_overlap(const OpList &ops, const isa::HwConfig &config);
 // Pass: turns each GEMM reset into the ALU multiply by 0 that writes the same zeros, so
 // zeroing runs on the ALU beside the other thread's GEMMs (reset_on_alu.cc).
 OpList reset_on_alu(const OpList &ops);
+
+// Pass (on a stream without tokens, after reset_on_alu; 2 virtual threads with overlap): orders
+// the compute engine's commands for its in-order dispatch, which holds every later command while
+// one waits for its unit or a token: each GEMM moves down to just before its ACC bank's next
+// GEMM, so a thread's GEMMs follow each other; each ALU reset down to just before the first
+// command that conflicts with it, so its wait for the thread's store holds nothing else up;
+// and the ALU work (with its stores) that the GEMM before it cannot cover (its own bank's, or
+// more than that GEMM's cycles) moves below the next GEMM of another bank, so the GEMM core
+// runs beside it (order_compute_dispatch.cc).
+OpList order_compute_dispatch(const OpList &ops, const isa::HwConfig &config);
 
 // Pass: splits the first GEMMs on each accumulator (a virtual thread's first reduction steps)
 // into one GEMM per load they read from, so the GEMM core starts while the pipeline fills
