@@ -1,7 +1,10 @@
 #include "vacc/codegen/cpu/thread_pool.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -11,12 +14,50 @@
 namespace vacc::codegen::cpu {
 namespace {
 
+using Fn = std::function<void(int64_t, int64_t)>;
+
 // True while a thread runs chunks of a parallel loop (workers always).
 thread_local bool in_worker = false;
 
-// Workers sleep on a condition variable between jobs; a job is split into contiguous chunks,
-// claimed through an atomic counter, so the caller never waits on a slow
-// wake-up when it can take the chunks itself.
+// How long a thread spins before it sleeps: a worker after its last chunk, waiting for the next
+// loop, and the caller after its chunks, waiting for the workers'. A whole model's steps follow
+// each other within microseconds, and waking a sleeping thread costs tens of microseconds (on
+// a virtual machine, the halted CPU's wake-up too): as long as many of its steps take, so that
+// a pool that slept between steps ran them on the caller alone.
+constexpr auto kSpin = std::chrono::microseconds(300);
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Spins until done() or kSpin has passed; returns done(). A thread that `yields` offers its
+// core to any other runnable thread every few microseconds (a system call that returns at once
+// on an idle core): a waiting worker must not take a loaded machine's core from the threads
+// that have work, the caller's among them. The caller does not yield while it waits for the
+// workers' last chunks: it would get its core back only at the next scheduler tick.
+template <typename Done>
+bool spin_until(const Done &done, bool yield) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpin;
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (done()) return true;
+      cpu_relax();
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return done();
+    if (yield) sched_yield();
+  }
+}
+
+// A job is split into contiguous chunks, claimed through one atomic word that holds the job's
+// epoch, its number of chunks and its next chunk, so that a worker late for a job can never
+// claim a chunk of the next one (nor run past its own job's chunks); the caller claims chunks too,
+// and never waits for a worker that claimed none (a worker late to wake leaves its share to the
+// caller). Workers spin between jobs for kSpin, then sleep on a condition variable; the caller
+// notifies only when one sleeps.
 class Pool {
  public:
   explicit Pool(int n) {
@@ -26,84 +67,108 @@ class Pool {
   ~Pool() {
     {
       std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
+      stop_.store(true);
     }
-    cv_.notify_all();
+    wake_cv_.notify_all();
     for (auto &t : workers_) t.join();
   }
   int threads() const { return threads_; }
 
-  void run(int64_t n, const std::function<void(int64_t, int64_t)> &f) {
+  void run(int64_t n, const Fn &f) {
     if (n <= 0) return;
     // A few chunks per thread, claimed dynamically: a thread descheduled by other work on the
     // machine delays only its current chunk.
-    int64_t chunks = std::min<int64_t>(n, threads_ == 1 ? 1 : 4 * threads_);
+    const int64_t chunks = std::min<int64_t>({n, threads_ == 1 ? 1 : 4 * threads_, kMaxChunks});
     if (chunks == 1 || in_worker) {
       f(0, n);
       return;
     }
-    std::unique_lock<std::mutex> job_lock(job_mu_);  // one parallel loop at a time
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      fn_ = &f;
-      n_ = n;
-      chunks_ = chunks;
-      next_.store(0);
-      done_ = 0;
-      ++generation_;
+    std::lock_guard<std::mutex> job_lock(job_mu_);  // one parallel loop at a time
+    fn_.store(&f, std::memory_order_relaxed);
+    n_.store(n, std::memory_order_relaxed);
+    pending_.store(chunks, std::memory_order_relaxed);
+    const uint32_t epoch = epoch_of(state_.load(std::memory_order_relaxed)) + 1;
+    // Publishes the job (sequentially consistent: see sleepers_).
+    state_.store(uint64_t{epoch} << 32 | static_cast<uint64_t>(chunks) << 16);
+    if (sleepers_.load() > 0) {
+      { std::lock_guard<std::mutex> lock(mu_); }
+      wake_cv_.notify_all();
     }
-    cv_.notify_all();
     in_worker = true;  // a parallel loop nested in this one runs serially, here too
-    work();
+    work(epoch);
     in_worker = false;
-    std::unique_lock<std::mutex> lock(mu_);
-    done_cv_.wait(lock, [&] { return done_ == chunks_; });
-    fn_ = nullptr;
+    if (!spin_until([&] { return pending_.load(std::memory_order_acquire) == 0; }, false)) {
+      std::unique_lock<std::mutex> lock(mu_);
+      caller_waits_.store(true);
+      done_cv_.wait(lock, [&] { return pending_.load() == 0; });
+      caller_waits_.store(false);
+    }
   }
 
  private:
-  void work() {
-    int finished = 0;
+  // state_: epoch << 32 | chunks << 16 | next chunk.
+  static constexpr int64_t kMaxChunks = 0xffff;
+  static uint32_t epoch_of(uint64_t state) { return static_cast<uint32_t>(state >> 32); }
+
+  // Runs chunks of job `epoch` until none is left to claim.
+  void work(uint32_t epoch) {
     for (;;) {
-      int64_t c = next_.fetch_add(1);
-      if (c >= chunks_) break;
-      int64_t begin = n_ * c / chunks_, end = n_ * (c + 1) / chunks_;
-      (*fn_)(begin, end);
-      ++finished;
-    }
-    if (finished) {
-      std::lock_guard<std::mutex> lock(mu_);
-      done_ += finished;
-      if (done_ == chunks_) done_cv_.notify_all();
+      uint64_t s = state_.load(std::memory_order_acquire);
+      if (epoch_of(s) != epoch) return;
+      const int64_t c = s & kMaxChunks, chunks = s >> 16 & kMaxChunks;
+      if (c >= chunks) return;
+      // The job's fields are read before the claim and used only when it succeeds: a claim of
+      // one of this job's chunks proves the job unfinished, so the caller has not yet
+      // replaced them by the next job's.
+      const int64_t n = n_.load(std::memory_order_relaxed);
+      const Fn *fn = fn_.load(std::memory_order_relaxed);
+      if (!state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel)) continue;
+      (*fn)(n * c / chunks, n * (c + 1) / chunks);
+      if (pending_.fetch_sub(1) == 1 && caller_waits_.load()) {
+        { std::lock_guard<std::mutex> lock(mu_); }
+        done_cv_.notify_one();
+      }
     }
   }
+
   void loop() {
     in_worker = true;
-    uint64_t seen = 0;
+    uint32_t seen = 0;
+    auto news = [&] { return stop_.load() || epoch_of(state_.load()) != seen; };
     for (;;) {
-      {
+      if (!spin_until(news, true)) {
         std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
-        if (stop_) return;
-        seen = generation_;
+        sleepers_.fetch_add(1);
+        wake_cv_.wait(lock, news);
+        sleepers_.fetch_sub(1);
       }
-      work();
+      if (stop_.load()) return;
+      seen = epoch_of(state_.load(std::memory_order_acquire));
+      work(seen);
     }
   }
 
   int threads_ = 1;
   std::vector<std::thread> workers_;
   std::mutex job_mu_, mu_;
-  std::condition_variable cv_, done_cv_;
-  const std::function<void(int64_t, int64_t)> *fn_ = nullptr;
-  int64_t n_ = 0, chunks_ = 0, done_ = 0;
-  std::atomic<int64_t> next_{0};
-  uint64_t generation_ = 0;
-  bool stop_ = false;
+  std::condition_variable wake_cv_, done_cv_;
+  // The job: written by the caller before it publishes the epoch in state_.
+  std::atomic<const Fn *> fn_{nullptr};
+  std::atomic<int64_t> n_{0};
+  std::atomic<uint64_t> state_{0};
+  std::atomic<int64_t> pending_{0};  // chunks not yet finished
+  // Sleeping workers and a sleeping caller: each side writes its flag and reads the other's
+  // word in sequentially consistent order, so that one of them always sees the other.
+  std::atomic<int> sleepers_{0};
+  std::atomic<bool> caller_waits_{false}, stop_{false};
 };
 
+// The CPUs this process may run on (taskset, cgroups), not all the machine's: a thread per CPU
+// it cannot use would spin against the caller.
 int default_threads() {
   int n = static_cast<int>(std::thread::hardware_concurrency());
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) n = CPU_COUNT(&set);
   if (const char *env = std::getenv("VACC_NUM_THREADS")) n = std::atoi(env);
   return n;
 }

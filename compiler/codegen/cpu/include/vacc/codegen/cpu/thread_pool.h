@@ -1,6 +1,8 @@
 // The CPU backend's thread pool: parallel loops of JIT-compiled kernels run here. One pool per
-// process with one worker per hardware thread (VACC_NUM_THREADS overrides); the calling thread
-// works too. A parallel loop started from inside a worker runs serially on that worker.
+// process with one thread per CPU the process may run on (its affinity mask; VACC_NUM_THREADS
+// overrides), the calling thread one of them. Between loops the workers spin for a short while
+// before they sleep, so that a model's steps, microseconds apart, find them awake. A parallel
+// loop started from inside a worker runs serially on that worker.
 #pragma once
 
 #include <cstdint>
