@@ -56,8 +56,8 @@ OpList reset_on_alu(const OpList &ops);
 // Pass (on a stream without tokens, after reset_on_alu; 2 virtual threads with overlap): orders
 // the compute engine's commands for its in-order dispatch, which holds every later command while
 // one waits for its unit or a token: each GEMM moves down to just before its ACC bank's next
-// GEMM, so a thread's GEMMs follow each other; each ALU reset down to just before the first
-// command that conflicts with it, so its wait for the thread's store holds nothing else up;
+// GEMM, so a thread's GEMMs follow each other; each ALU reset that waits for a store down to
+// just before the first command that conflicts with it, so that wait holds nothing else up;
 // and the ALU work (with its stores) that the GEMM before it cannot cover (its own bank's, or
 // more than that GEMM's cycles) moves below the next GEMM of another bank, so the GEMM core
 // runs beside it (order_compute_dispatch.cc).

@@ -10,11 +10,14 @@
 // other thread's pool). This pass, after stagger_threads and reset_on_alu, moves
 //   - each GEMM down to just before its ACC bank's next GEMM (past the other bank's GEMMs),
 //     so a thread's short skip GEMM and its convolution follow each other;
-//   - each ALU reset (multiply by the immediate 0) down to just before the first command it
-//     conflicts with, so its wait for the thread's store comes as late as it can;
+//   - each ALU reset (multiply by the immediate 0) that waits for a store down to just before
+//     the first command it conflicts with, so that wait comes as late as it can (a reset that
+//     waits only for ALUs stays early, beside the other thread's GEMM);
 //   - each ALU and store below the next GEMM where that GEMM is of another bank and the GEMM
 //     before cannot cover it: that GEMM is of its own bank, or the other bank's work between
 //     the two GEMMs exceeds its cycles (what stays is what it covers);
+//   - each store up to just after the last command it conflicts with, so the stores keep the
+//     order of the ALUs they read (a flagged ALU's token vouches for its own bank only);
 // each only past commands it does not conflict with (the footprints of footprint.h), so the
 // stream keeps its meaning as a sequential program; insert_tokens derives the tokens after.
 #include <algorithm>
@@ -104,9 +107,13 @@ OpList order_compute_dispatch(const OpList &ops, const isa::HwConfig &config) {
     if (other_bank && j < s.size() && is_gemm(s.op(j)) && bank(j) == bank(i))
       s.move_down(i, j - 1);
   }
-  // Down: resets, latest first, to just before the first command they conflict with.
+  // Down: resets that wait for a store (the nearest command above they conflict with), latest
+  // first, to just before the first command they conflict with. The others stay early, where
+  // the ALU runs them beside the other thread's GEMM.
   for (size_t i = s.size(); i-- > 0;) {
     if (!is_reset(s.op(i))) continue;
+    const size_t barrier = s.after_barrier(i);
+    if (barrier == 0 || !is_store(s.op(barrier - 1))) continue;
     size_t j = i + 1;
     while (j < s.size() && j - i < kMaxDistance && !s.conflicts(i, j)) ++j;
     s.move_down(i, j - 1);
