@@ -32,6 +32,11 @@ inline bool is_operand_load(const Op &op) {
   return d && !d->store && (d->mem == isa::MemId::kInp || d->mem == isa::MemId::kWgt);
 }
 
+inline bool is_store(const Op &op) {
+  const auto *d = std::get_if<isa::DmaCommand>(&op.cmd);
+  return d && d->store;
+}
+
 inline uint64_t reach(const isa::UopKernel &k, uint32_t isa::Uop::*field, const isa::LoopFactors &f,
                       uint32_t lo, uint32_t li, uint64_t *first) {
   uint64_t mn = UINT64_MAX, mx = 0;

@@ -22,13 +22,12 @@
 // stream keeps its meaning as a sequential program; insert_tokens derives the tokens after.
 #include <algorithm>
 
-#include "footprint.h"
-#include "ops_list.h"
+#include "command_stream.h"
 
 namespace vacc::lower {
 namespace {
 
-constexpr size_t kMaxDistance = 512;  // bounded search keeps the pass linear
+constexpr size_t kMaxDistance = CommandStream::kMaxDistance;
 
 bool is_gemm(const Op &op) {
   return std::holds_alternative<isa::GemmCommand>(op.cmd) && !op.uops.empty();
@@ -37,11 +36,6 @@ bool is_gemm(const Op &op) {
 bool is_reset(const Op &op) {
   const auto *a = std::get_if<isa::AluCommand>(&op.cmd);
   return a && a->op == isa::AluOp::kMul && a->use_imm && a->imm == 0;
-}
-
-bool is_store(const Op &op) {
-  const auto *d = std::get_if<isa::DmaCommand>(&op.cmd);
-  return d && d->store;
 }
 
 // The cycles a GEMM or ALU keeps its unit busy (a vector ALU reads two operands per tile).
@@ -53,46 +47,10 @@ uint64_t busy_cycles(const Op &op) {
   return 0;
 }
 
-class Stream {
- public:
-  explicit Stream(const OpList &ops) : ops_(ops) {
-    fps_.reserve(ops.size());
-    for (const Op &op : ops) fps_.push_back(footprint(op));
-  }
-  OpList take() { return std::move(ops_); }
-  size_t size() const { return ops_.size(); }
-  const Op &op(size_t i) const { return ops_[i]; }
-  bool conflicts(size_t i, size_t j) const { return conflict(fps_[i], fps_[j]); }
-  // Whether the command at i may move to just after position `to` > i.
-  bool passes(size_t i, size_t to) const {
-    for (size_t k = i + 1; k <= to; ++k)
-      if (conflicts(i, k)) return false;
-    return true;
-  }
-  // The position just after the nearest command above i that conflicts with it (or the cap).
-  size_t after_barrier(size_t i) const {
-    for (size_t j = i; j-- > 0;)
-      if (i - j > kMaxDistance || conflicts(i, j)) return j + 1;
-    return 0;
-  }
-  void move_up(size_t from, size_t to) {
-    std::rotate(ops_.begin() + to, ops_.begin() + from, ops_.begin() + from + 1);
-    std::rotate(fps_.begin() + to, fps_.begin() + from, fps_.begin() + from + 1);
-  }
-  void move_down(size_t from, size_t to) {
-    std::rotate(ops_.begin() + from, ops_.begin() + from + 1, ops_.begin() + to + 1);
-    std::rotate(fps_.begin() + from, fps_.begin() + from + 1, fps_.begin() + to + 1);
-  }
-
- private:
-  OpList ops_;
-  std::vector<Footprint> fps_;
-};
-
 }  // namespace
 
 OpList order_compute_dispatch(const OpList &ops, const isa::HwConfig &config) {
-  Stream s(ops);
+  CommandStream s(ops);
   auto bank = [&](size_t i) { return config.acc_bank(s.op(i).uops.front().dst); };
   // Down: GEMMs, latest first, to just before their bank's next GEMM.
   for (size_t i = s.size(); i-- > 0;) {
@@ -104,19 +62,18 @@ OpList order_compute_dispatch(const OpList &ops, const isa::HwConfig &config) {
       if (bank(j) == bank(i)) break;
       other_bank = true;
     }
-    if (other_bank && j < s.size() && is_gemm(s.op(j)) && bank(j) == bank(i))
-      s.move_down(i, j - 1);
+    if (other_bank && j < s.size() && is_gemm(s.op(j)) && bank(j) == bank(i)) s.move(i, j - 1);
   }
   // Down: resets that wait for a store (the nearest command above they conflict with), latest
   // first, to just before the first command they conflict with. The others stay early, where
   // the ALU runs them beside the other thread's GEMM.
   for (size_t i = s.size(); i-- > 0;) {
     if (!is_reset(s.op(i))) continue;
-    const size_t barrier = s.after_barrier(i);
-    if (barrier == 0 || !is_store(s.op(barrier - 1))) continue;
+    const int64_t barrier = s.barrier_above(i);
+    if (barrier < 0 || !is_store(s.op(static_cast<size_t>(barrier)))) continue;
     size_t j = i + 1;
     while (j < s.size() && j - i < kMaxDistance && !s.conflicts(i, j)) ++j;
-    s.move_down(i, j - 1);
+    s.move(i, j - 1);
   }
   // Down: ALUs and stores, latest first, below the next GEMM where that GEMM is another bank's
   // and the GEMM before them cannot cover them: it is their own bank's (which the ALU waits
@@ -134,7 +91,8 @@ OpList order_compute_dispatch(const OpList &ops, const isa::HwConfig &config) {
     size_t before = i, next = i + 1;
     while (before > 0 && !is_gemm(s.op(before - 1))) --before;
     // The next GEMM of another bank (the ALU waits for any of its own).
-    while (next < s.size() && next - i <= kMaxDistance && !(is_gemm(s.op(next)) && bank(next) != own))
+    while (next < s.size() && next - i <= kMaxDistance &&
+           !(is_gemm(s.op(next)) && bank(next) != own))
       ++next;
     if (before == 0 || next >= s.size() || next - i > kMaxDistance) continue;
     const int above = bank(before - 1);
@@ -142,14 +100,14 @@ OpList order_compute_dispatch(const OpList &ops, const isa::HwConfig &config) {
     for (size_t k = before; k < s.size() && !is_gemm(s.op(k)); ++k)
       if (!s.op(k).uops.empty() && bank(k) != above) covered += busy_cycles(s.op(k));
     if ((own == above || covered > busy_cycles(s.op(before - 1))) && s.passes(i, next))
-      s.move_down(i, next);
+      s.move(i, next);
   }
   // Up: stores, earliest first, to just after the last command they conflict with (past other
   // stores), so the stores follow the order of the ALUs they read. A flagged ALU's token to the
   // store engine vouches for its own bank only (isa/README.md, "Overlap"): a store behind
   // another bank's store whose ALU came later would find its own ALU covered by no token.
   for (size_t i = 0; i < s.size(); ++i)
-    if (is_store(s.op(i))) s.move_up(i, s.after_barrier(i));
+    if (is_store(s.op(i))) s.move(i, static_cast<size_t>(s.barrier_above(i) + 1));
   return s.take();
 }
 

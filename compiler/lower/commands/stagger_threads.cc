@@ -17,13 +17,12 @@
 //     thread's.
 // Commands only pass commands they do not conflict with (overlapping scratchpad ranges, one
 // side writing), so the stream keeps its meaning as a sequential program.
-#include "footprint.h"
-#include "ops_list.h"
+#include "command_stream.h"
 
 namespace vacc::lower {
 namespace {
 
-constexpr size_t kMaxDistance = 512;  // bounded search keeps the pass linear
+constexpr size_t kMaxDistance = CommandStream::kMaxDistance;
 
 bool hoistable(const Op &op) {
   if (std::holds_alternative<isa::AluCommand>(op.cmd)) return true;
@@ -40,64 +39,6 @@ bool is_gemm(const Op &op) {
   return std::holds_alternative<isa::GemmCommand>(op.cmd);
 }
 
-bool is_store(const Op &op) {
-  const auto *d = std::get_if<isa::DmaCommand>(&op.cmd);
-  return d && d->store;
-}
-
-class Stream {
- public:
-  explicit Stream(const OpList &ops) : ops_(ops) {
-    fps_.reserve(ops.size());
-    for (const Op &op : ops) fps_.push_back(footprint(op));
-  }
-  OpList take() { return std::move(ops_); }
-  size_t size() const { return ops_.size(); }
-  const Op &op(size_t i) const { return ops_[i]; }
-
-  // Index of the nearest command above i that conflicts with it (or -1 / the cap).
-  int64_t barrier_above(size_t i) const {
-    for (size_t j = i; j-- > 0;) {
-      if (i - j > kMaxDistance) return static_cast<int64_t>(j);
-      if (conflict(fps_[i], fps_[j])) return static_cast<int64_t>(j);
-    }
-    return -1;
-  }
-  size_t barrier_below(size_t i) const {
-    for (size_t j = i + 1; j < ops_.size(); ++j) {
-      if (j - i > kMaxDistance) return j;
-      if (conflict(fps_[i], fps_[j])) return j;
-    }
-    return ops_.size();
-  }
-  bool conflicts(size_t i, size_t j) const { return conflict(fps_[i], fps_[j]); }
-  // Reorders [begin, begin + order.size()) so that position begin + k holds what was at
-  // begin + order[k].
-  void permute(size_t begin, const std::vector<size_t> &order) {
-    std::vector<Op> ops;
-    std::vector<Footprint> fps;
-    for (size_t k : order) {
-      ops.push_back(std::move(ops_[begin + k]));
-      fps.push_back(std::move(fps_[begin + k]));
-    }
-    std::move(ops.begin(), ops.end(), ops_.begin() + static_cast<std::ptrdiff_t>(begin));
-    std::move(fps.begin(), fps.end(), fps_.begin() + static_cast<std::ptrdiff_t>(begin));
-  }
-  void move(size_t from, size_t to) {
-    if (from > to) {
-      std::rotate(ops_.begin() + to, ops_.begin() + from, ops_.begin() + from + 1);
-      std::rotate(fps_.begin() + to, fps_.begin() + from, fps_.begin() + from + 1);
-    } else if (from < to) {
-      std::rotate(ops_.begin() + from, ops_.begin() + from + 1, ops_.begin() + to + 1);
-      std::rotate(fps_.begin() + from, fps_.begin() + from + 1, fps_.begin() + to + 1);
-    }
-  }
-
- private:
-  OpList ops_;
-  std::vector<Footprint> fps_;
-};
-
 // Reorders each run of consecutive `member` commands so that the members the `consumer`
 // commands after the run conflict with come in the consumers' order. A member keeps every
 // member of the run it conflicts with before it, so the run computes the same.
@@ -105,7 +46,8 @@ class Stream {
 //     its own requantization instead of after the whole tile's;
 //   - loads by the GEMMs that read them: while the pipeline fills, the first GEMM's operands
 //     arrive first instead of behind the other thread's inputs.
-void order_runs_by_consumers(Stream &s, bool (*member)(const Op &), bool (*consumer)(const Op &)) {
+void order_runs_by_consumers(CommandStream &s, bool (*member)(const Op &),
+                             bool (*consumer)(const Op &)) {
   for (size_t begin = 0; begin < s.size();) {
     size_t end = begin;
     while (end < s.size() && member(s.op(end))) ++end;
@@ -142,7 +84,7 @@ bool is_alu(const Op &op) {
 }  // namespace
 
 OpList stagger_threads(const OpList &input) {
-  Stream s(input);
+  CommandStream s(input);
   // Up: ALUs and LOAD ACC, earliest first (so a chain of ALUs keeps its order).
   for (size_t i = 0; i < s.size(); ++i)
     if (hoistable(s.op(i))) s.move(i, static_cast<size_t>(s.barrier_above(i) + 1));
