@@ -58,7 +58,8 @@ TEST(MiniResNetE2E, StemFoldedBitExactOnEveryEngine) {
   // ceil(3*7*7 / 16) blocks over the 16x16 grid and a copy of its first row and column: the
   // max pool after the stem (3x3, stride 2, padding 1) is the stem's epilogue.
   EXPECT_EQ(cols.shape, (std::vector<int64_t>{1, 10, 17, 17, 1, 16}));
-  EXPECT_EQ(im2col->attrs["replicate_pads"]["ints"], nlohmann::json({1, 1, 0, 0}));
+  EXPECT_EQ(im2col->attrs["replicate_pads"]["ints"].get<std::vector<int64_t>>(),
+            (std::vector<int64_t>{1, 1, 0, 0}));
   const isa::PackageStep *stem = step_named(p, "vacc.QConv", "pool_kernel_shape");
   ASSERT_NE(stem, nullptr) << "the max pool was not fused";
   EXPECT_EQ(p.tensors[stem->outputs[0]].shape, (std::vector<int64_t>{1, 1, 8, 8, 1, 16}));
