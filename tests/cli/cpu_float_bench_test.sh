@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `vacc bench model --float` and the CPU backend's kernel cache on disk, as a user meets them:
 # the first process compiles every kernel and stores it, a second process compiles none and
-# links all from the cache, a damaged entry is reported and compiled again, and the float
+# links all from the cache, a process of another thread count compiles only the kernels it plans
+# otherwise, a damaged entry is reported and compiled again, and the float
 # model's output with cached kernels equals the graph reference executor's. `vacc run` prints
 # compile and run time apart. Usage: cpu_float_bench_test.sh VACC SOURCE_DIR
 set -uo pipefail
@@ -12,6 +13,10 @@ trap 'rm -rf "$tmp"' EXIT
 source "$src/tests/cli/expect.sh"
 model=$src/models/fashion_mnist_cnn.onnx
 export VACC_CACHE_DIR=$tmp/cache
+# Dense convolutions are planned for the thread pool's size (compiler/ops/cpu/conv_nchwc_plan.h),
+# so a kernel cached by a process of one thread count may not serve another: every process here
+# runs one thread, but those that say otherwise.
+export VACC_NUM_THREADS=1
 
 field() {  # field FILE EXPR: a value of the JSON in FILE
   /usr/bin/python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"
@@ -45,6 +50,14 @@ expect "damaged entry is compiled again" 0 "^1 $((compiled - 1)) 1\$" -- \
 "$vacc" bench model "$model" --float --runs 20 --json >"$tmp/fourth.json"
 expect "replaced entry is used" 0 "^0 $compiled\$" -- \
   field "$tmp/fourth.json" '" ".join(str(j["compile"][k]) for k in ("compiled", "disk_cache_hits"))'
+# A process of two threads compiles only the kernels planned otherwise for two threads, and
+# stores them: a second one compiles nothing.
+"$vacc" bench model "$model" --float --runs 5 --threads 2 --json >"$tmp/two.json"
+expect "two threads compile only what they plan otherwise" 0 "^ok" -- field "$tmp/two.json" \
+  "'ok' if j['threads'] == 2 and j['compile']['compiled'] < $compiled else j['compile']"
+"$vacc" bench model "$model" --float --runs 5 --threads 2 --json >"$tmp/two_again.json"
+expect "a second process of two threads compiles nothing" 0 "^0 0\$" -- \
+  field "$tmp/two_again.json" '" ".join(str(j["compile"][k]) for k in ("compiled", "damaged_entries"))'
 
 # The float output with the cached LLVM kernels equals the graph reference executor's (the
 # bundled model on a bundled image).

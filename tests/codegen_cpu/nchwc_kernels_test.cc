@@ -6,13 +6,17 @@
 // register tiles and the padding inside the kernels must get right: pads on every side and
 // asymmetric ones, strides, dilation, widths no tile divides, channel counts that are not
 // whole blocks (a tail block of input channels, padded output blocks), a plain few-channel
-// input, batches of two, pointwise convolutions read as one row.
+// input, batches of two, pointwise convolutions read as one row. The dense convolutions run
+// on one, two and three threads, whose kernels cut the output into different parallel tasks
+// (conv_nchwc_plan.h: a flat image into rows, blocks of fewer rows, other tiles).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <functional>
 #include <random>
 
+#include "conv_nchwc_plan.h"
+#include "vacc/codegen/cpu/thread_pool.h"
 #include "vacc/graph/executor.h"
 #include "vacc/graph/graph.h"
 #include "vacc/graph/passes/block_cpu_layout.h"
@@ -78,8 +82,10 @@ struct Builder {
   }
 };
 
-// Runs build() twice: plain on the reference executor, blocked on the CPU backend.
-void expect_blocked_matches_plain(const std::function<void(Builder &)> &build, int min_converted) {
+// Runs build() twice: plain on the reference executor, blocked on the CPU backend with kernels
+// built for and run on each number of threads in `threads`.
+void expect_blocked_matches_plain(const std::function<void(Builder &)> &build, int min_converted,
+                                  const std::vector<int> &threads = {0}) {
   Builder plain, blocked;
   build(plain);
   build(blocked);
@@ -92,15 +98,20 @@ void expect_blocked_matches_plain(const std::function<void(Builder &)> &build, i
   const Tensor want = Executor(plain.g).run(inputs)[0];
   // The reference of the blocked operators themselves (graph/ops), and the CPU kernels.
   const Tensor ref_blocked = Executor(g).run(inputs)[0];
-  const Tensor got = vacc::ops::cpu::CpuExecutor(g).run(inputs)[0];
-  ASSERT_EQ(got.shape(), want.shape());
   ASSERT_EQ(ref_blocked.shape(), want.shape());
   double ref = 0;
   for (int64_t i = 0; i < want.size(); ++i) ref = std::max(ref, std::abs(want.as_double(i)));
-  for (int64_t i = 0; i < want.size(); ++i) {
+  for (int64_t i = 0; i < want.size(); ++i)
     ASSERT_NEAR(ref_blocked.as_double(i), want.as_double(i), 1e-5 * ref) << "reference " << i;
-    ASSERT_NEAR(got.as_double(i), want.as_double(i), 1e-5 * ref) << "element " << i << "\n"
-                                                                 << print_graph(g);
+  for (int t : threads) {
+    vacc::codegen::cpu::set_num_threads(t);
+    const Tensor got = vacc::ops::cpu::CpuExecutor(g).run(inputs)[0];
+    vacc::codegen::cpu::set_num_threads(0);
+    ASSERT_EQ(got.shape(), want.shape());
+    for (int64_t i = 0; i < want.size(); ++i)
+      ASSERT_NEAR(got.as_double(i), want.as_double(i), 1e-5 * ref)
+          << "element " << i << " on " << t << " threads\n"
+          << print_graph(g);
   }
 }
 
@@ -125,7 +136,7 @@ TEST_P(BlockedDense, MatchesThePlainReference) {
         Value *x = b.input({p.n, p.c, p.h, p.w});
         b.g.add_output(b.conv(x, p.m, p.k, p.stride, p.pads, 1, p.dilation));
       },
-      1);
+      1, {1, 2, 3});
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -142,7 +153,14 @@ INSTANTIATE_TEST_SUITE_P(
         DenseCase{"asymmetric_pads", 1, 24, 48, 13, 13, 3, 1, 1, {1, 0, 0, 1}},
         DenseCase{"channels_1000", 1, 16, 1000, 13, 13, 1, 1, 1, {0, 0, 0, 0}},
         DenseCase{"3x3_7x7_512_narrow", 1, 64, 128, 7, 7, 3, 1, 1, {}},
-        DenseCase{"5x5_pad_wider_than_stride", 2, 8, 24, 11, 12, 5, 2, 1, {2, 2, 2, 2}}),
+        DenseCase{"5x5_pad_wider_than_stride", 2, 8, 24, 11, 12, 5, 2, 1, {2, 2, 2, 2}},
+        // One task on one thread, cut for more: a flat image into rows, a channel tile of
+        // few blocks, rows in blocks of 7 rather than 8.
+        DenseCase{"pointwise_14x14_one_tile", 1, 192, 64, 14, 14, 1, 1, 1, {0, 0, 0, 0}},
+        DenseCase{"pointwise_14x14_one_block", 1, 192, 16, 14, 14, 1, 1, 1, {0, 0, 0, 0}},
+        DenseCase{"pointwise_7x7_five_tiles", 1, 96, 160, 7, 7, 1, 1, 1, {0, 0, 0, 0}},
+        DenseCase{"pointwise_28x28_four_row_blocks", 1, 48, 32, 28, 28, 1, 1, 1, {0, 0, 0, 0}},
+        DenseCase{"3x3_7x7_one_tile", 1, 32, 32, 7, 7, 3, 1, 1, {}}),
     [](const auto &info) { return std::string(info.param.name); });
 
 struct DepthwiseCase {
@@ -222,6 +240,52 @@ TEST(BlockedLayout, ConcatWithAPartialBlockFirstStaysPlain) {
         c.g.add_output(c.node(OpKind::kConcat, {c.conv(y, 24, 3), c.conv(y, 16, 3)}, at));
       },
       2);
+}
+
+// The parallel plans themselves: one thread keeps the plan of one core (a flat image as one
+// row, blocks of up to 8 rows); more threads get at least as many tasks as threads where one
+// thread had fewer, and a flat image read as rows that divide it.
+vacc::ops::cpu::ConvGeometry pointwise(int64_t c, int64_t m, int64_t hw) {
+  vacc::ops::cpu::ConvGeometry g;
+  g.C = c;
+  g.M = m;
+  g.H = g.W = g.OH = g.OW = hw;
+  g.in_block = 16;
+  g.flat = hw <= 16;
+  return g;
+}
+
+TEST(BlockedDensePlan, OneThreadKeepsTheOneCorePlan) {
+  for (const auto &g : {pointwise(192, 64, 14), pointwise(96, 160, 7), pointwise(48, 32, 28)}) {
+    const auto p = vacc::ops::cpu::plan_dense(g, 1);
+    const auto tile = vacc::ops::cpu::choose_dense_tile(g);
+    EXPECT_EQ(p.geometry.flat_rows, 1);
+    EXPECT_EQ(p.block_rows, std::min<int64_t>(g.rows(), 8));
+    EXPECT_EQ(p.tile.blocks, tile.blocks);
+    EXPECT_EQ(p.tile.columns, tile.columns);
+  }
+}
+
+TEST(BlockedDensePlan, MoreThreadsGetTheirShareOfTasks) {
+  for (const auto &g : {pointwise(192, 64, 14), pointwise(384, 64, 14), pointwise(96, 160, 7),
+                        pointwise(48, 32, 28)}) {
+    const int64_t one = vacc::ops::cpu::plan_dense(g, 1).tasks();
+    for (int threads : {2, 3, 4}) {
+      const auto p = vacc::ops::cpu::plan_dense(g, threads);
+      if (one < threads) {
+        EXPECT_GE(p.tasks(), threads) << g.C << "x" << g.M << "x" << g.OH;
+      }
+      if (p.geometry.flat) {
+        EXPECT_EQ(g.OH * g.OW % p.geometry.flat_rows, 0);
+      }
+    }
+  }
+  // 14x14 from 192 to 64 channels: one tile of 4 blocks and one flat row on one thread.
+  EXPECT_EQ(vacc::ops::cpu::plan_dense(pointwise(192, 64, 14), 1).tasks(), 1);
+  // To one block of 16 channels, only rows of the flat image can give two threads a share.
+  const auto one_block = vacc::ops::cpu::plan_dense(pointwise(192, 16, 14), 2);
+  EXPECT_GT(one_block.geometry.flat_rows, 1);
+  EXPECT_GE(one_block.tasks(), 2);
 }
 
 }  // namespace

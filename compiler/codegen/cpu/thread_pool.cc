@@ -16,6 +16,9 @@ namespace {
 
 using Fn = std::function<void(int64_t, int64_t)>;
 
+// The most chunks of one loop: the count and the next chunk are 16-bit fields of Pool::state_.
+constexpr int64_t kMaxChunks = 0xffff;
+
 // True while a thread runs chunks of a parallel loop (workers always).
 thread_local bool in_worker = false;
 
@@ -52,12 +55,36 @@ bool spin_until(const Done &done, bool yield) {
   }
 }
 
-// A job is split into contiguous chunks, claimed through one atomic word that holds the job's
-// epoch, its number of chunks and its next chunk, so that a worker late for a job can never
-// claim a chunk of the next one (nor run past its own job's chunks); the caller claims chunks too,
-// and never waits for a worker that claimed none (a worker late to wake leaves its share to the
-// caller). Workers spin between jobs for kSpin, then sleep on a condition variable; the caller
-// notifies only when one sleeps.
+// parallel_chunk_bounds, into `bounds` (whose memory a pool reuses from loop to loop).
+void chunk_bounds(int64_t n, int threads, std::vector<int64_t> &bounds) {
+  bounds.assign(1, 0);
+  if (n <= 0) return;
+  if (threads <= 1) {
+    bounds.push_back(n);
+    return;
+  }
+  // Guided: each chunk a quarter of what is left per thread, so chunks shrink to single
+  // iterations at the end and the threads finish within about one iteration of each other
+  // (equal chunks, a few per thread, left up to a chunk's difference: a quarter of a thread's
+  // share), while a long loop of short iterations takes few claims. A thread descheduled by
+  // other work on the machine delays only its chunk.
+  const int64_t share = 4 * int64_t{threads};
+  for (int64_t done = 0; done < n;) {
+    done += std::max<int64_t>(1, (n - done + share - 1) / share);
+    bounds.push_back(done);
+  }
+  if (static_cast<int64_t>(bounds.size()) - 1 > kMaxChunks) {
+    bounds.assign(1, 0);
+    for (int64_t c = 1; c <= share; ++c) bounds.push_back(n * c / share);
+  }
+}
+
+// A job is split into contiguous chunks (chunk_bounds), claimed in order through one atomic word
+// that holds the job's epoch, its number of chunks and its next chunk, so that a worker late for
+// a job can never claim a chunk of the next one (nor run past its own job's chunks); the caller
+// claims chunks too, and never waits for a worker that claimed none (a worker late to wake
+// leaves its share to the caller). Workers spin between jobs for kSpin, then sleep on a condition
+// variable; the caller notifies only when one sleeps.
 class Pool {
  public:
   explicit Pool(int n) {
@@ -76,16 +103,16 @@ class Pool {
 
   void run(int64_t n, const Fn &f) {
     if (n <= 0) return;
-    // A few chunks per thread, claimed dynamically: a thread descheduled by other work on the
-    // machine delays only its current chunk.
-    const int64_t chunks = std::min<int64_t>({n, threads_ == 1 ? 1 : 4 * threads_, kMaxChunks});
-    if (chunks == 1 || in_worker) {
+    if (threads_ == 1 || n == 1 || in_worker) {
       f(0, n);
       return;
     }
     std::lock_guard<std::mutex> job_lock(job_mu_);  // one parallel loop at a time
-    fn_.store(&f, std::memory_order_relaxed);
-    n_.store(n, std::memory_order_relaxed);
+    // The job's fields: workers read them only after claiming one of its chunks, which keeps
+    // the job unfinished, so the next job cannot have replaced them.
+    fn_ = &f;
+    chunk_bounds(n, threads_, bounds_);
+    const int64_t chunks = static_cast<int64_t>(bounds_.size()) - 1;
     pending_.store(chunks, std::memory_order_relaxed);
     const uint32_t epoch = epoch_of(state_.load(std::memory_order_relaxed)) + 1;
     // Publishes the job (sequentially consistent: see sleepers_).
@@ -107,7 +134,6 @@ class Pool {
 
  private:
   // state_: epoch << 32 | chunks << 16 | next chunk.
-  static constexpr int64_t kMaxChunks = 0xffff;
   static uint32_t epoch_of(uint64_t state) { return static_cast<uint32_t>(state >> 32); }
 
   // Runs chunks of job `epoch` until none is left to claim.
@@ -117,13 +143,8 @@ class Pool {
       if (epoch_of(s) != epoch) return;
       const int64_t c = s & kMaxChunks, chunks = s >> 16 & kMaxChunks;
       if (c >= chunks) return;
-      // The job's fields are read before the claim and used only when it succeeds: a claim of
-      // one of this job's chunks proves the job unfinished, so the caller has not yet
-      // replaced them by the next job's.
-      const int64_t n = n_.load(std::memory_order_relaxed);
-      const Fn *fn = fn_.load(std::memory_order_relaxed);
       if (!state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel)) continue;
-      (*fn)(n * c / chunks, n * (c + 1) / chunks);
+      (*fn_)(bounds_[c], bounds_[c + 1]);
       if (pending_.fetch_sub(1) == 1 && caller_waits_.load()) {
         { std::lock_guard<std::mutex> lock(mu_); }
         done_cv_.notify_one();
@@ -153,8 +174,8 @@ class Pool {
   std::mutex job_mu_, mu_;
   std::condition_variable wake_cv_, done_cv_;
   // The job: written by the caller before it publishes the epoch in state_.
-  std::atomic<const Fn *> fn_{nullptr};
-  std::atomic<int64_t> n_{0};
+  const Fn *fn_ = nullptr;
+  std::vector<int64_t> bounds_;  // chunk c is [bounds_[c], bounds_[c + 1])
   std::atomic<uint64_t> state_{0};
   std::atomic<int64_t> pending_{0};  // chunks not yet finished
   // Sleeping workers and a sleeping caller: each side writes its flag and reads the other's
@@ -186,6 +207,12 @@ Pool &pool() {
 
 void parallel_for(int64_t n, const std::function<void(int64_t, int64_t)> &f) {
   pool().run(n, f);
+}
+
+std::vector<int64_t> parallel_chunk_bounds(int64_t n, int threads) {
+  std::vector<int64_t> bounds;
+  chunk_bounds(n, threads, bounds);
+  return bounds;
 }
 
 int num_threads() {

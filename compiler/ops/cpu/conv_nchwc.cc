@@ -15,12 +15,14 @@
 // Padding is inside the kernel (row_tiles.h): kernel rows outside the input are skipped by a
 // test per row, kernel columns outside it are never emitted for the tiles at the edges; no
 // padded copy of the input is made. The tile shape comes from a small cost model of the core
-// (two FMAs and two loads per cycle, 32 vector registers with AVX-512).
+// (two FMAs and two loads per cycle, 32 vector registers with AVX-512), and the dense kernels'
+// parallel tasks from its estimate on the thread pool (conv_nchwc_plan.h).
 #include <cstring>
 
-#include "../../graph/window.h"
 #include "common.h"
+#include "conv_nchwc_plan.h"
 #include "row_tiles.h"
+#include "vacc/codegen/cpu/thread_pool.h"
 #include "vacc/support/error.h"
 #include "vacc/tir/node.h"
 
@@ -33,99 +35,10 @@ using tir::ForKind;
 using tir::Stmt;
 using tir::Var;
 
-// The geometry of one convolution, with its output rows as the kernel walks them (a narrow
-// pointwise stride-1 convolution reads its whole image as one row).
-struct ConvGeometry {
-  int64_t N = 1, C = 1, M = 1, H = 1, W = 1, OH = 1, OW = 1, KH = 1, KW = 1;
-  int64_t B = 16;        // channels per block of the output (the layout's)
-  int64_t in_block = 1;  // channels per block of the input: B, or 1 when it is plain
-  int64_t sh = 1, sw = 1, dh = 1, dw = 1, ph = 0, pw = 0;
-  bool flat = false;
-  int64_t rows() const { return flat ? 1 : OH; }
-  int64_t row_width() const { return flat ? OH * OW : OW; }
-  int64_t blocks_out() const { return (M + B - 1) / B; }
-  RowWindow columns() const {
-    if (flat) return {OH * OW, H * W, 1, 1, 1, 0};
-    return {OW, W, KW, sw, dw, pw};
-  }
-  // Whether some kernel row of some output row reads outside the input.
-  bool rows_reach_out() const {
-    return !flat && (ph > 0 || (OH - 1) * sh + (KH - 1) * dh - ph >= H);
-  }
-};
-
-// Vector registers of the target, and how many one block of B floats takes.
-struct Registers {
-  int64_t count = 32, per_block = 1;
-};
-
-Registers registers(int64_t block) {
-  const int64_t lanes = native_lanes(tir::float32());
-  Registers r;
-  r.count = lanes >= 16 ? 32 : 16;
-  r.per_block = std::max<int64_t>(1, block / lanes);
-  return r;
-}
-
-// The dense tile (output blocks x columns) the cost model finds cheapest for a row, among the
-// shapes whose accumulators take at most three quarters of the registers (the weight vectors,
-// broadcasts and LLVM's own values use the rest; more spills).
-struct DenseTile {
-  int64_t blocks = 1, columns = 1;
-};
-
-DenseTile choose_dense_tile(const ConvGeometry &g) {
-  const Registers regs = registers(g.B);
-  const int64_t MB = g.blocks_out(), width = g.row_width();
-  DenseTile best;
-  double best_cost = -1;
-  for (int64_t mv = 1; mv <= std::min<int64_t>(MB, 6); ++mv) {
-    if (MB % mv != 0) continue;
-    for (int64_t r = 1; r <= std::min<int64_t>(width, 28); ++r) {
-      if (mv * r * regs.per_block > regs.count * 3 / 4) break;
-      const double row = static_cast<double>(width / r) * tile_step_cycles(mv, r) +
-                         (width % r ? tile_step_cycles(mv, width % r) : 0.0);
-      const double cost = static_cast<double>(MB / mv) * row;
-      if (best_cost < 0 || cost < best_cost - 1e-9) {
-        best_cost = cost;
-        best = {mv, r};
-      }
-    }
-  }
-  return best;
-}
-
-ConvGeometry conv_geometry(const Node &node, int64_t block) {
-  const graph::Value &xv = *node.inputs[0], &wv = *node.inputs[1];
-  ConvGeometry g;
-  g.B = block;
-  g.in_block = xv.layout.blocked ? block : 1;
-  const int64_t group = node.attrs.get_int("group", 1);
-  g.N = xv.shape[0];
-  g.C = wv.shape[1] * group;
-  g.M = wv.shape[0];
-  g.H = xv.shape[2];
-  g.W = xv.shape[3];
-  g.KH = wv.shape[2];
-  g.KW = wv.shape[3];
-  const graph::Window w = graph::make_window(node.attrs, {g.H, g.W}, {g.KH, g.KW}, false);
-  g.OH = w.out[0];
-  g.OW = w.out[1];
-  g.sh = w.stride[0];
-  g.sw = w.stride[1];
-  g.dh = w.dilation[0];
-  g.dw = w.dilation[1];
-  g.ph = w.pad_begin[0];
-  g.pw = w.pad_begin[1];
-  g.flat = g.KH == 1 && g.KW == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 &&
-           g.OH == g.H && g.OW == g.W && g.OW <= 16;
-  return g;
-}
-
 // What both kernels share: the parameters, the parallel loop over rows and the output stage.
 class ConvKernel {
  public:
-  ConvKernel(const Node &node, int64_t block) : node_(node), g_(conv_geometry(node, block)) {}
+  ConvKernel(const Node &node, ConvGeometry g) : node_(node), g_(std::move(g)) {}
   const ConvGeometry &geometry() const { return g_; }
 
   // Parameters, in the executor's order: one per present node input (the weights and the
@@ -170,6 +83,9 @@ class ConvKernel {
     n_ = std::move(n);
     oh_ = std::move(oh);
   }
+  // The row of the output (and, pointwise, of the input) the statements built next are for: 0
+  // for a flat image read as one row.
+  Expr row() const { return g_.flat && g_.flat_rows == 1 ? Expr(0) : oh_; }
 
   // The parallel loop over (image, channel tile, row): `row(tile)` builds one row of one tile.
   // Consecutive rows of a channel tile run together and share its weights in the cache.
@@ -186,7 +102,7 @@ class ConvKernel {
   Stmt store(const Buffer &acc, int64_t r, int64_t acc_block, const Expr &block,
              const Expr &col) const {
     Var v = tir::make_var("v");
-    const std::vector<Expr> at = {n_, block, g_.flat ? Expr(0) : oh_, col, v};
+    const std::vector<Expr> at = {n_, block, row(), col, v};
     Expr value = tir::load(acc, {to_int(r), Expr(v) + to_int(acc_block * g_.B)});
     value = value + tir::load(bias_, {block * to_int(g_.B) + v});
     if (sum_) value = value + tir::load(sum_, at);
@@ -200,7 +116,7 @@ class ConvKernel {
     Var v = tir::make_var("v");
     return tir::For::make(
         v, g_.B, ForKind::kVectorized,
-        tir::Store::make(y_, {n_, block, g_.flat ? Expr(0) : oh_, col, v},
+        tir::Store::make(y_, {n_, block, row(), col, v},
                          tir::load(acc, {to_int(r), Expr(v) + to_int(acc_block * g_.B)})));
   }
 
@@ -208,10 +124,9 @@ class ConvKernel {
   Stmt resume(const Buffer &acc, int64_t r, int64_t acc_block, const Expr &block,
               const Expr &col) const {
     Var v = tir::make_var("v");
-    return tir::For::make(
-        v, g_.B, ForKind::kVectorized,
-        tir::Store::make(acc, {to_int(r), Expr(v) + to_int(acc_block * g_.B)},
-                         tir::load(y_, {n_, block, g_.flat ? Expr(0) : oh_, col, v})));
+    return tir::For::make(v, g_.B, ForKind::kVectorized,
+                          tir::Store::make(acc, {to_int(r), Expr(v) + to_int(acc_block * g_.B)},
+                                           tir::load(y_, {n_, block, row(), col, v})));
   }
 
   // acc[r, block*B + :] += value(v), one vector of B lanes (an undefined value: = 0).
@@ -237,7 +152,7 @@ class ConvKernel {
 
   // `body` for kernel row kh, skipped where input row ih = oh*sh + kh*dh - ph is outside.
   Stmt guard_row(const Expr &kh, const std::function<Stmt(const Expr &ih)> &body) const {
-    if (g_.flat) return body(Expr(0));
+    if (g_.flat) return body(row());
     const Expr ih = oh_ * to_int(g_.sh) + kh * to_int(g_.dh) - to_int(g_.ph);
     if (!g_.rows_reach_out()) return body(ih);
     return tir::IfThenElse::make(ih >= 0 && ih < to_int(g_.H), body(ih));
@@ -311,12 +226,13 @@ int64_t chunk_blocks(const ConvGeometry &g, int64_t full_blocks, int64_t mv) {
 }
 
 CpuKernel build_dense(const Node &node, int64_t block) {
-  ConvKernel k(node, block);
+  const DensePlan plan = plan_dense(conv_geometry(node, block), codegen::cpu::num_threads());
+  ConvKernel k(node, plan.geometry);
   const ConvGeometry &g = k.geometry();
-  const DenseTile tile = choose_dense_tile(g);
+  const DenseTile tile = plan.tile;
   const int64_t mv = tile.blocks, Bx = g.in_block, CBx = (g.C + Bx - 1) / Bx;
   // The input as [N, C/Bx, H, W, Bx] (a plain input is its own blocking with Bx = 1).
-  k.declare(g.flat ? std::vector<int64_t>{g.N, CBx, 1, g.H * g.W, Bx}
+  k.declare(g.flat ? std::vector<int64_t>{g.N, CBx, g.rows(), g.row_width(), Bx}
                    : std::vector<int64_t>{g.N, CBx, g.H, g.W, Bx});
   const Buffer panels = k.constant("w_panels", dense_panels(*node.inputs[1]->constant, g, mv));
   k.declare_bias();
@@ -324,7 +240,7 @@ CpuKernel build_dense(const Node &node, int64_t block) {
   const std::vector<TileRun> runs = plan_row_tiles(cols, tile.columns);
   const int64_t full_blocks = g.C / Bx, tail = g.C % Bx;
   const int64_t kc = chunk_blocks(g, full_blocks, mv), chunks = full_blocks / kc;
-  const int64_t rows = g.rows(), block_rows = std::min<int64_t>(rows, 8);
+  const int64_t rows = g.rows(), block_rows = plan.block_rows;
 
   // One pass over the task's rows for the input channel blocks [cb0, cb0 + blocks) (`lanes`
   // channels of each): the register tile starts from zero on the first pass, else from the
@@ -426,8 +342,7 @@ CpuKernel build_dense(const Node &node, int64_t block) {
     if (lines_per_row * block_rows > lines)
       fetch = tir::IfThenElse::make(offset < to_int(chunk_floats), fetch);
     const Expr exists = mt * to_int(CBx) + next < to_int(tiles * CBx);
-    return tir::IfThenElse::make(
-        exists, tir::For::make(i, lines_per_row, ForKind::kSerial, fetch));
+    return tir::IfThenElse::make(exists, tir::For::make(i, lines_per_row, ForKind::kSerial, fetch));
   };
   std::vector<Stmt> task;
   if (chunks > 0) {
@@ -436,9 +351,9 @@ CpuKernel build_dense(const Node &node, int64_t block) {
     const When last = tail > 0      ? When::never()
                       : chunks == 1 ? When::always()
                                     : When::at(tir::eq(q, to_int(chunks - 1)));
-    task.push_back(tir::For::make(q, chunks, ForKind::kSerial,
-                                  over_rows(pass(mt, Expr(q) * to_int(kc), kc, Bx, first, last),
-                                            prefetch_next_chunk(q))));
+    task.push_back(tir::For::make(
+        q, chunks, ForKind::kSerial,
+        over_rows(pass(mt, Expr(q) * to_int(kc), kc, Bx, first, last), prefetch_next_chunk(q))));
   }
   if (tail > 0)
     task.push_back(over_rows(pass(mt, to_int(full_blocks), 1, tail,
@@ -462,7 +377,7 @@ graph::Tensor depthwise_weights(const graph::Tensor &w, const ConvGeometry &g) {
 }
 
 CpuKernel build_depthwise(const Node &node, int64_t block) {
-  ConvKernel k(node, block);
+  ConvKernel k(node, conv_geometry(node, block));
   const ConvGeometry &g = k.geometry();
   if (g.in_block != g.B) KernelBuilder(node).unsupported("a depthwise kernel on a plain input");
   k.declare({g.N, g.blocks_out(), g.H, g.W, g.B});

@@ -7,13 +7,18 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 namespace vacc::codegen::cpu {
 
-// Splits [0, n) into contiguous chunks (a few per thread) and runs f(begin, end) on each; returns
-// when all chunks are done.
+// Splits [0, n) into contiguous chunks (parallel_chunk_bounds) and runs f(begin, end) on each;
+// returns when all chunks are done.
 void parallel_for(int64_t n, const std::function<void(int64_t begin, int64_t end)> &f);
 int num_threads();
+// The chunks parallel_for cuts a loop of n into on `threads` threads, claimed dynamically in
+// order: chunk c is [bounds[c], bounds[c + 1]). For schedules that estimate their time on the
+// pool.
+std::vector<int64_t> parallel_chunk_bounds(int64_t n, int threads);
 // Replaces the pool by one of n threads (n <= 0: the default above). Call it only while no
 // parallel loop runs.
 void set_num_threads(int n);
