@@ -177,7 +177,9 @@ class Assembler {
     DataDecl d;
     d.region = t[1].text;
     d.at = pos(line, t[1]);
-    d.offset = static_cast<uint64_t>(number(line, t[2], t[2].text, t[2].column));
+    const int64_t offset = number(line, t[2], t[2].text, t[2].column);
+    if (offset < 0) error(pos(line, t[2]), "the byte offset must not be negative");
+    d.offset = static_cast<uint64_t>(offset);
     const std::string &hex = t[3].text;
     if (hex.size() % 2) error(pos(line, t[3]), "hex data needs an even number of digits");
     for (size_t i = 0; i < hex.size(); i += 2) {
@@ -440,15 +442,21 @@ class Assembler {
         builder.set_region_bytes(r.name, bytes);
       }
     }
+    // Each region's bytes are taken and put back once, however many .data lines fill it (a
+    // disassembled program has one line per 32 bytes: copying the region per line was
+    // quadratic in its size).
+    std::map<std::string, std::vector<uint8_t>> filled;
     for (const auto &d : data_) {
       if (!by_name.count(d.region)) error(d.at, fmt::format("unknown region '{}'", d.region));
-      auto bytes = builder.region_bytes(d.region);
-      if (d.offset + d.bytes.size() > bytes.size())
+      auto [it, first] = filled.try_emplace(d.region);
+      if (first) it->second = builder.region_bytes(d.region);
+      std::vector<uint8_t> &bytes = it->second;
+      if (d.offset > bytes.size() || d.bytes.size() > bytes.size() - d.offset)
         error(d.at, fmt::format("data [{}, {}) overflows region '{}' of {} bytes", d.offset,
                                 d.offset + d.bytes.size(), d.region, bytes.size()));
-      std::copy(d.bytes.begin(), d.bytes.end(), bytes.begin() + d.offset);
-      builder.set_region_bytes(d.region, bytes);
+      std::copy(d.bytes.begin(), d.bytes.end(), bytes.begin() + static_cast<ptrdiff_t>(d.offset));
     }
+    for (const auto &[name, bytes] : filled) builder.set_region_bytes(name, bytes);
     const uint32_t uop_base = builder.uop_region_base();
     for (const auto &u : uops_) builder.add_uop(u);
     for (size_t i = 0; i < insns_.size(); ++i) {
