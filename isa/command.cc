@@ -223,6 +223,8 @@ CommandList deserialize(const std::vector<uint8_t> &bytes) {
     list.kernels.push_back(std::move(k));
   }
   uint32_t nc = r.u32();
+  r.need(nc);  // each command takes at least its tag byte: a count past the bytes left is a
+               // truncated or corrupt list, not a reason to reserve gigabytes
   list.commands.reserve(nc);
   for (uint32_t i = 0; i < nc; ++i) {
     uint8_t tag = r.u8();

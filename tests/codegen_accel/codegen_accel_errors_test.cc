@@ -144,5 +144,16 @@ TEST(CodegenAccelErrors, TruncatedSerializedCommandList) {
   EXPECT_NE(msg.find("command list: truncated"), std::string::npos) << msg;
 }
 
+// A command count past the bytes left is refused before anything is reserved for it (the
+// package fuzzer's input reserved 3 GiB for a count of 2^32 - 1 here).
+TEST(CodegenAccelErrors, CommandCountPastTheListsBytes) {
+  std::vector<uint8_t> bytes = isa::serialize(isa::CommandList{});
+  ASSERT_GE(bytes.size(), 4u);
+  std::fill(bytes.end() - 4, bytes.end(), uint8_t{0xff});  // the last field: the command count
+  std::string msg = error_of([&] { isa::deserialize(bytes); });
+  EXPECT_NE(msg.find("command list: truncated at byte"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("needs 4294967295 more"), std::string::npos) << msg;
+}
+
 }  // namespace
 }  // namespace vacc
