@@ -182,6 +182,7 @@ class Assembler {
     d.offset = static_cast<uint64_t>(offset);
     const std::string &hex = t[3].text;
     if (hex.size() % 2) error(pos(line, t[3]), "hex data needs an even number of digits");
+    d.bytes.reserve(hex.size() / 2);
     for (size_t i = 0; i < hex.size(); i += 2) {
       unsigned v = 0;
       auto [ptr, ec] = std::from_chars(hex.data() + i, hex.data() + i + 2, v, 16);
