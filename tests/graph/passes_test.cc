@@ -56,6 +56,19 @@ Attributes conv_attrs(std::vector<int64_t> pads = {1, 1, 1, 1}) {
   return a;
 }
 
+// A 3x3 convolution (padding 1) with bias: weights "w<tag>" from `seed`, bias "b<tag>" from
+// seed + 1.
+Value *conv3x3(Graph &g, const std::string &name, Value *in, int64_t cin, int64_t cout,
+               char tag, uint32_t seed, float w_scale, float b_scale) {
+  return op(g, OpKind::kConv, name,
+            {in,
+             g.add_constant(std::string{'w', tag},
+                            random_tensor(DType::kFloat32, {cout, cin, 3, 3}, seed, w_scale)),
+             g.add_constant(std::string{'b', tag},
+                            random_tensor(DType::kFloat32, {cout}, seed + 1, b_scale))},
+            conv_attrs());
+}
+
 int count(const Graph &g, OpKind kind) {
   int n = 0;
   for (const Node *node : g.nodes()) n += node->op == kind;
@@ -69,15 +82,9 @@ Graph small_cnn() {
   g.name = "small";
   Value *x = g.add_value("x", DType::kFloat32, {2, 3, 6, 6});
   g.add_input(x);
-  Value *c1 = op(g, OpKind::kConv, "c1",
-                 {x, g.add_constant("w1", random_tensor(DType::kFloat32, {16, 3, 3, 3}, 1, 0.5f)),
-                  g.add_constant("b1", random_tensor(DType::kFloat32, {16}, 2, 0.1f))},
-                 conv_attrs());
+  Value *c1 = conv3x3(g, "c1", x, 3, 16, '1', 1, 0.5f, 0.1f);
   Value *r1 = op(g, OpKind::kRelu, "r1", {c1});
-  Value *c2 = op(g, OpKind::kConv, "c2",
-                 {r1, g.add_constant("w2", random_tensor(DType::kFloat32, {16, 16, 3, 3}, 3, 0.2f)),
-                  g.add_constant("b2", random_tensor(DType::kFloat32, {16}, 4, 0.1f))},
-                 conv_attrs());
+  Value *c2 = conv3x3(g, "c2", r1, 16, 16, '2', 3, 0.2f, 0.1f);
   Value *r2 = op(g, OpKind::kRelu, "r2", {c2});
   Value *sum = op(g, OpKind::kAdd, "add", {r1, r2});
   Value *r3 = op(g, OpKind::kRelu, "r3", {sum});
@@ -284,10 +291,7 @@ Graph pooled_cnn() {
   g.name = "pooled";
   Value *x = g.add_value("x", DType::kFloat32, {1, 3, 12, 12});
   g.add_input(x);
-  Value *c1 = op(g, OpKind::kConv, "c1",
-                 {x, g.add_constant("w1", random_tensor(DType::kFloat32, {16, 3, 3, 3}, 1, 0.5f)),
-                  g.add_constant("b1", random_tensor(DType::kFloat32, {16}, 2, 0.1f))},
-                 conv_attrs());
+  Value *c1 = conv3x3(g, "c1", x, 3, 16, '1', 1, 0.5f, 0.1f);
   Value *r1 = op(g, OpKind::kRelu, "r1", {c1});
   Attributes mp;
   mp.set("kernel_shape", std::vector<int64_t>{3, 3});
@@ -343,10 +347,7 @@ TEST(Quantize, AveragePoolAfterReLU6LeavesNoFloatStep) {
   g.name = "relu6_gap";
   Value *x = g.add_value("x", DType::kFloat32, {1, 3, 8, 8});
   g.add_input(x);
-  Value *c1 = op(g, OpKind::kConv, "c1",
-                 {x, g.add_constant("w1", random_tensor(DType::kFloat32, {16, 3, 3, 3}, 11, 0.8f)),
-                  g.add_constant("b1", random_tensor(DType::kFloat32, {16}, 12, 0.3f))},
-                 conv_attrs());
+  Value *c1 = conv3x3(g, "c1", x, 3, 16, '1', 11, 0.8f, 0.3f);
   Value *r6 = op(g, OpKind::kClip, "relu6",
                  {c1, g.add_constant("lo", Tensor::scalar<float>(0.0f)),
                   g.add_constant("hi", Tensor::scalar<float>(6.0f))});
