@@ -52,6 +52,9 @@ OpList mark_overlap(const OpList &ops, const isa::HwConfig &config);
 // Pass: turns each GEMM reset into the ALU multiply by 0 that writes the same zeros, so
 // zeroing runs on the ALU beside the other thread's GEMMs (reset_on_alu.cc).
 OpList reset_on_alu(const OpList &ops);
+// Whether `op` is such an ALU reset (a multiply by the immediate 0): the passes after
+// reset_on_alu recognize its resets by this, not by a copy of its encoding.
+bool is_alu_reset(const Op &op);
 
 // Pass (on a stream without tokens, after reset_on_alu; 2 virtual threads with overlap): orders
 // the compute engine's commands for its in-order dispatch, which holds every later command while

@@ -33,11 +33,6 @@ bool is_gemm(const Op &op) {
   return std::holds_alternative<isa::GemmCommand>(op.cmd) && !op.uops.empty();
 }
 
-bool is_reset(const Op &op) {
-  const auto *a = std::get_if<isa::AluCommand>(&op.cmd);
-  return a && a->op == isa::AluOp::kMul && a->use_imm && a->imm == 0;
-}
-
 // The cycles a GEMM or ALU keeps its unit busy (a vector ALU reads two operands per tile).
 uint64_t busy_cycles(const Op &op) {
   if (const auto *g = std::get_if<isa::GemmCommand>(&op.cmd))
@@ -68,7 +63,7 @@ OpList order_compute_dispatch(const OpList &ops, const isa::HwConfig &config) {
   // first, to just before the first command they conflict with. The others stay early, where
   // the ALU runs them beside the other thread's GEMM.
   for (size_t i = s.size(); i-- > 0;) {
-    if (!is_reset(s.op(i))) continue;
+    if (!is_alu_reset(s.op(i))) continue;
     const int64_t barrier = s.barrier_above(i);
     if (barrier < 0 || !is_store(s.op(static_cast<size_t>(barrier)))) continue;
     size_t j = i + 1;
@@ -85,8 +80,8 @@ OpList order_compute_dispatch(const OpList &ops, const isa::HwConfig &config) {
   };
   for (size_t i = s.size(); i-- > 0;) {
     const Op &op = s.op(i);
-    if (!(std::holds_alternative<isa::AluCommand>(op.cmd) && !is_reset(op)) && !is_store(op))
-      continue;
+    const bool alu_work = std::holds_alternative<isa::AluCommand>(op.cmd) && !is_alu_reset(op);
+    if (!alu_work && !is_store(op)) continue;
     const int own = acc_bank(i);
     size_t before = i, next = i + 1;
     while (before > 0 && !is_gemm(s.op(before - 1))) --before;

@@ -26,4 +26,9 @@ OpList reset_on_alu(const OpList &ops) {
   return out;
 }
 
+bool is_alu_reset(const Op &op) {
+  const auto *a = std::get_if<isa::AluCommand>(&op.cmd);
+  return a && a->op == isa::AluOp::kMul && a->use_imm && a->imm == 0;
+}
+
 }  // namespace vacc::lower

@@ -30,7 +30,7 @@ bool hoistable(const Op &op) {
   return d && !d->store && d->mem == isa::MemId::kAcc;
 }
 
-bool is_reset(const Op &op) {
+bool is_gemm_reset(const Op &op) {
   const auto *g = std::get_if<isa::GemmCommand>(&op.cmd);
   return g && g->reset;
 }
@@ -91,7 +91,7 @@ OpList stagger_threads(const OpList &input) {
   order_runs_by_consumers(s, &is_alu, &is_store);
   // Down: GEMM resets, latest first.
   for (size_t i = s.size(); i-- > 0;)
-    if (is_reset(s.op(i))) s.move(i, s.barrier_below(i) - 1);
+    if (is_gemm_reset(s.op(i))) s.move(i, s.barrier_below(i) - 1);
   // Up: loads, earliest first, never above a load that is ready no later.
   for (size_t i = 0; i < s.size(); ++i) {
     if (!is_operand_load(s.op(i))) continue;
