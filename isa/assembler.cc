@@ -136,6 +136,14 @@ class Assembler {
       error(pos(line, t[0]), ".region takes NAME KIND MEM COUNT [random SEED]");
     RegionDecl r;
     r.name = t[1].text;
+    // dram= reads an operand that starts with a digit as an address and '+' as an offset, so
+    // a region named "2" or "a+b" could never be referred to, and its disassembly would mean
+    // another address.
+    const unsigned char first = static_cast<unsigned char>(r.name[0]);
+    if (!(std::isalpha(first) || first == '_') || r.name.find('+') != std::string::npos)
+      error(pos(line, t[1]), fmt::format("region name '{}' must start with a letter or '_' and "
+                                         "hold no '+' (dram= reads those as an address)",
+                                         r.name));
     for (const auto &other : regions_)
       if (other.name == r.name)
         error(pos(line, t[1]), fmt::format("region '{}' is declared twice", r.name));

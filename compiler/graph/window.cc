@@ -2,9 +2,23 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+
 namespace vacc::graph {
 
 namespace {
+// Window attributes are bounded so that the geometry below (products of a stride or dilation
+// with an extent of at most 2^32, sums with pads) stays within 64 bits; a real model's are
+// tiny.
+constexpr int64_t kMaxWindowAttribute = INT32_MAX;
+
+void check_range(const char *name, const std::vector<int64_t> &values, int64_t lo) {
+  for (int64_t x : values) {
+    if (x < lo || x > kMaxWindowAttribute)
+      fail("attribute '{}' value {} is out of range [{}, {}]", name, x, lo, kMaxWindowAttribute);
+  }
+}
+
 std::vector<int64_t> per_dim(const Attributes &attrs, const char *name, int rank,
                              int64_t fallback) {
   std::vector<int64_t> v = attrs.get_ints(name, std::vector<int64_t>(rank, fallback));
@@ -15,6 +29,7 @@ std::vector<int64_t> per_dim(const Attributes &attrs, const char *name, int rank
   for (int64_t x : v) {
     if (x <= 0) fail("attribute '{}' must be positive, got {}", name, fmt::join(v, ","));
   }
+  check_range(name, v, 1);
   return v;
 }
 
@@ -29,6 +44,7 @@ void explicit_pads(const Attributes &attrs, Window &w) {
     w.pad_end[i] = pads[i + w.rank];
     if (w.pad_begin[i] < 0 || w.pad_end[i] < 0) fail("attribute 'pads' must not be negative");
   }
+  check_range("pads", pads, 0);
 }
 }  // namespace
 
@@ -97,11 +113,18 @@ Window make_transpose_window(const Attributes &attrs, const std::vector<int64_t>
   if (static_cast<int>(out_pad.size()) != w.rank) {
     fail("attribute 'output_padding' has {} values, expected {}", out_pad.size(), w.rank);
   }
+  check_range("output_padding", out_pad, 0);
   std::string auto_pad = attrs.get_string("auto_pad", "NOTSET");
   std::vector<int64_t> out_shape = attrs.get_ints("output_shape");
   if (!out_shape.empty() && static_cast<int>(out_shape.size()) > w.rank) {
     out_shape.erase(out_shape.begin(), out_shape.end() - w.rank);
   }
+  if (!out_shape.empty() && static_cast<int>(out_shape.size()) != w.rank) {
+    fail("attribute 'output_shape' has {} values, expected {} (one per spatial dimension, "
+         "optionally after batch and channels)",
+         out_shape.size(), w.rank);
+  }
+  check_range("output_shape", out_shape, 1);
   if (out_shape.empty() && (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER")) {
     for (int i = 0; i < w.rank; ++i) out_shape.push_back(in[i] * w.stride[i]);
   }
@@ -123,6 +146,7 @@ Window make_transpose_window(const Attributes &attrs, const std::vector<int64_t>
       if (static_cast<int>(pads.size()) != 2 * w.rank) {
         fail("attribute 'pads' has {} values, expected {}", pads.size(), 2 * w.rank);
       }
+      check_range("pads", pads, INT32_MIN);
       w.pad_begin[i] = pads[i];
       w.pad_end[i] = pads[i + w.rank];
     }

@@ -294,6 +294,9 @@ class Fsim::Machine {
     const uint64_t uops = uint64_t{g.loop_out} * g.loop_in * (g.uop_end - g.uop_begin);
     check_bank(index, g, overlap_bank(g.overlap, g.uop_begin, g.uop_end),
                {{&isa::Uop::dst, &g.acc, "acc index (micro-op dst + acc_factor_*)"}});
+    // No micro-ops, no work, however many loop iterations (up to 2^28 of them: walked, they
+    // cost seconds).
+    if (g.uop_begin == g.uop_end) return;
     if (!data_) mark_acc_written(index, g, g.acc);
     for (uint32_t i = 0; data_ && i < g.loop_out; ++i)
       for (uint32_t j = 0; j < g.loop_in; ++j)
@@ -327,6 +330,7 @@ class Fsim::Machine {
     const int bank = overlap_bank(a.overlap, a.uop_begin, a.uop_end);
     if (a.use_imm) check_bank(index, a, bank, {dst});
     else check_bank(index, a, bank, {dst, src});
+    if (a.uop_begin == a.uop_end) return;  // as for a GEMM
     if (!data_) mark_acc_written(index, a, a.dst);
     for (uint32_t i = 0; data_ && i < a.loop_out; ++i)
       for (uint32_t j = 0; j < a.loop_in; ++j)

@@ -76,6 +76,34 @@ TEST(ImportErrors, BadAttributeLength) {
   EXPECT_HAS(import_error(m), "attribute 'strides' has 1 values, expected 2");
 }
 
+// Found by the onnx fuzzer: an output_shape with fewer values than spatial dimensions was
+// read past its end.
+TEST(ImportErrors, ConvTransposeOutputShapeOfTheWrongLength) {
+  auto m = model_with_input(13);
+  add_initializer(m, "w", {3, 4, 3, 3});
+  auto *n = add_node(m, "ConvTranspose", "up", {"x", "w"});
+  auto *a = n->add_attribute();
+  a->set_name("output_shape");
+  a->set_type(onnx::AttributeProto::INTS);
+  a->add_ints(16);
+  EXPECT_HAS(import_error(m),
+             "node 'up' (#0, ConvTranspose): attribute 'output_shape' has 1 values, expected 2");
+}
+
+// Window attributes are bounded so that the output's geometry cannot overflow 64 bits.
+TEST(ImportErrors, StrideOutOfRange) {
+  auto m = model_with_input(13);
+  add_initializer(m, "w", {4, 3, 3, 3});
+  auto *n = add_node(m, "Conv", "conv1", {"x", "w"});
+  auto *a = n->add_attribute();
+  a->set_name("strides");
+  a->set_type(onnx::AttributeProto::INTS);
+  a->add_ints(1);
+  a->add_ints(int64_t{1} << 62);
+  EXPECT_HAS(import_error(m), "node 'conv1' (#0, Conv): attribute 'strides' value "
+                              "4611686018427387904 is out of range [1, 2147483647]");
+}
+
 TEST(ImportErrors, UndefinedInput) {
   auto m = model_with_input(13);
   add_node(m, "Relu", "r", {"nowhere"});
@@ -115,6 +143,21 @@ TEST(ImportErrors, DynamicReshapeShape) {
   EXPECT_HAS(e, "node 'reshape' (#0, Reshape)");
   EXPECT_HAS(e, "not known at compile time");
   EXPECT_HAS(e, "graph input 'shape'");
+}
+
+// A target shape whose product overflows 64 bits (found by the onnx fuzzer: undefined
+// behaviour before) is refused by name, not compared after wrapping.
+TEST(ImportErrors, ReshapeTargetOverflowing64Bits) {
+  auto m = model_with_input(13);
+  auto *shape = m.mutable_graph()->add_initializer();
+  shape->set_name("target");
+  shape->set_data_type(onnx::TensorProto::INT64);
+  shape->add_dims(2);
+  shape->add_int64_data(15);
+  shape->add_int64_data(INT64_MAX);
+  add_node(m, "Reshape", "reshape", {"x", "target"});
+  EXPECT_HAS(import_error(m), "node 'reshape' (#0, Reshape): shape [15,9223372036854775807] has "
+                              "more elements than 64 bits count");
 }
 
 // The static part of the shape folds (Shape, Slice); the part computed from a graph input's

@@ -158,7 +158,8 @@ void infer_reshape(Node &n) {
     } else {
       out[i] = target[i];
     }
-    known *= out[i];
+    if (__builtin_mul_overflow(known, out[i], &known))
+      fail("shape [{}] has more elements than 64 bits count", fmt::join(target, ","));
   }
   int64_t total = num_elements(x.shape);
   if (infer >= 0) {
