@@ -86,6 +86,24 @@ for f, l in zip(files, layers):
     assert any(e.get("ph") == "X" and e["name"].startswith("gemm") for e in events), f
 print("ok")
 PY
+# tools/timeline_summary.py over those timelines: each step's cycles are its last
+# instruction's end (the counter, within a cycle or two), no track busier than the step is
+# long, the GEMM track at least a GEMM cycle per executed tile product.
+expect timeline-summary 0 "^ok" -- /usr/bin/python3 - "$src/tools/timeline_summary.py" "$tmp/tl" \
+    "$tmp/perf.json" <<'PY'
+import json, subprocess, sys
+rows = json.loads(subprocess.run([sys.argv[1], sys.argv[2], "--json"], check=True,
+                                 capture_output=True, text=True).stdout)
+layers = json.load(open(sys.argv[3]))["layers"]
+assert len(rows) == len(layers), (len(rows), len(layers))
+for r, l in zip(rows, layers):
+    assert abs(r["cycles"] - l["cycles"]) <= 2, (r, l)
+    assert all(0 < b <= r["cycles"] for b in r["busy"].values()), r
+    assert r["busy"]["compute: GEMM"] >= l["executed_macs"] // 256, (r, l)
+print("ok")
+PY
+expect timeline-summary-no-dir 1 "usage: tools/timeline_summary.py DIR" -- \
+  "$src/tools/timeline_summary.py" "$tmp/none"
 expect bench-model-timeline-fsim 1 "^error: --timeline needs --engine rtl or perf" -- \
   "$vacc" bench model "$model" --engine fsim --timeline "$tmp/tl2"
 
