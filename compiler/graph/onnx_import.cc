@@ -291,6 +291,9 @@ class Importer {
     } catch (const Error &e) {
       fail("{}: {}", what, e.what());
     }
+    // Later outputs may be optional (left unnamed); every operator produces its first.
+    if (proto.output_size() == 0 || proto.output(0).empty())
+      fail("{}: the node has no first output (name it: every operator produces one)", what);
     std::vector<Value *> outputs;
     for (int i = 0; i < proto.output_size(); ++i) {
       const std::string &name = proto.output(i);

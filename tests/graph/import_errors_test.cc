@@ -104,6 +104,16 @@ TEST(ImportErrors, StrideOutOfRange) {
                               "4611686018427387904 is out of range [1, 2147483647]");
 }
 
+// Found by the onnx fuzzer: a node without outputs reached constant folding, whose kernels
+// write their first output.
+TEST(ImportErrors, NodeWithoutOutputs) {
+  auto m = model_with_input(13);
+  auto *n = add_node(m, "Relu", "r", {"x"});
+  n->clear_output();
+  EXPECT_HAS(import_error(m), "node 'r' (#0, Relu): the node has no first output (name it: "
+                              "every operator produces one)");
+}
+
 TEST(ImportErrors, UndefinedInput) {
   auto m = model_with_input(13);
   add_node(m, "Relu", "r", {"nowhere"});
