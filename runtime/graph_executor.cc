@@ -155,7 +155,11 @@ struct GraphExecutor::Impl {
     }
     CommandQueue queue = session->queue();
     replay(queue, list, elements);
-    prof.counters = session->run(queue);
+    try {
+      prof.counters = session->run(queue);
+    } catch (const Error &e) {  // the device names the instruction; this names the layer
+      fail("step {} ('{}', {}): {}", index, s.name, s.op, e.what());
+    }
     for (int32_t o : s.outputs) {
       if (o < 0) continue;
       const isa::PackageTensor &pt = package.tensors[o];

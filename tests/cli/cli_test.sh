@@ -46,7 +46,7 @@ expect sim-op-limit 1 "^error: instruction [0-9]+ \(.*\): the run reaches [0-9]+
 expect sim-no-limit 0 "macs +4096" -- "$vacc" sim "$tmp/dense.vprog" --engine fsim --cycle-limit 0
 expect sim-default-limit 1 "over its limit of 200000000 " -- \
   "$vacc" sim "$src/tests/error/sim/operation_limit.s" --engine fsim
-expect run-cycle-limit 1 "over its limit of 100 " -- \
+expect run-cycle-limit 1 "^error: step [0-9]+ \('[^']+', vacc\.[A-Za-z]+\): instruction [0-9]+ .*over its limit of 100 " -- \
   "$vacc" run --sim --engine fsim --cycle-limit 100
 expect run-perf 0 "accelerator cycles" -- "$vacc" run --sim --engine perf
 expect run-timing-only 0 "timing only: no outputs were computed" -- \
