@@ -220,10 +220,23 @@ class Lowerer {
       if (c != parent) {
         for (const IterVar &iv : c->leaf_iter_vars()) relaxed.insert(iv->var.get());
       }
+      // A relaxed loop of one iteration is its value 0: substituted, an index that is not
+      // affine in it (a grouped convolution's first input block, output block / blocks per
+      // group) keeps its exact region instead of the whole axis.
+      std::vector<std::pair<tir::Var, Expr>> single_iteration;
+      auto note_single = [&](const IterVar &iv) {
+        auto it = ranges_.find(iv->var.get());
+        if (it != ranges_.end() && it->second.lo == 0 && it->second.hi == 0)
+          single_iteration.emplace_back(iv->var, tir::make_const(iv->var->dtype, 0));
+      };
+      for (auto i = at + 1; i < pl.end(); ++i) note_single(*i);
+      if (c != parent)
+        for (const IterVar &iv : c->leaf_iter_vars()) note_single(iv);
       std::vector<std::pair<tir::Var, Expr>> sub = root_substitution(ci);
       for (const auto &acc : lc.accesses) {
         for (size_t k = 0; k < acc.size(); ++k) {
-          Expr e = tir::simplify(tir::substitute(acc[k], sub), ranges_);
+          Expr e = tir::simplify(
+              tir::substitute(tir::substitute(acc[k], sub), single_iteration), ranges_);
           Expr mn;
           int64_t ext;
           relax(e, relaxed, shape[k], &mn, &ext);

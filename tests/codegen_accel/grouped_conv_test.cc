@@ -116,6 +116,10 @@ const GroupedCase kCases[] = {
     {"groups2_32_channels_each", 64, 64, 2, 5, 5, 3, 1, 1},
     {"groups2_24_channels_each", 48, 48, 2, 5, 6, 3, 2, 1},
     {"channel_multiplier2", 16, 32, 16, 6, 6, 3, 2, 1},
+    // ResNeXt's shape: 32-channel groups, many of them. Each output block's load must bring
+    // its own slice's input blocks only: the whole input (16 blocks of 12x12 tiles) does not
+    // fit the input scratchpad beside the tiling the schedule picks for the slice.
+    {"groups8_32_channels_each_256", 256, 256, 8, 10, 10, 3, 1, 1},
 };
 
 class GroupedConv : public ::testing::TestWithParam<std::string> {};
