@@ -1,8 +1,10 @@
 #include "vacc/graph/onnx_import.h"
 
 #include <fmt/format.h>
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
+#include <limits>
 #include <unordered_map>
 
 #include "vacc/graph/executor.h"
@@ -233,6 +235,23 @@ class Importer {
     fail("{}: no supported value attribute (value, value_float(s), value_int(s))", what);
   }
 
+  // Input and output counts against ONNX's schema of the operator at the model's opset: a
+  // kernel reads the inputs and writes the outputs its operator has, no others.
+  void check_arity(const onnx::NodeProto &proto, const std::string &what) const {
+    const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(proto.op_type(), opset_);
+    if (!schema) return;
+    auto check = [&](const char *kind, int n, int lo, int hi) {
+      if (n >= lo && n <= hi) return;
+      fail("{}: {} takes {} {} at opset {}, the node has {}", what, proto.op_type(),
+           lo == hi                  ? std::to_string(lo)
+           : hi == std::numeric_limits<int>::max() ? fmt::format("{} or more", lo)
+                                                   : fmt::format("{} to {}", lo, hi),
+           kind, opset_, n);
+    };
+    check("inputs", proto.input_size(), schema->min_input(), schema->max_input());
+    check("outputs", proto.output_size(), schema->min_output(), schema->max_output());
+  }
+
   void import_node(const onnx::NodeProto &proto, int index) {
     std::string what = fmt::format("{}: node {} (#{}, {})", source_,
                                    proto.name().empty() ? "<unnamed>" : "'" + proto.name() + "'",
@@ -253,6 +272,7 @@ class Importer {
           "with an opset_version in that range",
           what, opset_, def.opset_min, def.opset_max, def.name);
     }
+    check_arity(proto, what);
     Attributes attrs;
     for (const auto &a : proto.attribute()) attrs.set(a.name(), attribute(a, what));
 

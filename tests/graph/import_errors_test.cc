@@ -105,13 +105,31 @@ TEST(ImportErrors, StrideOutOfRange) {
 }
 
 // Found by the onnx fuzzer: a node without outputs reached constant folding, whose kernels
-// write their first output.
+// write their first output. (A node with no outputs at all is refused by its operator's
+// output count.)
 TEST(ImportErrors, NodeWithoutOutputs) {
   auto m = model_with_input(13);
   auto *n = add_node(m, "Relu", "r", {"x"});
-  n->clear_output();
+  n->set_output(0, "");
   EXPECT_HAS(import_error(m), "node 'r' (#0, Relu): the node has no first output (name it: "
                               "every operator produces one)");
+}
+
+// Found by the onnx fuzzer: a Shape node naming a second output, which a graph output then
+// read, though no kernel writes it. Counts are checked against ONNX's schema.
+TEST(ImportErrors, MoreOutputsThanTheOperatorHas) {
+  auto m = model_with_input(13);
+  auto *n = add_node(m, "Shape", "s", {"x"});
+  n->add_output("extra");
+  EXPECT_HAS(import_error(m),
+             "node 's' (#0, Shape): Shape takes 1 outputs at opset 13, the node has 2");
+}
+
+TEST(ImportErrors, FewerInputsThanTheOperatorNeeds) {
+  auto m = model_with_input(13);
+  add_node(m, "Add", "add", {"x"});
+  EXPECT_HAS(import_error(m), "node 'add' (#0, Add): Add takes 2 inputs at opset 13, the node "
+                              "has 1");
 }
 
 TEST(ImportErrors, UndefinedInput) {
