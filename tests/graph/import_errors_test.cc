@@ -68,11 +68,7 @@ TEST(ImportErrors, BroadcastMismatch) {
 TEST(ImportErrors, BadAttributeLength) {
   auto m = model_with_input(13);
   add_initializer(m, "w", {4, 3, 3, 3});
-  auto *n = add_node(m, "Conv", "conv1", {"x", "w"});
-  auto *a = n->add_attribute();
-  a->set_name("strides");
-  a->set_type(onnx::AttributeProto::INTS);
-  a->add_ints(2);
+  add_ints(add_node(m, "Conv", "conv1", {"x", "w"}), "strides", {2});
   EXPECT_HAS(import_error(m), "attribute 'strides' has 1 values, expected 2");
 }
 
@@ -81,11 +77,7 @@ TEST(ImportErrors, BadAttributeLength) {
 TEST(ImportErrors, ConvTransposeOutputShapeOfTheWrongLength) {
   auto m = model_with_input(13);
   add_initializer(m, "w", {3, 4, 3, 3});
-  auto *n = add_node(m, "ConvTranspose", "up", {"x", "w"});
-  auto *a = n->add_attribute();
-  a->set_name("output_shape");
-  a->set_type(onnx::AttributeProto::INTS);
-  a->add_ints(16);
+  add_ints(add_node(m, "ConvTranspose", "up", {"x", "w"}), "output_shape", {16});
   EXPECT_HAS(import_error(m),
              "node 'up' (#0, ConvTranspose): attribute 'output_shape' has 1 values, expected 2");
 }
@@ -94,12 +86,7 @@ TEST(ImportErrors, ConvTransposeOutputShapeOfTheWrongLength) {
 TEST(ImportErrors, StrideOutOfRange) {
   auto m = model_with_input(13);
   add_initializer(m, "w", {4, 3, 3, 3});
-  auto *n = add_node(m, "Conv", "conv1", {"x", "w"});
-  auto *a = n->add_attribute();
-  a->set_name("strides");
-  a->set_type(onnx::AttributeProto::INTS);
-  a->add_ints(1);
-  a->add_ints(int64_t{1} << 62);
+  add_ints(add_node(m, "Conv", "conv1", {"x", "w"}), "strides", {1, int64_t{1} << 62});
   EXPECT_HAS(import_error(m), "node 'conv1' (#0, Conv): attribute 'strides' value "
                               "4611686018427387904 is out of range [1, 2147483647]");
 }
@@ -177,12 +164,7 @@ TEST(ImportErrors, DynamicReshapeShape) {
 // behaviour before) is refused by name, not compared after wrapping.
 TEST(ImportErrors, ReshapeTargetOverflowing64Bits) {
   auto m = model_with_input(13);
-  auto *shape = m.mutable_graph()->add_initializer();
-  shape->set_name("target");
-  shape->set_data_type(onnx::TensorProto::INT64);
-  shape->add_dims(2);
-  shape->add_int64_data(15);
-  shape->add_int64_data(INT64_MAX);
+  add_int64_initializer(m, "target", {15, INT64_MAX});
   add_node(m, "Reshape", "reshape", {"x", "target"});
   EXPECT_HAS(import_error(m), "node 'reshape' (#0, Reshape): shape [15,9223372036854775807] has "
                               "more elements than 64 bits count");
