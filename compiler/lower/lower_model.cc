@@ -97,7 +97,7 @@ std::vector<int32_t> bindings(const graph::Node &node, const Layer &layer,
     channels = conv->out_channels;
   } else {
     const auto &dense = std::get<DenseParams>(layer.params);
-    batch = dense.batch * dense.groups;  // the per-row vectors of every group's rows
+    batch = config.batch * dense.groups;  // one row of vectors per group, read by all its rows
     channels = dense.out_features;
   }
   std::vector<int32_t> b = {step.inputs[0], step.inputs[1]};

@@ -137,6 +137,29 @@ TEST_P(ConvOnConfig, DenseOneAndTwoThreadsMatchReference) {
   }
 }
 
+// A dense layer of many rows (a transformer's tokens): tiles of several rows share each weight
+// load. One row per tile loaded the weights once per row (64 times here).
+TEST_P(ConvOnConfig, DenseOfManyRowsLoadsItsWeightsOncePerRowTile) {
+  isa::HwConfig c = test::config_named(GetParam());
+  lower::DenseParams p;
+  p.batch = 64 * c.batch;
+  p.in_features = 4 * c.block_in;
+  p.out_features = 8 * c.block_out;
+  p.requant = {7, true};
+  fit_shift(c, p, 17);
+  LowerOptions o;
+  o.vthreads = 2;
+  LoweredLayer layer = lower::compile_dense(c, p, o);
+  EXPECT_GT(layer.schedule.tile_h, 1);
+  const uint64_t weight_bytes = uint64_t(p.in_features) * p.out_features * c.wgt_bits / 8;
+  const uint64_t input_bytes = uint64_t(p.batch) * p.in_features * c.inp_bits / 8;
+  const uint64_t bias_bytes = uint64_t(c.batch) * p.out_features * c.acc_bits / 8;
+  EXPECT_LE(layer.traffic.load_bytes, 8 * (weight_bytes + input_bytes + bias_bytes))
+      << "schedule rows " << layer.schedule.tile_h << " oc " << layer.schedule.tile_oc;
+  auto args = random_args(layer.op, 17);
+  check_layer(c, layer, args, test::dense_reference(c, p, args[0], args[1], args[2]));
+}
+
 INSTANTIATE_TEST_SUITE_P(Configs, ConvOnConfig, ::testing::Values("default", "small", "wide"));
 
 TEST(CodegenAccel, PartialTilesAndExplicitSchedule) {

@@ -83,7 +83,8 @@ std::vector<int64_t> dense_reference(const isa::HwConfig &c, const lower::DenseP
         acc += data[((n / B) * CB + ch / BI) * B * BI + (n % B) * BI + ch % BI] *
                weight[((o / BO) * CB + ch / BI) * BO * BI + (o % BO) * BI + ch % BI];
       const int64_t i = ((n / B) * OB + o / BO) * B * BO + (n % B) * BO + o % BO;
-      out[i] = requant(acc + bias[i], o, p.requant);
+      // One row block of bias, shared by every row block.
+      out[i] = requant(acc + bias[(o / BO) * B * BO + (n % B) * BO + o % BO], o, p.requant);
     }
   return out;
 }
@@ -156,7 +157,7 @@ TEST_P(OnConfig, DensePerChannelShiftsAndClipBounds) {
     args.push_back(test::random_values(layer.op.args[0]->buffer->elems(), -128, 127, 21));
     args.push_back(test::random_values(layer.op.args[1]->buffer->elems(), -128, 127, 22));
     args.push_back(test::random_values(layer.op.args[2]->buffer->elems(), -3000, 3000, 23));
-    args.push_back(lower::pack_bias(c, p.batch, p.out_features, p.requant.channel_shifts));
+    args.push_back(lower::pack_bias(c, c.batch, p.out_features, p.requant.channel_shifts));
     args.emplace_back(layer.op.args[4]->buffer->elems(), test::kPoison);
     test::check_layer(c, layer, args, dense_reference(c, p, args[0], args[1], args[2]));
   }

@@ -159,6 +159,7 @@ TEST(E2E, DenseAllConfigsOneAndTwoThreads) {
       p.out_features = 4 * c.block_out;
       p.requant = {5, vt == 1};
       lower::AccelSchedule s;
+      s.tile_h = 2;  // both row blocks in one tile, sharing the weight loads
       s.tile_oc = 1;
       s.tile_ic = 2;
       s.vthreads = vt;

@@ -93,7 +93,7 @@ inline std::vector<int64_t> dense_accumulators(const isa::HwConfig &c,
                weight[((o / BO) * CB + ch / BI) * BO * BI + (o % BO) * BI + ch % BI];
       }
       int64_t at = ((n / B) * OB + o / BO) * B * BO + (n % B) * BO + o % BO;
-      acc += bias[at];
+      acc += bias[(o / BO) * B * BO + (n % B) * BO + o % BO];  // one row block, shared
       out[at] = acc;
     }
   return out;

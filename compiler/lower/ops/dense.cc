@@ -2,6 +2,7 @@
 // ALU: what it supports, its default schedule and its compute definition (operators.h).
 #include <fmt/format.h>
 
+#include <limits>
 #include <tuple>
 #include <vector>
 
@@ -30,6 +31,53 @@ void check_supported(const isa::HwConfig &c, const DenseParams &p, const std::st
   check_requant_supported(c, p.requant, p.out_features, name);
 }
 
+namespace {
+
+// A dense layer of many rows (a transformer's tokens, a channels-last MLP's pixels): tiles of
+// tile_h rows share each weight load, which one row per tile would bring again for every row
+// (ConvNeXt-Tiny's MLP layers moved 128 MB each that way). The tiling is the one whose
+// modelled time is least: GEMM and requantization against DRAM traffic (weights, bias and
+// shifts once per row tile, the input once per output-channel tile) plus instructions.
+AccelSchedule rows_schedule(const isa::HwConfig &c, const DenseParams &p, int64_t NB, int64_t OB,
+                            int64_t CB, int64_t V, const std::string &name) {
+  const int64_t acc_cap = c.acc_depth() / V, inp_cap = c.inp_depth() / V,
+                wgt_cap = c.wgt_depth() / V;
+  const int64_t vectors = 1 + channel_vectors(p.requant);  // bias, shifts, multipliers
+  const double gemm = double(NB) * OB * CB, alu = double(NB) * OB * alu_cycles_per_tile(p.requant);
+  AccelSchedule best;
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (int64_t tn : divisors(NB))
+    for (int64_t toc : divisors(OB)) {
+      if ((OB / toc) % V != 0 || (tn + vectors) * toc > acc_cap) continue;
+      for (int64_t tic : divisors(CB)) {
+        if (tn * tic > inp_cap || toc * tic > wgt_cap) continue;
+        const double bytes =
+            double(NB / tn) * OB * (CB * c.wgt_tile_bytes() + vectors * c.acc_tile_bytes()) +
+            double(OB / toc) * NB * CB * c.inp_tile_bytes() + double(NB) * OB * c.out_tile_bytes();
+        const double insns = double(NB / tn) * double(OB / toc) * (double(CB / tic) * 3 + 4 + vectors);
+        const double compute = V > 1 ? std::max(gemm, alu) : gemm + alu;
+        const double memory = bytes / c.mem_bytes_per_cycle;
+        const double cost = (V > 1 ? std::max(compute, memory) + 0.05 * std::min(compute, memory)
+                                   : compute + memory) +
+                            8 * insns;
+        if (cost < best_cost) {
+          best_cost = cost;
+          best.tile_h = tn;
+          best.tile_w = 1;
+          best.tile_oc = toc;
+          best.tile_ic = tic;
+          best.vthreads = static_cast<int>(V);
+        }
+      }
+    }
+  if (best_cost == std::numeric_limits<double>::infinity())
+    fail("{}: no tile fits the scratchpads of config '{}' with {} virtual thread(s)", name, c.name,
+         V);
+  return best;
+}
+
+}  // namespace
+
 AccelSchedule default_schedule(const isa::HwConfig &c, const DenseParams &p, int vthreads,
                                const std::string &name) {
   if (vthreads < 1 || vthreads > 2) fail("{}: vthreads = {} must be 1 or 2", name, vthreads);
@@ -38,6 +86,8 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const DenseParams &p, int
   const int64_t V = vthreads;
   const int64_t acc_cap = c.acc_depth() / V, inp_cap = c.inp_depth() / V,
                 wgt_cap = c.wgt_depth() / V;
+  const int64_t NB = p.batch / c.batch;
+  if (NB > 1) return rows_schedule(c, p, NB, OB, CB, V, name);
   AccelSchedule best;
   int64_t best_work = 0;
   for (int64_t toc : divisors(OB)) {
@@ -86,7 +136,9 @@ Operator define(const isa::HwConfig &c, const DenseParams &p, const AccelSchedul
   if (grouped) names.insert(names.begin(), "g");
   te::Tensor data = te::placeholder("data", shape({NB, CB, c.batch, c.block_in}), it);
   te::Tensor weight = te::placeholder("weight", shape({OB, CB, c.block_out, c.block_in}), wt);
-  te::Tensor bias = te::placeholder("bias", shape({NB, OB, c.batch, c.block_out}), at);
+  // Bias, shifts and multipliers are the same for every row: one row of them, read by all
+  // (a dense layer of many rows would otherwise move a copy per row).
+  te::Tensor bias = te::placeholder("bias", shape({1, OB, c.batch, c.block_out}), at);
   te::Tensor acc = te::reduce_sum(
       "dense", shape({NB, OB, c.batch, c.block_out}), {{"ic", CB}, {"ic_t", c.block_in}},
       [&](const auto &v, const auto &r) {
@@ -94,11 +146,11 @@ Operator define(const isa::HwConfig &c, const DenseParams &p, const AccelSchedul
                tir::cast(at, (*weight)(at_group(v, {v[o + 1], r[0], v[o + 3], r[1]})));
       },
       names);
-  te::Tensor shifts = te::placeholder("shifts", shape({NB, OB, c.batch, c.block_out}), at);
-  te::Tensor mults = te::placeholder("multipliers", shape({NB, OB, c.batch, c.block_out}), at);
+  te::Tensor shifts = te::placeholder("shifts", shape({1, OB, c.batch, c.block_out}), at);
+  te::Tensor mults = te::placeholder("multipliers", shape({1, OB, c.batch, c.block_out}), at);
   auto channel = [&](const te::Tensor &t) -> ChannelIndex {
     return [t, at_group, o](const auto &v) {
-      return (*t)(at_group(v, {v[o], v[o + 1], v[o + 2], v[o + 3]}));
+      return (*t)(at_group(v, {tir::make_const(tir::int32(), 0), v[o + 1], v[o + 2], v[o + 3]}));
     };
   };
   auto stages = requantize(acc, p.requant, c.inp_bits, channel(bias), channel(shifts),
@@ -129,10 +181,22 @@ Operator define(const isa::HwConfig &c, const DenseParams &p, const AccelSchedul
     order = {oc_o};
   }
   if (grouped) order.push_back(ax[0]);  // the groups inside a thread's channel blocks
-  order.insert(order.end(), {ax[o], oc_i, ax[o + 2], ax[o + 3]});
-  so.reorder(order);
+  // Rows: one per tile, or tiles of tile_h rows that share their weight loads.
   te::IterVar store_at = ax[o];
-  so.pragma(oc_i, "dma_copy");
+  if (sc.tile_h > 1 && NB % sc.tile_h != 0)
+    fail("{}: tile_h = {} rows per tile must divide the layer's {} row blocks", name, sc.tile_h,
+         NB);
+  if (sc.tile_h > 1) {
+    auto [n_o, n_i] = so.split(ax[o], sc.tile_h);
+    order.insert(order.end(), {n_o, n_i, oc_i, ax[o + 2], ax[o + 3]});
+    so.reorder(order);
+    store_at = n_o;
+    so.pragma(n_i, "dma_copy");
+  } else {
+    order.insert(order.end(), {ax[o], oc_i, ax[o + 2], ax[o + 3]});
+    so.reorder(order);
+    so.pragma(oc_i, "dma_copy");
+  }
 
   auto &sd = s[acc];
   sd.compute_at(so, store_at);
