@@ -141,6 +141,16 @@ class Importer {
       graph_.add_input(v);
       define(input.name(), v);
     }
+    // A batch asked for must land somewhere: silently running a fixed-batch model at its own
+    // batch would answer another question than the one asked.
+    if (options_.batch != 1 && !batch_bound_ && !graph_.inputs().empty()) {
+      const Value *in = graph_.inputs()[0];
+      fail(
+          "{}: a batch of {} was asked for, but every graph input's first dimension is fixed "
+          "(input '{}' is {}): re-export the model with a dynamic first axis "
+          "(torch.onnx.export's dynamic_axes), or run it at its own batch",
+          source_, options_.batch, in->name, shape_str(in->shape));
+    }
     int index = 0;
     for (const auto &node : g.node()) import_node(node, index++);
     for (const auto &output : g.output()) {
@@ -156,6 +166,7 @@ class Importer {
 
  private:
   void define(const std::string &name, Value *v) { values_[name] = v; }
+  bool batch_bound_ = false;  // some graph input's first dimension was free and bound
 
   Value *import_input(const onnx::ValueInfoProto &info, bool first_input) {
     std::string what = fmt::format("{}: graph input '{}'", source_, info.name());
@@ -178,6 +189,7 @@ class Importer {
         shape.push_back(dim.dim_value());
         continue;
       }
+      if (k == 0) batch_bound_ = true;
       auto named = options_.dims.find(dim.dim_param());
       if (bound_by_given) {
         shape.push_back(given[k]);

@@ -119,6 +119,21 @@ TEST(ImportErrors, FewerInputsThanTheOperatorNeeds) {
                               "has 1");
 }
 
+// --batch on a model exported with a fixed batch was ignored: the model ran at its own.
+TEST(ImportErrors, BatchAskedOfAFixedBatchModel) {
+  auto m = model_with_input(13);
+  add_node(m, "Relu", "r", {"x"});
+  ImportOptions o;
+  o.batch = 2;
+  try {
+    import_onnx_bytes(m.SerializeAsString(), "model.onnx", o);
+    FAIL() << "no error";
+  } catch (const vacc::Error &e) {
+    EXPECT_HAS(e.what(), "model.onnx: a batch of 2 was asked for, but every graph input's first "
+                         "dimension is fixed (input 'x' is [1,3,8,8])");
+  }
+}
+
 TEST(ImportErrors, UndefinedInput) {
   auto m = model_with_input(13);
   add_node(m, "Relu", "r", {"nowhere"});
