@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "vacc/isa/encoding.h"
+#include "vacc/isa/yaml_octal.h"
 #include "vacc/support/error.h"
 #include "vacc/support/file.h"
 
@@ -63,6 +64,7 @@ class ConfigReader {
 
   int integer(const YAML::Node &node, const std::string &key) const {
     if (!node.IsScalar()) error(key, "expected an integer, found a " + kind(node));
+    if (has_octal_spelling(node.Scalar())) error(key, octal_spelling_message(node.Scalar()));
     try {
       return node.as<int>();
     } catch (const YAML::Exception &) {

@@ -11,6 +11,7 @@
 #include "layer_bench.h"
 #include "vacc/hw/parts.h"
 #include "vacc/isa/config.h"
+#include "vacc/isa/yaml_octal.h"
 #include "vacc/support/error.h"
 
 namespace vacc::sweep {
@@ -58,6 +59,7 @@ class SpecReader {
 
   int64_t integer(const YAML::Node &n, const std::string &key) const {
     if (!n.IsScalar()) error(key, "expected an integer, found a " + kind_name(n));
+    if (isa::has_octal_spelling(n.Scalar())) error(key, isa::octal_spelling_message(n.Scalar()));
     try {
       return n.as<int64_t>();
     } catch (const YAML::Exception &) {
