@@ -11,6 +11,7 @@
 #include "model_runner.h"
 #include "output.h"
 #include "vacc/support/error.h"
+#include "vacc/support/file.h"
 
 namespace vacc::cli {
 
@@ -41,7 +42,7 @@ void add_compile_command(CLI::App &app) {
   cmd->add_flag("-q,--quiet", a->quiet, "Print only the summary line");
   cmd->callback([a] {
     const isa::HwConfig config = load_named_config(a->config);
-    if (!std::filesystem::exists(a->model)) fail("{}: no such model file", a->model);
+    if (!path_exists(a->model)) fail("{}: no such model file", a->model);
     if (std::filesystem::path(a->model).extension() != ".onnx")
       fail("{}: vacc compile takes an ONNX model (.onnx)", a->model);
     if (a->batch < 1) fail("--batch {}: must be at least 1", a->batch);

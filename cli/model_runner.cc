@@ -13,6 +13,7 @@
 #include "vacc/codegen/cpu/jit.h"
 #include "vacc/codegen/cpu/kernel_cache.h"
 #include "vacc/support/error.h"
+#include "vacc/support/file.h"
 
 #ifndef VACC_MODELS_DIR
 #define VACC_MODELS_DIR "models"
@@ -59,7 +60,7 @@ const char *fashion_mnist_class(int64_t label) {
 
 isa::Package load_model(const std::string &path, const isa::HwConfig &config,
                         const package::CompileOptions &options, bool quiet) {
-  if (!std::filesystem::exists(path))
+  if (!path_exists(path))
     fail("{}: no such model file (give an .onnx model or a .vpkg package)", path);
   if (isa::is_package_file(path)) {
     isa::Package p = isa::load_package(path);

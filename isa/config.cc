@@ -339,13 +339,13 @@ HwConfig load_config(const std::string &path) {
 
 std::string resolve_config_path(const std::string &name_or_path) {
   namespace fs = std::filesystem;
-  if (fs::exists(name_or_path)) return name_or_path;
+  if (path_exists(name_or_path)) return name_or_path;
   std::vector<std::string> dirs;
   if (const char *env = std::getenv("VACC_CONFIG_DIR")) dirs.push_back(env);
   dirs.push_back(VACC_CONFIG_DIR);
   for (const auto &dir : dirs) {
     fs::path candidate = fs::path(dir) / (name_or_path + ".yaml");
-    if (fs::exists(candidate)) return candidate.string();
+    if (path_exists(candidate)) return candidate.string();
   }
   fail("config '{}' not found: give a path to a YAML file or a name in {}", name_or_path,
        VACC_CONFIG_DIR);

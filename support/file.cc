@@ -15,4 +15,9 @@ std::string read_file(const std::string &path, const std::string &what) {
   return text.str();
 }
 
+bool path_exists(const std::filesystem::path &path) {
+  std::error_code ec;
+  return std::filesystem::exists(path, ec) && !ec;
+}
+
 }  // namespace vacc

@@ -23,8 +23,8 @@ std::string Point::label() const {
 std::string base_config_text(const SweepSpec &spec, const std::string &spec_dir) {
   if (spec.base.empty()) return spec.base_yaml;
   fs::path p(spec.base);
-  if (p.is_relative() && fs::exists(fs::path(spec_dir) / p)) p = fs::path(spec_dir) / p;
-  const std::string path = fs::exists(p) ? p.string() : isa::resolve_config_path(spec.base);
+  if (p.is_relative() && path_exists(fs::path(spec_dir) / p)) p = fs::path(spec_dir) / p;
+  const std::string path = path_exists(p) ? p.string() : isa::resolve_config_path(spec.base);
   return read_file(path, fmt::format("base config (key 'base' of {})", spec.source));
 }
 

@@ -1,6 +1,8 @@
-// Reading a whole file, with the one diagnostic every reader gives when it cannot.
+// Reading a whole file, with the one diagnostic every reader gives when it cannot; whether a
+// path a user named exists.
 #pragma once
 
+#include <filesystem>
 #include <string>
 
 namespace vacc {
@@ -8,5 +10,10 @@ namespace vacc {
 // The bytes of the file at `path`; throws vacc::Error "<path>: cannot open <what>" (e.g.
 // "config file") when it cannot be opened.
 std::string read_file(const std::string &path, const std::string &what);
+
+// Whether `path` names an existing file or directory. Unlike std::filesystem::exists, a name
+// the system cannot look up (too long, a component not a directory, no permission) is not
+// there rather than an exception.
+bool path_exists(const std::filesystem::path &path);
 
 }  // namespace vacc
