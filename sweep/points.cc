@@ -36,10 +36,12 @@ isa::HwConfig point_config(const std::string &config_yaml, const std::string &na
 
 namespace {
 
-// Sets "section.key" (or a top-level key) of a config mapping to a YAML scalar.
+// Sets "section.key" (or a top-level key) of a config mapping to a YAML scalar. The value is
+// the scalar itself, not YAML text to parse again: a text value such as "a: b" or one with a
+// backslash would otherwise become a mapping or a parse error (found by the sweep_spec fuzzer).
 void set_key(YAML::Node &root, const std::string &key, const std::string &value) {
   const size_t dot = key.find('.');
-  YAML::Node scalar = YAML::Load(value);
+  YAML::Node scalar(value);
   if (dot == std::string::npos) {
     root[key] = scalar;
   } else {
