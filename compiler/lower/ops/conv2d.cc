@@ -10,6 +10,7 @@
 
 #include "add_arithmetic.h"
 #include "divisors.h"
+#include "modelled_time.h"
 #include "requantize.h"
 #include "tile_output.h"
 #include "vacc/isa/encoding.h"
@@ -36,10 +37,6 @@ bool one_tile_oc_ok(const Conv2dParams &p, const isa::HwConfig &c) {
   return p.groups == 1 || p.out_channels / c.block_out == p.groups;
 }
 
-double estimate(double compute, double memory, int vthreads) {
-  return vthreads > 1 ? std::max(compute, memory) + 0.05 * std::min(compute, memory)
-                      : compute + memory;
-}
 
 }  // namespace
 
@@ -192,7 +189,7 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, in
                 double(toc * th * tw) * (alu_cycles_per_tile(p.requant) + residual_alu + pool_alu);
             const double compute = V > 1 ? std::max(gemm, alu) + fill + drain : gemm + alu;
             const double cost =
-                estimate(compute + insns * kInsnOverheadCycles, bytes / bw, static_cast<int>(V));
+                modelled_time(compute + insns * kInsnOverheadCycles, bytes / bw, static_cast<int>(V));
             if (cost < best_cost) {
               best_cost = cost;
               best.tile_h = th;

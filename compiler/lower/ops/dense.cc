@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "divisors.h"
+#include "modelled_time.h"
 #include "requantize.h"
 #include "vacc/lower/operators.h"
 #include "vacc/schedule/lower.h"
@@ -57,9 +58,7 @@ AccelSchedule rows_schedule(const isa::HwConfig &c, const DenseParams &p, int64_
         const double insns = double(NB / tn) * double(OB / toc) * (double(CB / tic) * 3 + 4 + vectors);
         const double compute = V > 1 ? std::max(gemm, alu) : gemm + alu;
         const double memory = bytes / c.mem_bytes_per_cycle;
-        const double cost = (V > 1 ? std::max(compute, memory) + 0.05 * std::min(compute, memory)
-                                   : compute + memory) +
-                            8 * insns;
+        const double cost = modelled_time(compute, memory, static_cast<int>(V)) + 8 * insns;
         if (cost < best_cost) {
           best_cost = cost;
           best.tile_h = tn;
