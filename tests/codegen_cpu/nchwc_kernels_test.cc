@@ -16,6 +16,7 @@
 #include <random>
 
 #include "conv_nchwc_plan.h"
+#include "vacc/codegen/cpu/jit.h"
 #include "vacc/codegen/cpu/thread_pool.h"
 #include "vacc/graph/executor.h"
 #include "vacc/graph/graph.h"
@@ -24,6 +25,9 @@
 #include "vacc/graph/passes/fuse_conv_adds.h"
 #include "vacc/graph/shape_inference.h"
 #include "vacc/ops/cpu/executor.h"
+#include "vacc/ops/cpu/ops.h"
+#include "vacc/tir/functor.h"
+#include "vacc/tir/printer.h"
 
 using namespace vacc::graph;
 
@@ -162,6 +166,100 @@ INSTANTIATE_TEST_SUITE_P(
         DenseCase{"pointwise_28x28_four_row_blocks", 1, 48, 32, 28, 28, 1, 1, 1, {0, 0, 0, 0}},
         DenseCase{"3x3_7x7_one_tile", 1, 32, 32, 7, 7, 3, 1, 1, {}}),
     [](const auto &info) { return std::string(info.param.name); });
+
+// Each Prefetch of the weight panels becomes hits[line] += 1 (line: the panel's 64-byte cache
+// line), so that running the kernel counts what it fetches.
+class CountPanelPrefetches : public vacc::tir::Mutator {
+ public:
+  CountPanelPrefetches(vacc::tir::Buffer panels, vacc::tir::Buffer hits)
+      : panels_(std::move(panels)), hits_(std::move(hits)) {}
+
+ protected:
+  using Stmt = vacc::tir::Stmt;
+  using Expr = vacc::tir::Expr;
+  Stmt mutate_Prefetch(const vacc::tir::Prefetch *op, const Stmt &self) override {
+    if (op->buffer != panels_) return self;
+    const std::vector<int64_t> strides = panels_->strides();
+    Expr flat = vacc::tir::cast(vacc::tir::int64(), Expr(0));
+    for (size_t i = 0; i < strides.size(); ++i)
+      flat = flat + vacc::tir::cast(vacc::tir::int64(), op->indices[i]) *
+                        vacc::tir::IntImm::make(vacc::tir::int64(), strides[i]);
+    const Expr line = flat / vacc::tir::IntImm::make(vacc::tir::int64(), 16);
+    return vacc::tir::Store::make(hits_, {line}, vacc::tir::load(hits_, {line}) + 1);
+  }
+
+ private:
+  vacc::tir::Buffer panels_, hits_;
+};
+
+// A dense convolution whose weights are larger than a chunk fetches the next chunk's weights
+// while it computes this one (conv_nchwc.cc): every cache line of the panels but those of the
+// very first chunk is fetched, once per task (a channel tile's block of 8 rows) that runs the
+// chunk before it, and only by the first tile of each row (16 columns: an edge tile, a loop
+// over interior tiles, an edge tile).
+TEST(BlockedDenseKernel, FetchesEveryLineOfTheNextChunkOncePerTask) {
+  Builder b;
+  Value *x = b.input({1, 64, 16, 16});
+  b.g.add_output(b.conv(x, 128, 3));
+  block_cpu_layout(b.g, 16);
+  const Node *conv = nullptr;
+  for (const Node *n : b.g.nodes())
+    if (n->op == OpKind::kConvNCHWc) conv = n;
+  ASSERT_NE(conv, nullptr) << print_graph(b.g);
+  vacc::codegen::cpu::set_num_threads(1);
+  vacc::ops::cpu::CpuKernel k = vacc::ops::cpu::build_kernel(*conv);
+  vacc::codegen::cpu::set_num_threads(0);
+
+  // The fetches sit in the loops over kernel rows, spread over the chunk's computation.
+  int prefetches = 0, in_kernel_rows = 0;
+  auto count_prefetches = [](const vacc::tir::Stmt &s, int &n) {
+    vacc::tir::for_each_stmt(s, [&](const vacc::tir::Stmt &t) {
+      n += t.as<vacc::tir::Prefetch>() != nullptr;
+    });
+  };
+  count_prefetches(k.func.body, prefetches);
+  vacc::tir::for_each_stmt(k.func.body, [&](const vacc::tir::Stmt &t) {
+    if (const auto *loop = t.as<vacc::tir::For>(); loop && loop->var->name == "kh")
+      count_prefetches(loop->body, in_kernel_rows);
+  });
+  EXPECT_GT(prefetches, 0);
+  EXPECT_EQ(in_kernel_rows, prefetches) << vacc::tir::to_string(k.func);
+
+  std::vector<vacc::tir::Buffer> params = k.func.params;
+  vacc::tir::Buffer panels;
+  for (const auto &p : params)
+    if (p->name == "w_panels") panels = p;
+  ASSERT_TRUE(panels) << vacc::tir::to_string(k.func);
+  const int64_t lines = panels->elems() / 16;
+  const auto hits = vacc::tir::make_buffer("hits", vacc::tir::int32(), {lines});
+  params.push_back(hits);
+  const vacc::tir::Func counted{"counted", params,
+                                CountPanelPrefetches(panels, hits).mutate(k.func.body)};
+
+  // Arguments: the node's three inputs (the weights and bias as unused placeholders), the
+  // kernel's constants, y, then the counters.
+  std::vector<std::vector<uint8_t>> storage;
+  const size_t first_constant = params.size() - 2 - k.constants.size();
+  for (size_t i = 0; i < params.size(); ++i) {
+    const size_t c = i - first_constant;
+    if (i >= first_constant && c < k.constants.size())
+      storage.emplace_back(k.constants[c].raw(), k.constants[c].raw() + k.constants[c].nbytes());
+    else
+      storage.emplace_back(params[i]->elems() * params[i]->dtype.bits / 8, 0);
+  }
+  std::vector<void *> args;
+  for (auto &s : storage) args.push_back(s.data());
+  vacc::codegen::cpu::Jit::global().compile(counted)->run(args);
+
+  // One input block's weights per chunk (two would pass 32 KiB): 16 channels x 3 x 3 x the
+  // tile's output channels.
+  const int64_t chunk_lines = 16 * 3 * 3 * panels->shape[5] / 16;
+  const auto *count = reinterpret_cast<const int32_t *>(storage.back().data());
+  const int64_t row_blocks = 2;  // 16 rows in blocks of 8
+  for (int64_t l = 0; l < lines; ++l)
+    ASSERT_EQ(count[l], l < chunk_lines ? 0 : row_blocks)
+        << "line " << l << " of " << lines << " (" << chunk_lines << " per chunk)";
+}
 
 struct DepthwiseCase {
   const char *name;
