@@ -9,6 +9,7 @@
 #include "vacc/runtime/replay.h"
 #include "vacc/runtime/session.h"
 #include "vacc/support/error.h"
+#include "vacc/support/huge_page_buffer.h"
 
 namespace vacc::runtime {
 
@@ -67,7 +68,7 @@ struct GraphExecutor::Impl {
   HostKernels &host;
   driver::Device *device;
   isa::HwConfig config;
-  std::vector<uint8_t> arena;
+  HugePageBuffer arena;  // the activations: streamed through on every run
   std::vector<std::optional<isa::CommandList>> lists;  // per step
   std::unique_ptr<Session> session;
   DeviceBuffer device_arena;

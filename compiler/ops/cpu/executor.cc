@@ -1,15 +1,18 @@
 #include "vacc/ops/cpu/executor.h"
 
+#include <cstring>
+
 #include "vacc/codegen/cpu/jit.h"
 #include "vacc/graph/executor.h"
 #include "vacc/ops/cpu/ops.h"
 #include "vacc/support/error.h"
+#include "vacc/support/huge_page_buffer.h"
 
 namespace vacc::ops::cpu {
 
 struct NodeKernel::Compiled {
   std::shared_ptr<const codegen::cpu::Kernel> kernel;
-  std::vector<graph::Tensor> constants;
+  std::vector<HugePageBuffer> constants;  // the kernel's (packed weights: read every run)
 };
 
 namespace {
@@ -33,7 +36,11 @@ NodeKernel::NodeKernel(const graph::Node &node, int index) : node_(node) {
     CpuKernel k = build_kernel(node);
     compiled_ = std::make_unique<Compiled>();
     compiled_->kernel = codegen::cpu::Jit::global().compile(k.func);
-    compiled_->constants = std::move(k.constants);
+    for (graph::Tensor &c : k.constants) {
+      HugePageBuffer &b = compiled_->constants.emplace_back(c.nbytes());
+      if (c.nbytes() > 0) std::memcpy(b.data(), c.raw(), c.nbytes());
+      c = graph::Tensor();  // one copy at a time: a model's weights may be large
+    }
   } catch (const Error &e) {
     std::string what = e.what();
     if (what.find(node.describe()) == std::string::npos) fail("{}: {}", node.describe(index), what);
@@ -58,7 +65,7 @@ std::vector<graph::Tensor> NodeKernel::run(const std::vector<const graph::Tensor
   std::vector<void *> args;
   for (const Tensor *t : in)
     if (t) args.push_back(const_cast<uint8_t *>(t->raw()));
-  for (const Tensor &c : compiled_->constants) args.push_back(const_cast<uint8_t *>(c.raw()));
+  for (HugePageBuffer &c : compiled_->constants) args.push_back(c.data());
   for (const graph::Value *ov : node_.outputs) {
     outs.emplace_back(ov ? Tensor(ov->dtype, ov->shape) : Tensor());
     if (ov) args.push_back(outs.back().raw());
@@ -92,8 +99,7 @@ bool NodeKernel::run(const std::vector<const uint8_t *> &inputs,
   std::vector<void *> args;
   for (const uint8_t *p : inputs)
     if (p) args.push_back(const_cast<uint8_t *>(p));
-  for (const graph::Tensor &c : compiled_->constants)
-    args.push_back(const_cast<uint8_t *>(c.raw()));
+  for (HugePageBuffer &c : compiled_->constants) args.push_back(c.data());
   for (uint8_t *p : outputs)
     if (p) args.push_back(p);
   compiled_->kernel->run(args);
