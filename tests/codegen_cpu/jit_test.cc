@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <random>
 
 #include "vacc/codegen/cpu/thread_pool.h"
@@ -182,6 +185,64 @@ TEST(CpuJit, MathCallsAndSaturatingCasts) {
   }
 }
 
+// exp of floats is inline code, not libm (exp_f32.h): against exp in double, rounded to float,
+// for every 97th float from -inf to +inf (all exponents, the subnormal results below -87.3 and
+// the overflow above 88.7), vectorized by 16 and scalar: within 1 ulp where the result is a
+// normal float, within one subnormal step below, +inf and 0 where exp saturates, NaN for NaN.
+TEST(CpuJit, ExpOfFloatsIsWithinOneUlpEverywhere) {
+  std::vector<float> xs;
+  for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 97) {
+    const auto b32 = static_cast<uint32_t>(bits);
+    float v;
+    std::memcpy(&v, &b32, 4);
+    if (!std::isnan(v)) xs.push_back(v);
+  }
+  for (float v : {0.f, -0.f, INFINITY, -INFINITY, NAN, 88.72283f, 88.72284f, -87.33654f, -103.2789f,
+                  -103.9721f, -104.f, -150.f, 1e-10f, -1e-10f})
+    xs.push_back(v);
+  const int64_t n = static_cast<int64_t>(xs.size()) / 16 * 16;
+  xs.resize(static_cast<size_t>(n));
+  for (bool vectorized : {true, false}) {
+    auto x = tir::make_buffer("x", tir::float32(), {n}),
+         y = tir::make_buffer("y", tir::float32(), {n});
+    tir::Var o = tir::make_var("o"), l = tir::make_var("l");
+    const Expr at = Expr(o) * 16 + l;
+    tir::Stmt body =
+        tir::Store::make(y, {at}, tir::Call::make(tir::CallOp::kExp, {tir::load(x, {at})}));
+    body =
+        tir::For::make(l, 16, vectorized ? tir::ForKind::kVectorized : tir::ForKind::kSerial, body);
+    tir::Func f{vectorized ? "exp16" : "exp1",
+                {x, y},
+                tir::For::make(o, n / 16, tir::ForKind::kSerial, body)};
+    const std::string ir = codegen::cpu::llvm_ir(f, false);
+    EXPECT_EQ(ir.find("@llvm.exp"), std::string::npos) << "exp is not inline";
+    std::vector<float> ys(static_cast<size_t>(n));
+    Jit::global().compile(f)->run({xs.data(), ys.data()});
+    double worst = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      const float v = xs[k], got = ys[k];
+      const double want = std::exp(static_cast<double>(v));
+      if (std::isnan(v)) {
+        ASSERT_TRUE(std::isnan(got)) << v;
+        continue;
+      }
+      const float wantf = static_cast<float>(want);
+      if (std::isinf(wantf) || wantf == 0.f) {
+        ASSERT_EQ(got, wantf) << "exp(" << v << ")";
+        continue;
+      }
+      if (wantf < FLT_MIN) {  // a subnormal result: within one step of the smallest subnormal
+        ASSERT_NEAR(got, want, std::numeric_limits<float>::denorm_min()) << "exp(" << v << ")";
+        continue;
+      }
+      const double ulps = std::abs(got - want) / (std::nextafter(wantf, INFINITY) - wantf);
+      worst = std::max(worst, ulps);
+      ASSERT_LE(ulps, 1.0) << "exp(" << v << ") = " << got << ", want " << want;
+    }
+    EXPECT_GT(worst, 0.0);  // the comparison saw inexact results
+  }
+}
+
 // A guarded (padding) load never touches memory outside the buffer.
 TEST(CpuJit, GuardedLoadsStayInBounds) {
   te::Tensor a = te::placeholder("a", {10}, tir::float32());
@@ -203,14 +264,14 @@ TEST(CpuJit, PrefetchIsAHintThatChangesNoValue) {
     auto a = tir::make_buffer("a", t, {8, 32}), c = tir::make_buffer("c", t, {8, 32});
     const tir::Stmt row = tir::For::make(j, 32, tir::ForKind::kSerial,
                                          tir::Store::make(c, {i, j}, tir::load(a, {i, j}) * 3));
-    return tir::Func{"copy3", {a, c},
-                     tir::For::make(i, 8, tir::ForKind::kSerial,
-                                    tir::Seq::make({tir::Prefetch::make(a, {Expr(i) + ahead, 0}),
-                                                    row}))};
+    return tir::Func{
+        "copy3",
+        {a, c},
+        tir::For::make(i, 8, tir::ForKind::kSerial,
+                       tir::Seq::make({tir::Prefetch::make(a, {Expr(i) + ahead, 0}), row}))};
   };
   const tir::Func f = copy3(tir::float32(), 1);
-  EXPECT_NE(tir::to_string(f).find("prefetch a[i + 1, 0]"), std::string::npos)
-      << tir::to_string(f);
+  EXPECT_NE(tir::to_string(f).find("prefetch a[i + 1, 0]"), std::string::npos) << tir::to_string(f);
   EXPECT_TRUE(tir::structural_equal(f.body, copy3(tir::float32(), 1).body, true));
   EXPECT_FALSE(tir::structural_equal(f.body, copy3(tir::float32(), 2).body, true));
   const std::string ir = codegen::cpu::llvm_ir(f, false);

@@ -1,10 +1,12 @@
 // The CPU backend's part of lowering loop IR to LLVM IR (lower_llvm.h): the kernel's entry
-// point, parallel loops outlined for the thread pool, tanh through libm, and buffers too large
-// for the stack on the heap. Everything else is the shared LlvmLowering (codegen/llvm).
+// point, parallel loops outlined for the thread pool, exp inline (exp_f32.h) and tanh through
+// libm, and buffers too large for the stack on the heap. Everything else is the shared
+// LlvmLowering (codegen/llvm).
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "exp_f32.h"
 #include "lower_llvm.h"
 #include "vacc/codegen/llvm/lowering.h"
 #include "vacc/support/error.h"
@@ -42,8 +44,10 @@ class CpuLowering : public LlvmLowering {
  protected:
   const char *backend() const override { return "CPU backend"; }
 
-  // tanh has no intrinsic: libm's, per lane.
+  // exp of floats inline (exp_f32.h); tanh has no intrinsic: libm's, per lane.
   llvm::Value *call(const tir::Call *op) override {
+    if (op->op == tir::CallOp::kExp && op->dtype.is_float() && op->dtype.bits == 32)
+      return emit_exp_f32(b_, expr(op->args[0]));
     if (op->op != tir::CallOp::kTanh) return LlvmLowering::call(op);
     llvm::Value *a = expr(op->args[0]);
     llvm::Type *ty = a->getType();
