@@ -194,10 +194,11 @@ TEST(CpuBackendErrors, BlockedConvWithComputedBias) {
                "with a computed bias (it must be a constant)");
 }
 
-TEST(CpuBackendErrors, BlockedConvWithGroups) {
-  expect_error(blocked_conv(32, 32, 2, true, true),
+TEST(CpuBackendErrors, BlockedConvWithGroupsOfPartBlocks) {
+  expect_error(blocked_conv(32, 32, 4, true, true),
                "node 'conv' (vacc.ConvNCHWc): the CPU backend does not support vacc.ConvNCHWc "
-               "with 2 groups of 32 channels (one group or depthwise only)");
+               "with 4 groups of 8 input channels (one group, depthwise, or groups of whole "
+               "16-channel blocks only)");
 }
 
 TEST(CpuBackendErrors, DepthwiseBlockedConvOnAPlainInput) {

@@ -129,6 +129,7 @@ struct DenseCase {
   const char *name;
   int64_t n, c, m, h, w, k, stride, dilation;
   std::vector<int64_t> pads;  // top, left, bottom, right; empty: k/2 on every side
+  int64_t group = 1;
 };
 
 class BlockedDense : public ::testing::TestWithParam<DenseCase> {};
@@ -138,7 +139,7 @@ TEST_P(BlockedDense, MatchesThePlainReference) {
   expect_blocked_matches_plain(
       [&](Builder &b) {
         Value *x = b.input({p.n, p.c, p.h, p.w});
-        b.g.add_output(b.conv(x, p.m, p.k, p.stride, p.pads, 1, p.dilation));
+        b.g.add_output(b.conv(x, p.m, p.k, p.stride, p.pads, p.group, p.dilation));
       },
       1, {1, 2, 3});
 }
@@ -164,7 +165,13 @@ INSTANTIATE_TEST_SUITE_P(
         DenseCase{"pointwise_14x14_one_block", 1, 192, 16, 14, 14, 1, 1, 1, {0, 0, 0, 0}},
         DenseCase{"pointwise_7x7_five_tiles", 1, 96, 160, 7, 7, 1, 1, 1, {0, 0, 0, 0}},
         DenseCase{"pointwise_28x28_four_row_blocks", 1, 48, 32, 28, 28, 1, 1, 1, {0, 0, 0, 0}},
-        DenseCase{"3x3_7x7_one_tile", 1, 32, 32, 7, 7, 3, 1, 1, {}}),
+        DenseCase{"3x3_7x7_one_tile", 1, 32, 32, 7, 7, 3, 1, 1, {}},
+        // Groups of whole blocks (RegNet's 16-channel groups; ResNeXt's wider ones): each
+        // output block reads its own group's input blocks only.
+        DenseCase{"groups_of_one_block", 1, 64, 64, 14, 14, 3, 1, 1, {}, 4},
+        DenseCase{"groups_of_one_block_stride2", 2, 48, 48, 15, 15, 3, 2, 1, {}, 3},
+        DenseCase{"groups_of_two_blocks_wider_out", 1, 64, 128, 9, 20, 3, 1, 1, {}, 2},
+        DenseCase{"groups_pointwise", 1, 96, 48, 10, 10, 1, 1, 1, {0, 0, 0, 0}, 3}),
     [](const auto &info) { return std::string(info.param.name); });
 
 // Each Prefetch of the weight panels becomes hits[line] += 1 (line: the panel's 64-byte cache
@@ -213,9 +220,8 @@ TEST(BlockedDenseKernel, FetchesEveryLineOfTheNextChunkOncePerTask) {
   // The fetches sit in the loops over kernel rows, spread over the chunk's computation.
   int prefetches = 0, in_kernel_rows = 0;
   auto count_prefetches = [](const vacc::tir::Stmt &s, int &n) {
-    vacc::tir::for_each_stmt(s, [&](const vacc::tir::Stmt &t) {
-      n += t.as<vacc::tir::Prefetch>() != nullptr;
-    });
+    vacc::tir::for_each_stmt(
+        s, [&](const vacc::tir::Stmt &t) { n += t.as<vacc::tir::Prefetch>() != nullptr; });
   };
   count_prefetches(k.func.body, prefetches);
   vacc::tir::for_each_stmt(k.func.body, [&](const vacc::tir::Stmt &t) {

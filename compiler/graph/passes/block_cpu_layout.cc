@@ -117,7 +117,10 @@ class Blocker {
       return false;
     const int64_t group = node->attrs.get_int("group", 1), C = xs[1], M = w->shape[0];
     const bool depthwise = group == C && M == C && w->shape[1] == 1;
-    if (group != 1 && !depthwise) return false;
+    // Other groups when each is whole blocks of inputs and of outputs.
+    const bool whole_blocks =
+        C % group == 0 && M % group == 0 && C / group % block_ == 0 && M / group % block_ == 0;
+    if (group != 1 && !depthwise && !whole_blocks) return false;
     if (!blocked(x) && (depthwise || C >= block_)) x = packed(x);
     if (!node->model_macs) node->model_macs = op_def(node->op).macs(*node);
     node->op = OpKind::kConvNCHWc;

@@ -183,20 +183,22 @@ class ConvKernel {
   Expr n_, oh_;
 };
 
-// Panels [MB/mv, CBx, KH, KW, Bx, mv*B] of the OIHW weights w, zero past M and C.
+// Panels [MB/mv, CBx, KH, KW, Bx, mv*B] of the OIHW weights w, zero past M and C (with
+// groups: CBx blocks of one group's inputs, those of the tile's group).
 graph::Tensor dense_panels(const graph::Tensor &w, const ConvGeometry &g, int64_t mv) {
-  const int64_t V = mv * g.B, Bx = g.in_block, CBx = (g.C + Bx - 1) / Bx;
+  const int64_t C = g.group_in();
+  const int64_t V = mv * g.B, Bx = g.in_block, CBx = (C + Bx - 1) / Bx;
   const int64_t tiles = g.blocks_out() / mv;
   graph::Tensor p(graph::DType::kFloat32, {tiles, CBx, g.KH, g.KW, Bx, V});
   std::memset(p.raw(), 0, p.nbytes());
   const float *s = w.data<float>();
   float *d = p.data<float>();
   for (int64_t m = 0; m < g.M; ++m)
-    for (int64_t c = 0; c < g.C; ++c)
+    for (int64_t c = 0; c < C; ++c)
       for (int64_t kh = 0; kh < g.KH; ++kh)
         for (int64_t kw = 0; kw < g.KW; ++kw)
           d[((((m / V * CBx + c / Bx) * g.KH + kh) * g.KW + kw) * Bx + c % Bx) * V + m % V] =
-              s[((m * g.C + c) * g.KH + kh) * g.KW + kw];
+              s[((m * C + c) * g.KH + kh) * g.KW + kw];
   return p;
 }
 
@@ -230,15 +232,17 @@ CpuKernel build_dense(const Node &node, int64_t block) {
   ConvKernel k(node, plan.geometry);
   const ConvGeometry &g = k.geometry();
   const DenseTile tile = plan.tile;
-  const int64_t mv = tile.blocks, Bx = g.in_block, CBx = (g.C + Bx - 1) / Bx;
+  // CBx: the input channel blocks one output reads (its group's); XB: all of them.
+  const int64_t mv = tile.blocks, Bx = g.in_block, CBx = (g.group_in() + Bx - 1) / Bx;
+  const int64_t XB = (g.C + Bx - 1) / Bx;
   // The input as [N, C/Bx, H, W, Bx] (a plain input is its own blocking with Bx = 1).
-  k.declare(g.flat ? std::vector<int64_t>{g.N, CBx, g.rows(), g.row_width(), Bx}
-                   : std::vector<int64_t>{g.N, CBx, g.H, g.W, Bx});
+  k.declare(g.flat ? std::vector<int64_t>{g.N, XB, g.rows(), g.row_width(), Bx}
+                   : std::vector<int64_t>{g.N, XB, g.H, g.W, Bx});
   const Buffer panels = k.constant("w_panels", dense_panels(*node.inputs[1]->constant, g, mv));
   k.declare_bias();
   const RowWindow cols = g.columns();
   const std::vector<TileRun> runs = plan_row_tiles(cols, tile.columns);
-  const int64_t full_blocks = g.C / Bx, tail = g.C % Bx;
+  const int64_t full_blocks = g.group_in() / Bx, tail = g.group_in() % Bx;
   const int64_t kc = chunk_blocks(g, full_blocks, mv), chunks = full_blocks / kc;
   const int64_t rows = g.rows(), block_rows = plan.block_rows;
   const int64_t tiles = g.blocks_out() / mv, row_blocks = (rows + block_rows - 1) / block_rows;
@@ -275,6 +279,10 @@ CpuKernel build_dense(const Node &node, int64_t block) {
   // partial sums in y, and ends in y, finished (bias, sum, activation) on the last pass.
   auto pass = [&](const Expr &mt, const Expr &cb0, int64_t blocks, int64_t lanes, When first,
                   When last, bool prefetch) {
+    // The first input block of the tile's group (tiles never straddle groups).
+    const int64_t group_blocks = g.blocks_out() / g.group;
+    const Expr group_base =
+        g.group > 1 ? mt * to_int(mv) / to_int(group_blocks) * to_int(CBx) : Expr();
     return emit_row_tiles(cols, runs, [&](const auto &col, int64_t width, const auto &inside) {
       const Buffer acc =
           tir::make_buffer("acc", tir::float32(), {width, mv * g.B}, tir::Scope::kLocal);
@@ -290,7 +298,8 @@ CpuKernel build_dense(const Node &node, int64_t block) {
         std::vector<Stmt> fmas;
         for (int64_t r = 0; r < width; ++r) {
           if (!valid(r)) continue;
-          const Expr xv = tir::load(k.x(), {k.n(), cb, ih, k.input_column(col(r), kw), ci});
+          const Expr xv = tir::load(k.x(), {k.n(), group_base.defined() ? cb + group_base : cb, ih,
+                                            k.input_column(col(r), kw), ci});
           for (int64_t j = 0; j < mv; ++j)
             fmas.push_back(k.accumulate(acc, r, j, [&](const Var &v) {
               return xv * tir::load(panels, {mt, cb, kh, kw, ci, Expr(v) + to_int(j * g.B)});
@@ -437,7 +446,12 @@ CpuKernel build_conv_nchwc(const Node &node) {
   const int64_t C = wv.shape[1] * group, M = wv.shape[0];
   if (group == 1) return build_dense(node, block);
   if (group == C && M == C) return build_depthwise(node, block);
-  kb.unsupported(fmt::format("{} groups of {} channels (one group or depthwise only)", group, C));
+  if (C / group % block == 0 && M / group % block == 0 && node.inputs[0]->layout.blocked)
+    return build_dense(node, block);
+  kb.unsupported(
+      fmt::format("{} groups of {} input channels (one group, depthwise, or groups of "
+                  "whole {}-channel blocks only)",
+                  group, C / group, block));
 }
 
 }  // namespace

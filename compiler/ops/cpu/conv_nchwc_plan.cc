@@ -16,6 +16,7 @@ ConvGeometry conv_geometry(const Node &node, int64_t block) {
   const int64_t group = node.attrs.get_int("group", 1);
   g.N = xv.shape[0];
   g.C = wv.shape[1] * group;
+  g.group = group;
   g.M = wv.shape[0];
   g.H = xv.shape[2];
   g.W = xv.shape[3];
@@ -68,11 +69,12 @@ int64_t best_columns(const ConvGeometry &g, const Registers &regs, int64_t block
   return best;
 }
 
-// The tile heights (output blocks) a tile may take: divisors of the blocks, up to 6.
+// The tile heights (output blocks) a tile may take: divisors of a group's blocks, up to 6.
 std::vector<int64_t> tile_blocks(const ConvGeometry &g) {
+  const int64_t blocks = g.blocks_out() / g.group;
   std::vector<int64_t> v;
-  for (int64_t mv = 1; mv <= std::min<int64_t>(g.blocks_out(), 6); ++mv)
-    if (g.blocks_out() % mv == 0) v.push_back(mv);
+  for (int64_t mv = 1; mv <= std::min<int64_t>(blocks, 6); ++mv)
+    if (blocks % mv == 0) v.push_back(mv);
   return v;
 }
 
@@ -86,9 +88,9 @@ double pool_cycles(const DensePlan &p, int threads) {
   const ConvGeometry &g = p.geometry;
   const int64_t rows = g.rows(), row_blocks = (rows + p.block_rows - 1) / p.block_rows;
   const double row = row_step_cycles(p.tile.blocks, p.tile.columns, g.row_width()) *
-                     static_cast<double>(g.C * g.KH * g.KW);
+                     static_cast<double>(g.group_in() * g.KH * g.KW);
   const double weights =
-      static_cast<double>(g.C * g.KH * g.KW * p.tile.blocks * g.B * 4) / kL2BytesPerCycle;
+      static_cast<double>(g.group_in() * g.KH * g.KW * p.tile.blocks * g.B * 4) / kL2BytesPerCycle;
   const int64_t tasks = p.tasks();
   auto task_cycles = [&](int64_t t) {
     const int64_t first = t % row_blocks * p.block_rows;

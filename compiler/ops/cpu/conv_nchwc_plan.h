@@ -15,6 +15,8 @@ namespace vacc::ops::cpu {
 // threads a share, as `flat_rows` rows of equal width.
 struct ConvGeometry {
   int64_t N = 1, C = 1, M = 1, H = 1, W = 1, OH = 1, OW = 1, KH = 1, KW = 1;
+  // Groups of whole blocks: each group's M/group outputs read its C/group inputs only.
+  int64_t group = 1;
   int64_t B = 16;        // channels per block of the output (the layout's)
   int64_t in_block = 1;  // channels per block of the input: B, or 1 when it is plain
   int64_t sh = 1, sw = 1, dh = 1, dw = 1, ph = 0, pw = 0;
@@ -23,6 +25,7 @@ struct ConvGeometry {
   int64_t rows() const { return flat ? flat_rows : OH; }
   int64_t row_width() const { return flat ? OH * OW / flat_rows : OW; }
   int64_t blocks_out() const { return (M + B - 1) / B; }
+  int64_t group_in() const { return C / group; }  // the channels one output reduces over
   RowWindow columns() const {
     if (flat) return {row_width(), row_width(), 1, 1, 1, 0};
     return {OW, W, KW, sw, dw, pw};

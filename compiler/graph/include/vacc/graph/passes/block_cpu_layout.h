@@ -4,7 +4,8 @@
 // contiguously, depthwise convolutions and pooling vectorize over channels, and nothing between
 // two convolutions converts layouts.
 //
-//   Conv (float, 2-D, constant weights, one group or depthwise)  ->  vacc.ConvNCHWc
+//   Conv (float, 2-D, constant weights; one group, depthwise, or groups of whole blocks of
+//   inputs and outputs)  ->  vacc.ConvNCHWc
 //     reading a blocked input; a plain one as it is when it has fewer channels than a block (a
 //     graph's image), else packed once (vacc.PackNCHWnc)
 //   MaxPool (no Indices), GlobalAveragePool on a blocked input   ->  blocked output
