@@ -243,6 +243,43 @@ TEST(CpuJit, ExpOfFloatsIsWithinOneUlpEverywhere) {
   }
 }
 
+// A Select whose branches read only what its condition reads (Sigmoid's select(x >= 0, f(x),
+// g(x)), here over a flat index split by constant divisions) evaluates both branches in
+// vacc's own vector code; one whose branch reads another element must keep the branch (that
+// element may be padding outside the buffer), and is not vectorized by vacc.
+TEST(CpuJit, SelectsOverTheirConditionsLoadsVectorize) {
+  auto x = tir::make_buffer("x", tir::float32(), {4, 8, 16}),
+       y = tir::make_buffer("y", tir::float32(), {4, 8, 16});
+  tir::Var o = tir::make_var("o"), l = tir::make_var("l");
+  auto kernel = [&](bool other_element) {
+    const Expr at_row = Expr(o) / 8, at_col = Expr(o) % 8;
+    const Expr v = tir::load(x, {at_row, at_col, l});
+    const Expr w = other_element ? tir::load(x, {(Expr(o) + 1) % 32 / 8, at_col, l}) : v;
+    const Expr zero = tir::FloatImm::make(tir::float32(), 0);
+    const Expr value = tir::select(v >= zero, w * 2, zero - w);
+    return tir::Func{
+        other_element ? "sel_other" : "sel_same",
+        {x, y},
+        tir::For::make(o, 32, tir::ForKind::kSerial,
+                       tir::For::make(l, 16, tir::ForKind::kVectorized,
+                                      tir::Store::make(y, {at_row, at_col, l}, value)))};
+  };
+  auto vx = random_floats(512, 21);
+  for (bool other : {false, true}) {
+    const tir::Func f = kernel(other);
+    const std::string ir = codegen::cpu::llvm_ir(f, false);
+    EXPECT_EQ(ir.find("<16 x i1>") != std::string::npos, !other) << ir;  // a vector select
+    std::vector<float> vy(512);
+    Jit::global().compile(f)->run({vx.data(), vy.data()});
+    for (int k = 0; k < 512; ++k) {
+      const int o_k = k / 16;  // y[k] is iteration o_k's lane k % 16
+      const float v = vx[k];
+      const float w = other ? vx[(o_k + 1) % 32 / 8 * 128 + o_k % 8 * 16 + k % 16] : v;
+      ASSERT_EQ(vy[k], v >= 0 ? w * 2 : 0 - w) << k;
+    }
+  }
+}
+
 // A guarded (padding) load never touches memory outside the buffer.
 TEST(CpuJit, GuardedLoadsStayInBounds) {
   te::Tensor a = te::placeholder("a", {10}, tir::float32());

@@ -195,7 +195,7 @@ llvm::Value *LlvmLowering::call(const tir::Call *op) {
 
 llvm::Value *LlvmLowering::select(const tir::Select *op) {
   llvm::Value *c = expr(op->cond);
-  if (!may_fault(op->t) && !may_fault(op->f)) {
+  if (!may_fault(op->t, op->cond) && !may_fault(op->f, op->cond)) {
     llvm::Value *t = expr(op->t), *f = expr(op->f);
     unify(t, f);
     if (is_vec(c)) {

@@ -53,9 +53,8 @@ void LlvmLowering::attr(const tir::Attr *op) {
 
 void LlvmLowering::prefetch(const tir::Prefetch *op) {
   const tir::Buffer &b = op->buffer;
-  llvm::Value *ptr = at_lane0([&] {
-    return b_.CreateGEP(mem_type(b->dtype), buffer_ptr(b), flat_index(b, op->indices));
-  });
+  llvm::Value *ptr = at_lane0(
+      [&] { return b_.CreateGEP(mem_type(b->dtype), buffer_ptr(b), flat_index(b, op->indices)); });
   ptr = b_.CreateBitCast(ptr, b_.getInt8PtrTy());
   // read (0), keep in all levels (3), data cache (1)
   b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr->getType()},
@@ -199,7 +198,9 @@ int LlvmLowering::vector_lanes(const tir::For *op) {
         Visitor::visit_Select(s);
       }
     } v;
-    v.on_select = [&](const tir::Select *s) { bad |= may_fault(s->t) || may_fault(s->f); };
+    v.on_select = [&](const tir::Select *s) {
+      bad |= may_fault(s->t, s->cond) || may_fault(s->f, s->cond);
+    };
     v.on_load = [&](const tir::Load *l) {
       for (const tir::Store *other : stores) {
         if (other->buffer != l->buffer) continue;

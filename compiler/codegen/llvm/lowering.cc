@@ -18,6 +18,8 @@
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <functional>
+
 #include "vacc/support/error.h"
 #include "vacc/tir/arith.h"
 #include "vacc/tir/equal.h"
@@ -44,22 +46,55 @@ void optimize_module(llvm::Module &m, llvm::TargetMachine *tm, bool vectorize) {
 }
 
 // True when evaluating e may fault where its Select guard is false (a load or an integer
-// division), so a Select around it must branch instead of evaluating both sides.
-bool may_fault(const Expr &e) {
+// division), so a Select around it must branch instead of evaluating both sides. A load the
+// guard itself reads is evaluated anyway (Sigmoid's select(x >= 0, f(x), g(x))): it is safe.
+bool may_fault(const Expr &e, const Expr &guard) {
+  std::vector<const tir::Load *> read;
+  struct Loads : tir::Visitor {
+    std::vector<const tir::Load *> *out;
+    void visit_Load(const tir::Load *op) override {
+      out->push_back(op);
+      Visitor::visit_Load(op);
+    }
+  } loads;
+  loads.out = &read;
+  if (guard.defined()) loads.visit(guard);
+  auto read_by_guard = [&](const tir::Load *l) {
+    for (const tir::Load *g : read) {
+      if (g->buffer != l->buffer || g->indices.size() != l->indices.size()) continue;
+      bool same = true;
+      for (size_t k = 0; same && k < l->indices.size(); ++k)
+        same = tir::structural_equal(g->indices[k], l->indices[k]);
+      if (same) return true;
+    }
+    return false;
+  };
   bool found = false;
   struct V : tir::Visitor {
     bool *found;
+    std::function<bool(const tir::Load *)> safe;
     explicit V(bool *f) : found(f) {}
-    void visit_Load(const tir::Load *) override { *found = true; }
+    void visit_Load(const tir::Load *op) override {
+      if (safe(op)) return;  // the guard evaluates it, indices and all
+      *found = true;
+      Visitor::visit_Load(op);
+    }
+    // An integer division or remainder traps on a zero divisor or the lowest value over -1:
+    // a constant divisor other than 0 and -1 never.
+    static bool nonzero_constant(const Expr &d) {
+      const auto *c = d.as<tir::IntImm>();
+      return c && c->value != 0 && c->value != -1;
+    }
     void visit_Div(const tir::Div *op) override {
-      if (!op->dtype.is_float()) *found = true;
+      if (!op->dtype.is_float() && !nonzero_constant(op->b)) *found = true;
       Visitor::visit_Div(op);
     }
     void visit_Mod(const tir::Mod *op) override {
-      *found = true;
+      if (!nonzero_constant(op->b)) *found = true;
       Visitor::visit_Mod(op);
     }
   } v(&found);
+  v.safe = read_by_guard;
   v.visit(e);
   return found;
 }

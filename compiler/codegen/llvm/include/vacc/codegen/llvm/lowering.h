@@ -34,8 +34,9 @@ inline constexpr int64_t kMaxLanes = 64;
 inline constexpr int64_t kMaxStackBytes = 256 * 1024;
 
 // True when evaluating e may fault where its Select guard is false (a load or an integer
-// division), so a Select around it must branch instead of evaluating both sides.
-bool may_fault(const Expr &e);
+// division), so a Select around it must branch instead of evaluating both sides; loads that
+// `guard` (the Select's condition, evaluated in any case) reads too are safe.
+bool may_fault(const Expr &e, const Expr &guard = Expr());
 // Coefficient of v in the row-major flat index of `indices` into b; false when not affine.
 bool flat_coeff(const tir::Buffer &b, const std::vector<Expr> &indices, const tir::Var &v,
                 int64_t *coeff);
