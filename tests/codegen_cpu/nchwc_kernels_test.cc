@@ -311,6 +311,36 @@ TEST(BlockedLayout, ResidualAddAndReluFuseIntoTheConvolution) {
   EXPECT_EQ(count(b.g, OpKind::kUnpackNCHWnc), 1);
 }
 
+// SiLU as PyTorch exports it, Conv -> Sigmoid -> Mul(conv, sigmoid) (either operand order),
+// becomes the blocked convolution's activation, also after a fused residual add; a sigmoid
+// that something else reads too keeps both steps.
+TEST(BlockedLayout, SiluFusesIntoTheConvolution) {
+  auto silu = [](Builder &b, Value *v, bool sigmoid_first) {
+    Value *s = b.node(OpKind::kSigmoid, {v});
+    return b.node(OpKind::kMul,
+                  sigmoid_first ? std::vector<Value *>{s, v} : std::vector<Value *>{v, s});
+  };
+  auto build = [&](Builder &b) {
+    Value *x = b.input({1, 24, 11, 12});
+    Value *y = silu(b, b.conv(x, 32, 3), true);
+    Value *z = silu(b, b.node(OpKind::kAdd, {b.conv(y, 32, 3), y}), false);
+    Value *c = b.conv(z, 16, 1);
+    Value *s = b.node(OpKind::kSigmoid, {c});  // read by the Mul and by the Add
+    b.g.add_output(b.node(OpKind::kAdd, {b.node(OpKind::kMul, {c, s}), s}));
+  };
+  expect_blocked_matches_plain(build, 3, {1, 2});
+  Builder b;
+  build(b);
+  block_cpu_layout(b.g, 16);
+  EXPECT_EQ(fuse_conv_adds(b.g), 1);
+  EXPECT_EQ(fuse_activations(b.g), 2);
+  EXPECT_EQ(count(b.g, OpKind::kSigmoid), 1) << print_graph(b.g);
+  EXPECT_EQ(count(b.g, OpKind::kMul), 1);
+  int silus = 0;
+  for (const Node *n : b.g.nodes()) silus += n->attrs.get_string("activation", "") == "silu";
+  EXPECT_EQ(silus, 2);
+}
+
 TEST(BlockedLayout, PoolingConcatAndBatches) {
   expect_blocked_matches_plain(
       [](Builder &b) {

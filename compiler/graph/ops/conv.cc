@@ -205,6 +205,16 @@ Tensor float_conv(const Node &node, const Tensor &x, const Tensor &w, const Tens
                          : std::numeric_limits<T>::max();
         for (int64_t i = 0; i < out.size(); ++i) o[i] = std::min(std::max(o[i], lo), hi);
       }
+      // A fused SiLU, y * sigmoid(y) (vacc.ConvNCHWc only), with Sigmoid's own reference.
+      if (node.attrs.get_string("activation", "") == "silu") {
+        for (int64_t i = 0; i < out.size(); ++i) {
+          const double v = static_cast<double>(o[i]);
+          const double sig =
+              v >= 0 ? 1.0 / (1.0 + std::exp(-v)) : std::exp(v) / (1.0 + std::exp(v));
+          o[i] =
+              static_cast<T>(static_cast<double>(o[i]) * static_cast<double>(static_cast<T>(sig)));
+        }
+      }
     } else {
       fail("Conv needs float inputs");
     }

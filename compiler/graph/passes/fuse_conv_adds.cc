@@ -8,7 +8,8 @@ namespace {
 Node *fusible_producer(const Graph &g, const Value *v, const Node *add) {
   Node *conv = v->producer;
   if (!conv || conv->op != OpKind::kConvNCHWc || conv->input(3) || g.is_output(v) ||
-      conv->attrs.has("activation_min") || conv->attrs.has("activation_max"))
+      conv->attrs.has("activation_min") || conv->attrs.has("activation_max") ||
+      conv->attrs.has("activation"))
     return nullptr;
   const std::vector<Node *> users = g.consumers(v);
   if (users.size() != 1 || users[0] != add) return nullptr;

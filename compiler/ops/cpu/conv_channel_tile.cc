@@ -57,6 +57,12 @@ Expr fused_activation(const Node &node, Expr v) {
     v = tir::max(v, fconst(t, node.attrs.get_float("activation_min", 0)));
   if (node.attrs.has("activation_max"))
     v = tir::min(v, fconst(t, node.attrs.get_float("activation_max", 0)));
+  if (node.attrs.get_string("activation", "") == "silu") {  // v * sigmoid(v), as Sigmoid's
+    const Expr zero = fconst(t, 0.0), one = fconst(t, 1.0);
+    const Expr e = tir::Call::make(tir::CallOp::kExp, {tir::select(v >= zero, zero - v, v)});
+    const Expr r = one / (one + e);
+    v = v * tir::select(v >= zero, r, e * r);
+  }
   return v;
 }
 

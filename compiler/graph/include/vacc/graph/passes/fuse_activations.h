@@ -1,6 +1,8 @@
 // Fusion of the float graph's activations into the convolution before them, for the CPU:
 //   Conv -> Relu             =>  Conv with activation_min 0
 //   Conv -> Clip(lo, hi)     =>  Conv with activation_min lo, activation_max hi
+//   vacc.ConvNCHWc -> Sigmoid -> Mul(conv, sigmoid)  =>  vacc.ConvNCHWc with activation "silu"
+//                               (y * sigmoid(y): EfficientNet's SiLU, as PyTorch exports it)
 // (constant bounds; an absent one is no bound). A fused Conv clamps its output to
 // [activation_min, activation_max] (graph/ops/conv.cc's reference, ops/cpu's kernels), so the
 // fused graph computes the same values with one pass over the activation fewer. A Conv
