@@ -252,10 +252,10 @@ CpuKernel build_dense(const Node &node, int64_t block) {
   // follow in memory: the next chunk of this tile, or the first of the next tile) are fetched
   // into the cache while this chunk runs, so that the weights of a layer larger than the
   // caches do not wait on memory at every chunk. The fetches are spread over the chunk's
-  // kernel rows, `per_step` lines before each kernel row of each row's first tile: issued a
-  // row's share at once, they waited on the core's few line fill buffers and held up the
-  // multiply-adds' loads behind them (ResNet-18's layer4 ran 10-20 % slower so); the row's
-  // other tiles would only fetch the same lines again.
+  // kernel rows, `per_step` lines before each kernel row of each row's first tile: a row's
+  // share issued at once left ResNet-18's layer4 10-20 % slower (most likely waiting on the
+  // core's few line fill buffers ahead of the multiply-adds' loads); the row's other tiles
+  // would only fetch the same lines again.
   const int64_t chunk_floats = kc * g.KH * g.KW * Bx * mv * g.B, line_floats = 16;
   const int64_t lines = (chunk_floats + line_floats - 1) / line_floats;
   const int64_t steps = block_rows * kc * g.KH, per_step = (lines + steps - 1) / steps;
