@@ -341,6 +341,41 @@ TEST(BlockedLayout, SiluFusesIntoTheConvolution) {
   EXPECT_EQ(silus, 2);
 }
 
+// HardSwish, as PyTorch exports it at opset 13 (HardSigmoid(1/6, 0.5) -> Mul) and as opset 14's
+// own operator, becomes the convolution's activation; a squeeze-excitation block (global pool,
+// two pointwise convolutions, a sigmoid gate, the input scaled per channel) stays blocked, its
+// per-channel Mul broadcasting the gate [N, C/16, 1, 1, 1, 16] over the blocked image.
+TEST(BlockedLayout, HardSwishFusesAndSqueezeExcitationStaysBlocked) {
+  auto build = [](Builder &b) {
+    Value *x = b.input({1, 32, 9, 10});
+    Value *c = b.conv(x, 48, 3);
+    Attributes hs;
+    hs.set("alpha", 1.0f / 6);
+    hs.set("beta", 0.5f);
+    Value *y = b.node(OpKind::kMul, {c, b.node(OpKind::kHardSigmoid, {c}, hs)});
+    Value *z = b.node(OpKind::kHardSwish, {b.conv(y, 48, 3)});
+    Value *pooled = b.node(OpKind::kGlobalAveragePool, {z});
+    Value *gate = b.node(OpKind::kSigmoid, {b.conv(b.relu(b.conv(pooled, 16, 1)), 48, 1)});
+    Value *scaled = b.node(OpKind::kMul, {z, gate});
+    b.g.add_output(b.conv(scaled, 16, 1));
+  };
+  expect_blocked_matches_plain(build, 5, {1, 2});
+  Builder b;
+  build(b);
+  block_cpu_layout(b.g, 16);
+  fuse_conv_adds(b.g);
+  fuse_activations(b.g);
+  int hardswish = 0;
+  for (const Node *n : b.g.nodes())
+    hardswish += n->attrs.get_string("activation", "") == "hardswish";
+  EXPECT_EQ(hardswish, 2) << print_graph(b.g);
+  EXPECT_EQ(count(b.g, OpKind::kHardSigmoid), 0);
+  EXPECT_EQ(count(b.g, OpKind::kHardSwish), 0);
+  EXPECT_EQ(count(b.g, OpKind::kMul), 1);           // the per-channel scaling, blocked:
+  EXPECT_EQ(count(b.g, OpKind::kUnpackNCHWnc), 1);  // only the output is unpacked
+  EXPECT_EQ(count(b.g, OpKind::kPackNCHWnc), 1);    // only the input is packed
+}
+
 TEST(BlockedLayout, PoolingConcatAndBatches) {
   expect_blocked_matches_plain(
       [](Builder &b) {

@@ -205,8 +205,19 @@ Tensor float_conv(const Node &node, const Tensor &x, const Tensor &w, const Tens
                          : std::numeric_limits<T>::max();
         for (int64_t i = 0; i < out.size(); ++i) o[i] = std::min(std::max(o[i], lo), hi);
       }
-      // A fused SiLU, y * sigmoid(y) (vacc.ConvNCHWc only), with Sigmoid's own reference.
-      if (node.attrs.get_string("activation", "") == "silu") {
+      // A fused gate, y * gate(y) (vacc.ConvNCHWc only), with Sigmoid's and HardSigmoid's own
+      // references.
+      const std::string gate = node.attrs.get_string("activation", "");
+      if (gate == "hardswish") {
+        const double alpha = node.attrs.get_float("activation_alpha", 0.2f);
+        const double beta = node.attrs.get_float("activation_beta", 0.5f);
+        for (int64_t i = 0; i < out.size(); ++i) {
+          const double v = static_cast<double>(o[i]);
+          const T hs = static_cast<T>(std::max(0.0, std::min(1.0, alpha * v + beta)));
+          o[i] = static_cast<T>(v * static_cast<double>(hs));
+        }
+      }
+      if (gate == "silu") {
         for (int64_t i = 0; i < out.size(); ++i) {
           const double v = static_cast<double>(o[i]);
           const double sig =

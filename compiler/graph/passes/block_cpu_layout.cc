@@ -72,9 +72,18 @@ class Blocker {
       plain_y = plain_.at(x);
     } else if (is_blocked_binary(node->op)) {
       const Value *b = node->input(1);
-      if (!blocked(b) || b->shape != x->shape || plain_.at(b) != plain_.at(x)) return false;
+      if (!blocked(b)) return false;
+      const Shape &pa = plain_.at(x), &pb = plain_.at(b);
+      if (pa == pb && b->shape == x->shape) {
+        plain_y = pa;
+      } else if (per_channel_of(pb, pa)) {  // a squeeze-excitation's scaling: x * s[N, C, 1, 1]
+        plain_y = pa;
+      } else if (per_channel_of(pa, pb)) {
+        plain_y = pb;
+      } else {
+        return false;
+      }
       infer_node(*node);
-      plain_y = plain_.at(x);
     } else if (node->op == OpKind::kConcat) {
       if (!convert_concat(node)) return false;
       infer_node(*node);
@@ -87,6 +96,15 @@ class Blocker {
     y->layout = x->layout;
     plain_[y] = plain_y;
     ++converted_;
+    return true;
+  }
+
+  // Whether a value of plain shape `s` is one per channel of `full` ([N, C, 1...]): blocked,
+  // it broadcasts over the other's blocked spatial dimensions element for element.
+  static bool per_channel_of(const Shape &s, const Shape &full) {
+    if (s.size() != full.size() || s.size() < 3 || s[0] != full[0] || s[1] != full[1]) return false;
+    for (size_t d = 2; d < s.size(); ++d)
+      if (s[d] != 1) return false;
     return true;
   }
 

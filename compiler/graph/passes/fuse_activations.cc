@@ -16,24 +16,34 @@ std::optional<float> bound(const Node &clip, size_t i, float none) {
   return static_cast<float>(v->constant->as_double(0));
 }
 
-// Conv -> Sigmoid -> Mul(conv, sigmoid) (SiLU, as PyTorch exports it), the convolution's
-// output read by those two only: the blocked convolution computes y * sigmoid(y) itself.
-bool fuse_silu(Graph &graph, Node &conv, const std::vector<Node *> &users) {
+// Conv -> Sigmoid or HardSigmoid -> Mul(conv, gate) (SiLU and HardSwish, as PyTorch exports
+// them at opset 13), the convolution's output read by those two only: the blocked convolution
+// computes y * gate(y) itself.
+bool fuse_gate(Graph &graph, Node &conv, const std::vector<Node *> &users) {
   Value *y = conv.outputs[0];
   if (users.size() != 2) return false;
-  Node *sig = users[0]->op == OpKind::kSigmoid ? users[0] : users[1];
-  Node *mul = sig == users[0] ? users[1] : users[0];
-  if (sig->op != OpKind::kSigmoid || mul->op != OpKind::kMul || sig->input(0) != y) return false;
-  Value *s = sig->outputs[0];
+  auto is_gate = [](const Node *n) {
+    return n->op == OpKind::kSigmoid || n->op == OpKind::kHardSigmoid;
+  };
+  Node *gate = is_gate(users[0]) ? users[0] : users[1];
+  Node *mul = gate == users[0] ? users[1] : users[0];
+  if (!is_gate(gate) || mul->op != OpKind::kMul || gate->input(0) != y) return false;
+  Value *s = gate->outputs[0];
   const bool operands =
       (mul->input(0) == y && mul->input(1) == s) || (mul->input(0) == s && mul->input(1) == y);
   if (!operands || graph.consumers(s).size() != 1 || graph.is_output(s) ||
       graph.is_output(mul->outputs[0]) || mul->outputs[0]->shape != y->shape)
     return false;
-  conv.attrs.set("activation", std::string("silu"));
+  if (gate->op == OpKind::kSigmoid) {
+    conv.attrs.set("activation", std::string("silu"));
+  } else {
+    conv.attrs.set("activation", std::string("hardswish"));
+    conv.attrs.set("activation_alpha", gate->attrs.get_float("alpha", 0.2f));
+    conv.attrs.set("activation_beta", gate->attrs.get_float("beta", 0.5f));
+  }
   graph.replace_all_uses(mul->outputs[0], y);
   graph.remove_node(mul);
-  graph.remove_node(sig);
+  graph.remove_node(gate);
   return true;
 }
 
@@ -49,14 +59,23 @@ int fuse_activations(Graph &graph) {
         conv->attrs.has("activation_max") || conv->attrs.has("activation"))
       continue;
     std::vector<Node *> users = graph.consumers(y);
-    if (conv->op == OpKind::kConvNCHWc && fuse_silu(graph, *conv, users)) {
+    if (conv->op == OpKind::kConvNCHWc && fuse_gate(graph, *conv, users)) {
       ++fused;
       continue;
     }
     if (users.size() != 1) continue;
     Node *act = users[0];
-    if (act->op != OpKind::kRelu && act->op != OpKind::kClip) continue;
     if (act->input(0) != y || graph.is_output(act->outputs[0])) continue;
+    if (act->op == OpKind::kHardSwish && conv->op == OpKind::kConvNCHWc) {  // opset 14's own op
+      conv->attrs.set("activation", std::string("hardswish"));
+      conv->attrs.set("activation_alpha", 1.0f / 6);
+      conv->attrs.set("activation_beta", 0.5f);
+      graph.replace_all_uses(act->outputs[0], y);
+      graph.remove_node(act);
+      ++fused;
+      continue;
+    }
+    if (act->op != OpKind::kRelu && act->op != OpKind::kClip) continue;
     const float inf = std::numeric_limits<float>::infinity();
     std::optional<float> lo = 0.0f, hi = inf;
     if (act->op == OpKind::kClip) {

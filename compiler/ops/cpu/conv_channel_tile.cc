@@ -57,6 +57,11 @@ Expr fused_activation(const Node &node, Expr v) {
     v = tir::max(v, fconst(t, node.attrs.get_float("activation_min", 0)));
   if (node.attrs.has("activation_max"))
     v = tir::min(v, fconst(t, node.attrs.get_float("activation_max", 0)));
+  if (node.attrs.get_string("activation", "") == "hardswish") {  // v * HardSigmoid(v)
+    const Expr a = fconst(t, node.attrs.get_float("activation_alpha", 0.2f));
+    const Expr b = fconst(t, node.attrs.get_float("activation_beta", 0.5f));
+    v = v * tir::max(fconst(t, 0.0), tir::min(fconst(t, 1.0), v * a + b));
+  }
   if (node.attrs.get_string("activation", "") == "silu") {  // v * sigmoid(v), as Sigmoid's
     const Expr zero = fconst(t, 0.0), one = fconst(t, 1.0);
     const Expr e = tir::Call::make(tir::CallOp::kExp, {tir::select(v >= zero, zero - v, v)});

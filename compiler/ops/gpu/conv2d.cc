@@ -85,6 +85,8 @@ std::string conv_node(const Node &node, GpuNodeKernel *k) {
   const graph::Shape &out = node.outputs[0]->shape;
   if (node.attrs.has("activation_min") || node.attrs.has("activation_max"))
     return "a fused activation (activation_min/activation_max)";
+  if (node.attrs.has("activation"))
+    return "a fused activation (" + node.attrs.get_string("activation", "") + ")";
   if (x.rank() != 4) return "a rank-" + std::to_string(x.rank()) + " input (2-D only)";
   graph::Window win =
       graph::make_window(node.attrs, {x.shape[2], x.shape[3]}, {w.shape[2], w.shape[3]}, false);

@@ -3,6 +3,10 @@
 //   Conv -> Clip(lo, hi)     =>  Conv with activation_min lo, activation_max hi
 //   vacc.ConvNCHWc -> Sigmoid -> Mul(conv, sigmoid)  =>  vacc.ConvNCHWc with activation "silu"
 //                               (y * sigmoid(y): EfficientNet's SiLU, as PyTorch exports it)
+//   vacc.ConvNCHWc -> HardSigmoid(a, b) -> Mul(conv, it)  =>  activation "hardswish" with
+//                               activation_alpha a, activation_beta b (y * clamp(a y + b, 0, 1):
+//                               MobileNetV3's HardSwish as PyTorch exports it at opset 13)
+//   vacc.ConvNCHWc -> HardSwish  =>  the same with a = 1/6, b = 0.5
 // (constant bounds; an absent one is no bound). A fused Conv clamps its output to
 // [activation_min, activation_max] (graph/ops/conv.cc's reference, ops/cpu's kernels), so the
 // fused graph computes the same values with one pass over the activation fewer. A Conv
