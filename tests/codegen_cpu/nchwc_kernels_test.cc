@@ -376,6 +376,39 @@ TEST(BlockedLayout, HardSwishFusesAndSqueezeExcitationStaysBlocked) {
   EXPECT_EQ(count(b.g, OpKind::kPackNCHWnc), 1);    // only the input is packed
 }
 
+// A BatchNormalization no convolution folded (DenseNet's, after each concatenation) runs
+// blocked as a depthwise 1x1 convolution, with the ReLU after it as its activation.
+TEST(BlockedLayout, BatchNormOnABlockedImageIsADepthwiseConvolution) {
+  auto build = [](Builder &b) {
+    Value *x = b.input({2, 16, 7, 9});
+    Value *c = b.node(OpKind::kConcat, {b.conv(x, 32, 3), b.conv(x, 16, 1)}, [] {
+      Attributes a;
+      a.set("axis", int64_t{1});
+      return a;
+    }());
+    std::vector<Value *> ins = {c};
+    for (int i = 0; i < 4; ++i) {
+      Tensor t = random_floats({48}, 40 + i);
+      if (i == 3)  // the variance: positive
+        for (int64_t k = 0; k < t.size(); ++k)
+          t.data<float>()[k] = std::abs(t.data<float>()[k]) + 0.1f;
+      ins.push_back(b.g.add_constant(b.g.unique_name("bn"), std::move(t)));
+    }
+    Attributes eps;
+    eps.set("epsilon", 1e-3f);
+    b.g.add_output(b.conv(b.relu(b.node(OpKind::kBatchNormalization, ins, eps)), 16, 3));
+  };
+  expect_blocked_matches_plain(build, 4, {1, 2});
+  Builder b;
+  build(b);
+  block_cpu_layout(b.g, 16);
+  fuse_activations(b.g);
+  EXPECT_EQ(count(b.g, OpKind::kBatchNormalization), 0) << print_graph(b.g);
+  EXPECT_EQ(count(b.g, OpKind::kRelu), 0);
+  EXPECT_EQ(count(b.g, OpKind::kConvNCHWc), 4);
+  EXPECT_EQ(count(b.g, OpKind::kUnpackNCHWnc), 1);
+}
+
 TEST(BlockedLayout, PoolingConcatAndBatches) {
   expect_blocked_matches_plain(
       [](Builder &b) {

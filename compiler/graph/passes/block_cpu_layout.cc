@@ -1,5 +1,6 @@
 #include "vacc/graph/passes/block_cpu_layout.h"
 
+#include <cmath>
 #include <unordered_map>
 
 #include "vacc/graph/op_registry.h"
@@ -54,6 +55,7 @@ class Blocker {
   // The node rewritten to compute in the blocked layout, or false (left as it is).
   bool convert(Node *node) {
     if (node->op == OpKind::kConv) return convert_conv(node);
+    if (node->op == OpKind::kBatchNormalization) return convert_batch_norm(node);
     Value *x = node->input(0);
     if (!blocked(x) || node->outputs.empty() || !node->outputs[0]) return false;
     Value *y = node->outputs[0];
@@ -146,6 +148,50 @@ class Blocker {
     node->attrs.set("block_c", block_);
     infer_node(*node);
     plain_[y] = {xs[0], M, y->shape[2], y->shape[3]};
+    ++converted_;
+    return true;
+  }
+
+  // BatchNormalization (inference, constant parameters) on a blocked image, as a depthwise
+  // 1x1 convolution: weight scale / sqrt(var + eps), bias B - mean * that weight (the
+  // reference's own per-channel affine). It then runs blocked, and the ReLU after it fuses into
+  // it, instead of an unpack, two float passes and a pack (DenseNet normalizes each
+  // concatenation so).
+  bool convert_batch_norm(Node *node) {
+    Value *x = node->input(0), *y = node->outputs[0];
+    if (!blocked(x) || plain_.at(x).size() != 4 || node->attrs.get_int("training_mode", 0) != 0)
+      return false;
+    for (size_t i = 1; i < node->outputs.size(); ++i)
+      if (node->outputs[i]) return false;
+    const int64_t C = plain_.at(x)[1];
+    std::vector<std::vector<float>> p;
+    for (size_t i = 1; i <= 4; ++i) {
+      const Value *v = node->input(i);
+      if (!v || !v->is_constant() || v->dtype != DType::kFloat32 || v->constant->size() != C)
+        return false;
+      p.push_back(v->constant->to_float_vector());
+    }
+    const float eps = node->attrs.get_float("epsilon", 1e-5f);
+    Tensor w(DType::kFloat32, {C, 1, 1, 1}), b(DType::kFloat32, {C});
+    for (int64_t c = 0; c < C; ++c) {
+      const float a = p[0][c] / std::sqrt(p[3][c] + eps);
+      w.data<float>()[c] = a;
+      b.data<float>()[c] = p[1][c] - p[2][c] * a;
+    }
+    Attributes attrs;
+    attrs.set("group", C);
+    attrs.set("kernel_shape", std::vector<int64_t>{1, 1});
+    attrs.set("strides", std::vector<int64_t>{1, 1});
+    attrs.set("pads", std::vector<int64_t>{0, 0, 0, 0});
+    attrs.set("dilations", std::vector<int64_t>{1, 1});
+    attrs.set("block_c", block_);
+    node->op = OpKind::kConvNCHWc;
+    node->attrs = std::move(attrs);
+    node->inputs = {x, g_.add_constant(g_.unique_name(y->name + ".scale"), std::move(w)),
+                    g_.add_constant(g_.unique_name(y->name + ".shift"), std::move(b))};
+    node->outputs.resize(1);
+    infer_node(*node);
+    plain_[y] = plain_.at(x);
     ++converted_;
     return true;
   }

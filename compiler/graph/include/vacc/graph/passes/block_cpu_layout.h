@@ -10,7 +10,10 @@
 //     graph's image), else packed once (vacc.PackNCHWnc)
 //   MaxPool (no Indices), GlobalAveragePool on a blocked input   ->  blocked output
 //   Relu, Clip, LeakyRelu, Sigmoid, HardSigmoid, HardSwish, Tanh ->  blocked like the input
-//   Add, Sub, Mul, Div of two blocked values of one shape        ->  blocked output
+//   Add, Sub, Mul, Div of two blocked values of one shape, or one per channel of the other
+//   ([N, C, 1, 1]: a squeeze-excitation's scaling)               ->  blocked output
+//   BatchNormalization (inference, constant parameters) on a blocked input
+//                                      ->  vacc.ConvNCHWc, depthwise 1x1 (its per-channel affine)
 //   Concat of blocked values along the channels, every input but the last a whole number of
 //   blocks                                                       ->  blocked output
 //
