@@ -409,6 +409,36 @@ TEST(BlockedLayout, BatchNormOnABlockedImageIsADepthwiseConvolution) {
   EXPECT_EQ(count(b.g, OpKind::kUnpackNCHWnc), 1);
 }
 
+// AveragePool runs blocked where every window divides by its whole size (DenseNet's transitions:
+// 2x2, stride 2, no padding; a padded window with count_include_pad); one whose edge windows
+// divide by fewer (padding not counted) stays plain, between an unpack and a pack.
+TEST(BlockedLayout, AveragePoolsOfWholeWindowsComputeBlocked) {
+  auto avg = [](Builder &b, Value *x, int64_t k, int64_t s, int64_t pad, int64_t include_pad) {
+    Attributes at;
+    at.set("kernel_shape", std::vector<int64_t>{k, k});
+    at.set("strides", std::vector<int64_t>{s, s});
+    at.set("pads", std::vector<int64_t>(4, pad));
+    at.set("count_include_pad", include_pad);
+    return b.node(OpKind::kAveragePool, {x}, at);
+  };
+  auto build = [&](Builder &b) {
+    Value *x = b.input({2, 24, 13, 14});
+    Value *y = avg(b, b.conv(x, 32, 1), 2, 2, 0, 0);
+    Value *z = avg(b, b.conv(y, 32, 3), 3, 1, 1, 1);
+    Value *w = avg(b, b.conv(z, 16, 3), 3, 1, 1, 0);
+    b.g.add_output(b.conv(w, 16, 1));
+  };
+  expect_blocked_matches_plain(build, 6, {1, 2});
+  Builder b;
+  build(b);
+  block_cpu_layout(b.g, 16);
+  int blocked_pools = 0;
+  for (const Node *n : b.g.nodes())
+    blocked_pools += n->op == OpKind::kAveragePool && n->inputs[0]->layout.blocked;
+  EXPECT_EQ(blocked_pools, 2) << print_graph(b.g);
+  EXPECT_EQ(count(b.g, OpKind::kUnpackNCHWnc), 2);  // before the third pool and the output
+}
+
 TEST(BlockedLayout, PoolingConcatAndBatches) {
   expect_blocked_matches_plain(
       [](Builder &b) {

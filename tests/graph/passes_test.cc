@@ -58,8 +58,8 @@ Attributes conv_attrs(std::vector<int64_t> pads = {1, 1, 1, 1}) {
 
 // A 3x3 convolution (padding 1) with bias: weights "w<tag>" from `seed`, bias "b<tag>" from
 // seed + 1.
-Value *conv3x3(Graph &g, const std::string &name, Value *in, int64_t cin, int64_t cout,
-               char tag, uint32_t seed, float w_scale, float b_scale) {
+Value *conv3x3(Graph &g, const std::string &name, Value *in, int64_t cin, int64_t cout, char tag,
+               uint32_t seed, float w_scale, float b_scale) {
   return op(g, OpKind::kConv, name,
             {in,
              g.add_constant(std::string{'w', tag},
@@ -138,6 +138,37 @@ TEST(ConstantFolding, FoldsConstantSubgraphsAndIdentities) {
   EXPECT_EQ(add->inputs[1]->constant->to_float_vector(), (std::vector<float>{2, 4, 6, 8}));
   Tensor out = Executor(g).run({Tensor::from_vector<float>({4}, {1, 1, 1, 1})})[0];
   EXPECT_EQ(out.to_float_vector(), (std::vector<float>{3, 5, 7, 9}));
+}
+
+// A Pad of zeros on every side (PyTorch writes one before DenseNet's average pools) is the
+// identity: bypassed. One that pads is kept.
+TEST(ConstantFolding, PadsOfNothingAreBypassed) {
+  Graph g;
+  g.name = "pads";
+  Value *x = g.add_value("x", DType::kFloat32, {1, 2, 3, 3});
+  g.add_input(x);
+  Value *none = g.add_constant("none", Tensor::from_vector<int64_t>({8}, {0, 0, 0, 0, 0, 0, 0, 0}));
+  Value *some = g.add_constant("some", Tensor::from_vector<int64_t>({8}, {0, 0, 1, 0, 0, 0, 0, 1}));
+  Attributes constant;
+  constant.set("mode", std::string("constant"));
+  Value *p0 = op(g, OpKind::kPad, "p0", {x, none}, constant);
+  Value *p1 = op(g, OpKind::kPad, "p1", {p0, some}, constant);
+  g.add_output(op(g, OpKind::kRelu, "y", {p1}));
+  EXPECT_EQ(fold_constants(g), 1);
+  ASSERT_EQ(g.num_nodes(), 2u);
+  EXPECT_EQ(g.nodes()[0]->op, OpKind::kPad);
+  EXPECT_EQ(g.nodes()[0]->inputs[0], x);
+  std::vector<float> in(18);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i) - 9;
+  const Tensor out = Executor(g).run({Tensor::from_vector<float>({1, 2, 3, 3}, in)})[0];
+  ASSERT_EQ(out.shape(), (Shape{1, 2, 4, 4}));
+  // Row 0 of each plane is the new top row (zero), column 3 the new right column.
+  for (int64_t c = 0; c < 2; ++c)
+    for (int64_t h = 0; h < 4; ++h)
+      for (int64_t w = 0; w < 4; ++w) {
+        const float want = h == 0 || w == 3 ? 0.f : std::max(0.f, in[(c * 3 + h - 1) * 3 + w]);
+        EXPECT_EQ(out.data<float>()[(c * 4 + h) * 4 + w], want) << c << h << w;
+      }
 }
 
 TEST(FoldBatchNorm, ConvBatchNormBecomesOneConv) {

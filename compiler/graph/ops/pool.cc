@@ -145,11 +145,11 @@ Outputs plain_qaverage_pool(const Node &node, const Inputs &in) {
   return single(std::move(out));
 }
 
-Outputs average_pool(const Node &node, const Inputs &in) {
+Outputs plain_average_pool(const Node &node, const Inputs &in) {
   const Tensor &x = *in[0];
   Pool3 p = pool_window(node, x.shape());
   bool include_pad = node.attrs.get_int("count_include_pad", 0) != 0;
-  Tensor out(x.dtype(), node.outputs[0]->shape);
+  Tensor out(x.dtype(), pooled(x, p));
   int64_t planes = x.dim(0) * x.dim(1);
   int64_t in_size = p.in[0] * p.in[1] * p.in[2], out_size = p.out[0] * p.out[1] * p.out[2];
   const float *px = x.data<float>();
@@ -213,6 +213,10 @@ Outputs max_pool(const Node &node, const Inputs &in) {
 
 Outputs global_average_pool(const Node &node, const Inputs &in) {
   return blocked_pool(node, in, plain_global_average_pool);
+}
+
+Outputs average_pool(const Node &node, const Inputs &in) {
+  return blocked_pool(node, in, plain_average_pool);
 }
 
 Shape fused_max_pool_shape(const Node &node, const Shape &conv) {
@@ -308,6 +312,7 @@ void infer_average_pool(Node &n) {
   Value &x = input_of(n, 0, "X");
   require_float(x, "X");
   set_out(n, 0, x.dtype, pooled_shape(n, x, true));
+  set_blocked_like(n, x);
 }
 
 void infer_global_average_pool(Node &n) {

@@ -61,7 +61,8 @@ class Blocker {
     Value *y = node->outputs[0];
     Shape plain_y;
     if ((node->op == OpKind::kMaxPool && (node->outputs.size() < 2 || !node->outputs[1])) ||
-        node->op == OpKind::kGlobalAveragePool) {
+        node->op == OpKind::kGlobalAveragePool ||
+        (node->op == OpKind::kAveragePool && blocked_average_pool_supported(*node))) {
       if (plain_.at(x).size() != 4) return false;
       infer_node(*node);
       plain_y = unblocked_shape(y->shape, plain_.at(x)[1]);
@@ -229,6 +230,19 @@ class Blocker {
 };
 
 }  // namespace
+
+bool blocked_average_pool_supported(const Node &node) {
+  if (node.attrs.get_ints("kernel_shape", {}).size() != 2 || node.attrs.get_int("ceil_mode", 0))
+    return false;
+  for (int64_t d : node.attrs.get_ints("dilations", {1, 1}))
+    if (d != 1) return false;
+  if (node.attrs.get_int("count_include_pad", 0) != 0) return true;
+  const std::string auto_pad = node.attrs.get_string("auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "VALID") return false;
+  for (int64_t p : node.attrs.get_ints("pads", {0, 0, 0, 0}))
+    if (p != 0) return false;
+  return true;
+}
 
 int block_cpu_layout(Graph &graph, int64_t block) {
   return Blocker(graph, block).run();

@@ -7,8 +7,22 @@
 namespace vacc::graph {
 
 namespace {
+// A Pad of zeros on every side (PyTorch writes one before DenseNet's average pools).
+bool pads_nothing(const Node &node) {
+  if (node.op != OpKind::kPad) return false;
+  const Value *pads = node.input(1);
+  std::vector<int64_t> p;
+  if (pads) {
+    if (!pads->is_constant()) return false;
+    for (int64_t i = 0; i < pads->constant->size(); ++i) p.push_back(pads->constant->as_int(i));
+  } else {
+    p = node.attrs.get_ints("pads", {});
+  }
+  return std::all_of(p.begin(), p.end(), [](int64_t v) { return v == 0; });
+}
+
 bool bypassable(const Node &node) {
-  if (node.op == OpKind::kIdentity) return true;
+  if (node.op == OpKind::kIdentity || pads_nothing(node)) return true;
   if (node.op != OpKind::kDropout) return false;
   // Inference Dropout is the identity when nobody reads the mask.
   bool mask_used = node.outputs.size() > 1 && node.outputs[1];

@@ -1,12 +1,14 @@
-// MaxPool and GlobalAveragePool on the blocked layout (graph/passes/block_cpu_layout.h),
-// written directly as loop IR with the channels of a block in the vector. MaxPool keeps a
-// register tile of output columns of one row; kernel rows outside the input are skipped by a
-// test per row and kernel columns outside it are never emitted at the edges (row_tiles.h), so
-// no copy padded with the lowest value is made. GlobalAveragePool sums each block's positions
-// in a vector.
+// MaxPool, AveragePool and GlobalAveragePool on the blocked layout
+// (graph/passes/block_cpu_layout.h), written directly as loop IR with the channels of a block
+// in the vector. MaxPool and AveragePool keep a register tile of output columns of one row;
+// kernel rows outside the input are skipped by a test per row and kernel columns outside it are
+// never emitted at the edges (row_tiles.h), so no padded copy is made. AveragePool divides by
+// the whole window (the cases blocked: no padding, or padding counted, and no window past the
+// padded input). GlobalAveragePool sums each block's positions in a vector.
 #include "../../graph/window.h"
 #include "common.h"
 #include "row_tiles.h"
+#include "vacc/graph/passes/block_cpu_layout.h"
 #include "vacc/tir/node.h"
 
 namespace vacc::ops::cpu {
@@ -18,7 +20,8 @@ using tir::ForKind;
 using tir::Stmt;
 using tir::Var;
 
-CpuKernel blocked_max_pool(const Node &node) {
+// MaxPool, or AveragePool when `average`.
+CpuKernel blocked_window_pool(const Node &node, bool average) {
   const graph::Value &xv = *node.inputs[0];
   const Shape &xs = xv.shape;  // [N, CB, H, W, 1, B]
   const DataType t = tir_type(xv.dtype);
@@ -42,8 +45,9 @@ CpuKernel blocked_max_pool(const Node &node) {
     std::vector<Stmt> s;
     for (int64_t r = 0; r < width; ++r) {
       Var v = tir::make_var("v");
-      s.push_back(tir::For::make(v, B, ForKind::kVectorized,
-                                 tir::Store::make(acc, {to_int(r), v}, lowest(t))));
+      s.push_back(tir::For::make(
+          v, B, ForKind::kVectorized,
+          tir::Store::make(acc, {to_int(r), v}, average ? fconst(t, 0.0) : lowest(t))));
     }
     Var kh = tir::make_var("kh");
     const Expr ih =
@@ -55,24 +59,27 @@ CpuKernel blocked_max_pool(const Node &node) {
         const Expr iw = col(r) * to_int(w.stride[1]) + to_int(kw * w.dilation[1] - w.pad_begin[1]);
         Var v = tir::make_var("v");
         const std::vector<Expr> at = {to_int(r), v};
-        taps.push_back(tir::For::make(
-            v, B, ForKind::kVectorized,
-            tir::Store::make(acc, at,
-                             tir::max(tir::load(acc, at), tir::load(x, {n, cb, ih, iw, v})))));
+        const Expr a = tir::load(acc, at), xv = tir::load(x, {n, cb, ih, iw, v});
+        taps.push_back(
+            tir::For::make(v, B, ForKind::kVectorized,
+                           tir::Store::make(acc, at, average ? a + xv : tir::max(a, xv))));
       }
     Stmt body = tir::Seq::make(taps);
     if (rows_reach_out) body = tir::IfThenElse::make(ih >= 0 && ih < to_int(H), body);
     s.push_back(tir::For::make(kh, KH, ForKind::kSerial, body));
     for (int64_t r = 0; r < width; ++r) {
       Var v = tir::make_var("v");
-      s.push_back(tir::For::make(
-          v, B, ForKind::kVectorized,
-          tir::Store::make(y, {n, cb, oh, col(r), v}, tir::load(acc, {to_int(r), v}))));
+      Expr value = tir::load(acc, {to_int(r), v});
+      if (average) value = value * fconst(t, 1.0 / static_cast<double>(KH * KW));
+      s.push_back(tir::For::make(v, B, ForKind::kVectorized,
+                                 tir::Store::make(y, {n, cb, oh, col(r), v}, value)));
     }
     return tir::Allocate::make(acc, tir::Seq::make(s));
   });
   CpuKernel k;
-  k.func = tir::Func{"MaxPool", {x, y}, tir::For::make(p, N * CB * OH, ForKind::kParallel, row)};
+  k.func = tir::Func{average ? "AveragePool" : "MaxPool",
+                     {x, y},
+                     tir::For::make(p, N * CB * OH, ForKind::kParallel, row)};
   return k;
 }
 
@@ -114,7 +121,9 @@ CpuKernel blocked_global_average_pool(const Node &node) {
 std::optional<CpuKernel> build_blocked_pool(const Node &node) {
   const graph::Value &xv = *node.inputs.at(0);
   if (!xv.layout.blocked || xv.rank() != 6) return std::nullopt;
-  if (node.op == graph::OpKind::kMaxPool) return blocked_max_pool(node);
+  if (node.op == graph::OpKind::kMaxPool) return blocked_window_pool(node, false);
+  if (node.op == graph::OpKind::kAveragePool && graph::blocked_average_pool_supported(node))
+    return blocked_window_pool(node, true);
   if (node.op == graph::OpKind::kGlobalAveragePool) return blocked_global_average_pool(node);
   return std::nullopt;
 }

@@ -8,7 +8,8 @@
 //   inputs and outputs)  ->  vacc.ConvNCHWc
 //     reading a blocked input; a plain one as it is when it has fewer channels than a block (a
 //     graph's image), else packed once (vacc.PackNCHWnc)
-//   MaxPool (no Indices), GlobalAveragePool on a blocked input   ->  blocked output
+//   MaxPool (no Indices), GlobalAveragePool, and AveragePool where
+//   blocked_average_pool_supported, on a blocked input           ->  blocked output
 //   Relu, Clip, LeakyRelu, Sigmoid, HardSigmoid, HardSwish, Tanh ->  blocked like the input
 //   Add, Sub, Mul, Div of two blocked values of one shape, or one per channel of the other
 //   ([N, C, 1, 1]: a squeeze-excitation's scaling)               ->  blocked output
@@ -31,5 +32,10 @@ namespace vacc::graph {
 
 // Returns the number of nodes that compute in the blocked layout.
 int block_cpu_layout(Graph &graph, int64_t block);
+
+// Whether the CPU's blocked AveragePool kernel computes `node`: 2-D, undilated, no window past
+// the padded input (ceil_mode 0) and no padding or padding counted (count_include_pad), so
+// that every window divides by its whole size.
+bool blocked_average_pool_supported(const Node &node);
 
 }  // namespace vacc::graph

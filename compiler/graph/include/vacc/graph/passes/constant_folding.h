@@ -1,6 +1,7 @@
 // Constant folding: every node whose inputs are all constants is evaluated once with the
-// reference executor and its outputs become constants. Identity and inference-mode Dropout
-// nodes are bypassed (their output is their input). Nodes that become unused are removed.
+// reference executor and its outputs become constants. Identity, inference-mode Dropout and
+// Pad nodes that pad nothing (constant pads all zero) are bypassed (their output is their
+// input). Nodes that become unused are removed.
 #pragma once
 
 #include "vacc/graph/graph.h"
