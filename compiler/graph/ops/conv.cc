@@ -213,17 +213,14 @@ Tensor float_conv(const Node &node, const Tensor &x, const Tensor &w, const Tens
         const double beta = node.attrs.get_float("activation_beta", 0.5f);
         for (int64_t i = 0; i < out.size(); ++i) {
           const double v = static_cast<double>(o[i]);
-          const T hs = static_cast<T>(std::max(0.0, std::min(1.0, alpha * v + beta)));
+          const T hs = static_cast<T>(hard_sigmoid(v, alpha, beta));
           o[i] = static_cast<T>(v * static_cast<double>(hs));
         }
       }
       if (gate == "silu") {
         for (int64_t i = 0; i < out.size(); ++i) {
           const double v = static_cast<double>(o[i]);
-          const double sig =
-              v >= 0 ? 1.0 / (1.0 + std::exp(-v)) : std::exp(v) / (1.0 + std::exp(v));
-          o[i] =
-              static_cast<T>(static_cast<double>(o[i]) * static_cast<double>(static_cast<T>(sig)));
+          o[i] = static_cast<T>(v * static_cast<double>(static_cast<T>(sigmoid(v))));
         }
       }
     } else {

@@ -121,9 +121,7 @@ Outputs unary(const Node &node, const Inputs &in) {
       }
       case OpKind::kSigmoid:
         for (int64_t i = 0; i < n; ++i) {
-          double v = static_cast<double>(px[i]);
-          po[i] = static_cast<T>(v >= 0 ? 1.0 / (1.0 + std::exp(-v))
-                                        : std::exp(v) / (1.0 + std::exp(v)));
+          po[i] = static_cast<T>(sigmoid(static_cast<double>(px[i])));
         }
         break;
       case OpKind::kClip: {

@@ -49,9 +49,8 @@ double apply_math(const Node &node, double v) {
     case OpKind::kCeil:
       return std::ceil(v);
     case OpKind::kHardSigmoid: {
-      const double alpha = node.attrs.get_float("alpha", 0.2f);
-      const double beta = node.attrs.get_float("beta", 0.5f);
-      return std::max(0.0, std::min(1.0, alpha * v + beta));
+      return hard_sigmoid(v, node.attrs.get_float("alpha", 0.2f),
+                          node.attrs.get_float("beta", 0.5f));
     }
     case OpKind::kHardSwish:
       return v * std::max(0.0, std::min(1.0, v / 6.0 + 0.5));

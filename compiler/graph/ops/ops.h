@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -21,6 +22,16 @@ inline Outputs single(Tensor t) {
   Outputs outs;
   outs.push_back(std::move(t));
   return outs;
+}
+
+// Sigmoid and HardSigmoid as their reference kernels compute them, in double; the fused gates
+// of vacc.ConvNCHWc (conv.cc) use the same, so that a fused graph computes what the unfused
+// one does.
+inline double sigmoid(double v) {
+  return v >= 0 ? 1.0 / (1.0 + std::exp(-v)) : std::exp(v) / (1.0 + std::exp(v));
+}
+inline double hard_sigmoid(double v, double alpha, double beta) {
+  return std::max(0.0, std::min(1.0, alpha * v + beta));
 }
 
 // The families (one file each).

@@ -123,12 +123,17 @@ int64_t native_lanes(DataType t);
 // Float 2-D Conv with constant weights, output channels vectorized (conv_channel_tile.cc);
 // nullopt where conv.cc's column-vectorized schedule is the better (or the only) one.
 std::optional<CpuKernel> build_conv_channel_tile(const Node &node);
-// MaxPool and GlobalAveragePool on a blocked (NCHWc) input (pool_nchwc.cc); nullopt for a
-// plain one.
+// MaxPool, AveragePool and GlobalAveragePool on a blocked (NCHWc) input (pool_nchwc.cc);
+// nullopt for a plain one, or an AveragePool the blocked kernel does not compute.
 std::optional<CpuKernel> build_blocked_pool(const Node &node);
 // A float Conv's fused activation (graph/passes/fuse_activations.h) applied to its output
-// value: clamped to activation_min / activation_max where the node has them.
+// value: clamped to activation_min / activation_max where the node has them, then times its
+// gate ("silu", "hardswish") where it has one.
 Expr fused_activation(const Node &node, Expr v);
+
+// sigmoid(v) of a float, from exp(-|v|), which never overflows (Sigmoid's kernel and the fused
+// SiLU's).
+Expr sigmoid(const Expr &v);
 
 // The CPU lowering of one operator: its kernel builder, or null for an operator that only
 // relabels or copies bytes (the executor runs its graph reference kernel on the host).
@@ -147,7 +152,7 @@ void add_shape_lowerings(std::vector<CpuLowering> &lowerings);     // data movem
 void add_quantize_lowerings(std::vector<CpuLowering> &lowerings);  // (De)QuantizeLinear, QAdd...
 void add_math_lowerings(std::vector<CpuLowering> &lowerings);      // Tanh, Exp, Erf, Pow, Sum...
 void add_conv_nchwc_lowerings(std::vector<CpuLowering> &lowerings);  // vacc.ConvNCHWc
-void add_reduce_lowerings(std::vector<CpuLowering> &lowerings);    // Reduce*, ArgMax, LayerNorm
+void add_reduce_lowerings(std::vector<CpuLowering> &lowerings);      // Reduce*, ArgMax, LayerNorm
 void add_activation_lowerings(std::vector<CpuLowering> &lowerings);  // Elu..., comparisons, Mod
 void add_rearrange_lowerings(std::vector<CpuLowering> &lowerings);   // Split, Tile, DepthToSpace
 void add_resize_lowerings(std::vector<CpuLowering> &lowerings);

@@ -62,13 +62,15 @@ Expr fused_activation(const Node &node, Expr v) {
     const Expr b = fconst(t, node.attrs.get_float("activation_beta", 0.5f));
     v = v * tir::max(fconst(t, 0.0), tir::min(fconst(t, 1.0), v * a + b));
   }
-  if (node.attrs.get_string("activation", "") == "silu") {  // v * sigmoid(v), as Sigmoid's
-    const Expr zero = fconst(t, 0.0), one = fconst(t, 1.0);
-    const Expr e = tir::Call::make(tir::CallOp::kExp, {tir::select(v >= zero, zero - v, v)});
-    const Expr r = one / (one + e);
-    v = v * tir::select(v >= zero, r, e * r);
-  }
+  if (node.attrs.get_string("activation", "") == "silu") v = v * sigmoid(v);
   return v;
+}
+
+Expr sigmoid(const Expr &v) {
+  const DataType t = v.dtype();
+  const Expr zero = fconst(t, 0.0), one = fconst(t, 1.0);
+  const Expr e = tir::Call::make(tir::CallOp::kExp, {tir::select(v >= zero, zero - v, v)});
+  return tir::select(v >= zero, one / (one + e), e / (one + e));
 }
 
 std::optional<CpuKernel> build_conv_channel_tile(const Node &node) {

@@ -95,11 +95,8 @@ CpuKernel build_elementwise(const Node &node) {
             return tir::select(v > zero, v, zero);
           case OpKind::kLeakyRelu:
             return tir::select(v >= zero, v, v * fconst(t, alpha));
-          case OpKind::kSigmoid: {
-            Expr one = fconst(t, 1.0);
-            Expr e = tir::Call::make(tir::CallOp::kExp, {tir::select(v >= zero, zero - v, v)});
-            return tir::select(v >= zero, one / (one + e), e / (one + e));
-          }
+          case OpKind::kSigmoid:
+            return sigmoid(v);
           default:
             return tir::min(tir::max(v, lo), hi);
         }
