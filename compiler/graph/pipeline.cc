@@ -14,13 +14,14 @@
 #include "vacc/graph/passes/fuse.h"
 #include "vacc/graph/passes/fuse_activations.h"
 #include "vacc/graph/passes/fuse_conv_adds.h"
+#include "vacc/graph/passes/fuse_matmul_epilogues.h"
 #include "vacc/graph/passes/fuse_pools.h"
 #include "vacc/graph/passes/fuse_residual_adds.h"
 #include "vacc/graph/passes/pack_layout.h"
 #include "vacc/graph/passes/partition.h"
+#include "vacc/graph/passes/quantize_qdq.h"
 #include "vacc/graph/passes/recognize_gelu.h"
 #include "vacc/graph/passes/recognize_layer_norm.h"
-#include "vacc/graph/passes/quantize_qdq.h"
 #include "vacc/isa/program.h"
 
 namespace vacc::graph {
@@ -99,6 +100,8 @@ PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
     });
     step("fuse_conv_adds", [&] { return fmt::format("{} fused", fuse_conv_adds(graph)); });
     step("fuse_activations", [&] { return fmt::format("{} fused", fuse_activations(graph)); });
+    step("fuse_matmul_epilogues",
+         [&] { return fmt::format("{} fused", fuse_matmul_epilogues(graph)); });
   }
   step("plan_memory", [&] {
     // The DMA addresses activations in tiles: every slot aligned to the largest tile.

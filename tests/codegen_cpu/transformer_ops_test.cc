@@ -2,12 +2,13 @@
 // against the graph reference executor, and the reference against plain C++: reductions over
 // any set of axes (kept or dropped dimensions, integer types), ArgMax/ArgMin with ties,
 // LayerNormalization over trailing axes with a broadcast scale and its Mean/InvStdDev outputs,
-// and vacc.Gelu in both forms.
+// vacc.Gelu in both forms, and a Linear layer's bias and GELU fused into its MatMul.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "ops_test_util.h"
+#include "vacc/graph/passes/fuse_matmul_epilogues.h"
 
 namespace vacc::test {
 namespace {
@@ -148,6 +149,74 @@ TEST(TransformerOps, GeluMatchesItsDefinitionInBothForms) {
       ASSERT_NEAR(got.as_double(i), def, 1e-6) << form << " at " << v;
     }
   }
+}
+
+// An MLP as PyTorch exports it on a [batch, tokens, features] tensor, MatMul -> Add(bias) ->
+// vacc.Gelu -> MatMul -> Add(bias [1, 1, N]) -> Relu: fuse_matmul_epilogues folds the first Add
+// and the GELU into the first MatMul and the second Add into the second. The fused graph's
+// reference equals the unfused one's exactly, and the CPU kernels agree with it.
+TEST(TransformerOps, LinearBiasAndGeluFuseIntoTheMatMul) {
+  for (const char *form : {"none", "tanh"}) {
+    auto build = [&](Graph &g) {
+      Value *x = g.add_value("x", DType::kFloat32, {2, 5, 24});
+      g.add_input(x);
+      auto node = [&](OpKind op, std::vector<Value *> ins, graph::Attributes at = {}) {
+        Value *y = g.add_value(g.unique_name("v"), DType::kFloat32, {});
+        graph::infer_node(*g.add_node(op, y->name, std::move(ins), {y}, std::move(at)));
+        return y;
+      };
+      Value *w1 = g.add_constant("w1", random_tensor(DType::kFloat32, {24, 40}, 7));
+      Value *b1 = g.add_constant("b1", random_tensor(DType::kFloat32, {40}, 8));
+      Value *w2 = g.add_constant("w2", random_tensor(DType::kFloat32, {40, 24}, 9));
+      Value *b2 = g.add_constant("b2", random_tensor(DType::kFloat32, {1, 1, 24}, 10));
+      graph::Attributes at;
+      at.set("approximate", std::string(form));
+      Value *h =
+          node(OpKind::kGelu, {node(OpKind::kAdd, {b1, node(OpKind::kMatMul, {x, w1})})}, at);
+      Value *y = node(OpKind::kAdd, {node(OpKind::kMatMul, {h, w2}), b2});
+      g.add_output(node(OpKind::kRelu, {y}));
+    };
+    Graph plain, fused;
+    build(plain);
+    build(fused);
+    EXPECT_EQ(graph::fuse_matmul_epilogues(fused), 3) << form;
+    int matmuls = 0, others = 0;
+    for (const graph::Node *n : fused.nodes()) {
+      matmuls += n->op == OpKind::kMatMul;
+      others += n->op == OpKind::kAdd || n->op == OpKind::kGelu;
+    }
+    EXPECT_EQ(matmuls, 2);
+    EXPECT_EQ(others, 0);
+    const Tensor x = random_tensor(DType::kFloat32, {2, 5, 24}, 11);
+    const Tensor want = Executor(plain).run({x})[0];
+    const Tensor ref = Executor(fused).run({x})[0];
+    ASSERT_EQ(ref.shape(), want.shape());
+    for (int64_t i = 0; i < want.size(); ++i)
+      ASSERT_EQ(ref.as_double(i), want.as_double(i)) << form << " element " << i;
+    expect_close(ops::cpu::CpuExecutor(fused).run({x})[0], want, 1e-5, "fused MLP");
+  }
+  // Not fused: an Add of a computed value, and a MatMul whose output is also read elsewhere.
+  Graph g;
+  Value *x = g.add_value("x", DType::kFloat32, {3, 8});
+  Value *r = g.add_value("r", DType::kFloat32, {3, 4});
+  g.add_input(x);
+  g.add_input(r);
+  Value *w = g.add_constant("w", random_tensor(DType::kFloat32, {8, 4}, 12));
+  Value *m = g.add_value("m", DType::kFloat32, {});
+  graph::infer_node(*g.add_node(OpKind::kMatMul, "mm", {x, w}, {m}));
+  Value *a = g.add_value("a", DType::kFloat32, {});
+  graph::infer_node(*g.add_node(OpKind::kAdd, "add", {m, r}, {a}));
+  Value *m2 = g.add_value("m2", DType::kFloat32, {});
+  graph::infer_node(
+      *g.add_node(OpKind::kMatMul, "mm2",
+                  {a, g.add_constant("w2", random_tensor(DType::kFloat32, {4, 4}, 13))}, {m2}));
+  Value *s2 = g.add_value("s2", DType::kFloat32, {});
+  graph::infer_node(*g.add_node(OpKind::kAdd, "add2",
+                                {m2, g.add_constant("b2", random_tensor(DType::kFloat32, {4}, 14))},
+                                {s2}));
+  g.add_output(s2);
+  g.add_output(m2);
+  EXPECT_EQ(graph::fuse_matmul_epilogues(g), 0);
 }
 
 }  // namespace

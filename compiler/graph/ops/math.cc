@@ -23,13 +23,6 @@ void infer_math(Node &n) {
   set_out(n, 0, x.dtype, x.shape);
 }
 
-// 0.5 x (1 + erf(x / sqrt 2)), or its tanh approximation 0.5 x (1 + tanh(sqrt(2/pi) (x +
-// 0.044715 x^3))).
-double gelu(double x, bool tanh_form) {
-  if (tanh_form) return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
-  return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
-}
-
 double apply_math(const Node &node, double v) {
   switch (node.op) {
     case OpKind::kTanh:

@@ -123,6 +123,20 @@ Outputs matmul(const Node &node, const Inputs &in) {
       fail("MatMul of {} is not supported", dtype_name(a.dtype()));
     }
   });
+  // A fused output stage (passes/fuse_matmul_epilogues.h, float only): + bias[N], then GELU,
+  // each as the unfused Add and vacc.Gelu compute it.
+  if (in.size() > 2 && in[2]) {
+    const int64_t N = out.shape().back();
+    float *o = out.data<float>();
+    const float *bias = in[2]->data<float>();
+    for (int64_t i = 0; i < out.size(); ++i) o[i] += bias[i % N];
+  }
+  const std::string act = node.attrs.get_string("activation", "");
+  if (act == "gelu" || act == "gelu_tanh") {
+    float *o = out.data<float>();
+    for (int64_t i = 0; i < out.size(); ++i)
+      o[i] = static_cast<float>(gelu(static_cast<double>(o[i]), act == "gelu_tanh"));
+  }
   return single(std::move(out));
 }
 
@@ -222,7 +236,14 @@ void infer_gemm(Node &n) {
 void infer_matmul(Node &n) {
   Value &a = input_of(n, 0, "A"), &b = input_of(n, 1, "B");
   require_dtype(b, "B", a.dtype);
-  set_out(n, 0, a.dtype, matmul_shape(a, b));
+  const Shape out = matmul_shape(a, b);
+  if (const Value *bias = n.input(2)) {  // a fused bias (fuse_matmul_epilogues.h)
+    if (a.dtype != DType::kFloat32 || bias->dtype != DType::kFloat32 || bias->rank() != 1 ||
+        out.empty() || bias->shape[0] != out.back())
+      fail("the fused bias '{}' {} must be float32 [{}]", bias->name, shape_str(bias->shape),
+           out.empty() ? 0 : out.back());
+  }
+  set_out(n, 0, a.dtype, out);
 }
 
 void infer_matmul_integer(Node &n) {

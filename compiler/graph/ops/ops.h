@@ -33,6 +33,12 @@ inline double sigmoid(double v) {
 inline double hard_sigmoid(double v, double alpha, double beta) {
   return std::max(0.0, std::min(1.0, alpha * v + beta));
 }
+// vacc.Gelu's reference (and a fused MatMul's): 0.5 x (1 + erf(x / sqrt 2)), or its tanh
+// approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+inline double gelu(double x, bool tanh_form) {
+  if (tanh_form) return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+  return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+}
 
 // The families (one file each).
 void add_elementwise_ops(std::vector<OpDef> &defs);    // activations, Identity, Dropout, + - * /

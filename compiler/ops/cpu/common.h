@@ -134,6 +134,8 @@ Expr fused_activation(const Node &node, Expr v);
 // sigmoid(v) of a float, from exp(-|v|), which never overflows (Sigmoid's kernel and the fused
 // SiLU's).
 Expr sigmoid(const Expr &v);
+// GELU of a float, erf or tanh form (vacc.Gelu's kernel and a fused MatMul's; math.cc).
+Expr gelu(const Expr &x, bool tanh_form);
 
 // The CPU lowering of one operator: its kernel builder, or null for an operator that only
 // relabels or copies bytes (the executor runs its graph reference kernel on the host).

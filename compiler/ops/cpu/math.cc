@@ -70,13 +70,8 @@ Expr unary_math(const Node &node, Expr x, DataType t) {
     case OpKind::kHardSwish:
       return x * tir::max(fconst(t, 0.0),
                           tir::min(fconst(t, 1.0), x / fconst(t, 6.0) + fconst(t, 0.5)));
-    case OpKind::kGelu: {
-      Expr inner =
-          node.attrs.get_string("approximate", "none") == "tanh"
-              ? tanh_of(fconst(t, std::sqrt(2 / M_PI)) * (x + fconst(t, 0.044715) * x * x * x), t)
-              : erf_of(x * fconst(t, M_SQRT1_2), t);
-      return fconst(t, 0.5) * x * (fconst(t, 1.0) + inner);
-    }
+    case OpKind::kGelu:
+      return gelu(x, node.attrs.get_string("approximate", "none") == "tanh");
     default:
       VACC_CHECK(false) << "unary_math: " << graph::op_name(node.op);
       return x;
@@ -143,6 +138,14 @@ CpuKernel build_math(const Node &node) {
 }
 
 }  // namespace
+
+Expr gelu(const Expr &x, bool tanh_form) {
+  const DataType t = x.dtype();
+  Expr inner =
+      tanh_form ? tanh_of(fconst(t, std::sqrt(2 / M_PI)) * (x + fconst(t, 0.044715) * x * x * x), t)
+                : erf_of(x * fconst(t, M_SQRT1_2), t);
+  return fconst(t, 0.5) * x * (fconst(t, 1.0) + inner);
+}
 
 void add_math_lowerings(std::vector<CpuLowering> &lowerings) {
   for (OpKind op : {OpKind::kTanh, OpKind::kExp, OpKind::kLog, OpKind::kSqrt, OpKind::kErf,

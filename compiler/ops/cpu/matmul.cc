@@ -139,7 +139,18 @@ CpuKernel build_matmul(const Node &node) {
   };
   Tensor out;
   switch (node.op) {
-    case OpKind::kMatMul:
+    case OpKind::kMatMul: {
+      // A fused output stage (graph/passes/fuse_matmul_epilogues.h): + bias[N], then GELU.
+      Tensor bias = kb.has_input(2) ? kb.input(2, {N}) : nullptr;
+      const std::string act = node.attrs.get_string("activation", "");
+      out = te::compute("y", out_shape, [&](const std::vector<tir::Var> &i) {
+        Expr v = acc_at(i);
+        if (bias) v = v + (*bias)({i[rank - 1]});
+        if (act == "gelu" || act == "gelu_tanh") v = gelu(v, act == "gelu_tanh");
+        return v;
+      });
+      break;
+    }
     case OpKind::kMatMulInteger:
       out = te::compute("y", out_shape, [&](const std::vector<tir::Var> &i) { return acc_at(i); });
       break;

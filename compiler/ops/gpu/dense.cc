@@ -70,6 +70,8 @@ std::string dense_node(const Node &node, GpuNodeKernel *k) {
   const graph::Value &a = *node.inputs.at(0), &b = *node.inputs.at(1);
   const graph::Shape &out = node.outputs[0]->shape;
   if (a.rank() != 2 || b.rank() != 2) return "operands that are not matrices";
+  if (node.op == OpKind::kMatMul && (node.input(2) || node.attrs.has("activation")))
+    return "a fused bias or activation (the CPU's fused MatMul)";
   bool tb = node.op == OpKind::kGemm && node.attrs.get_int("transB", 0) != 0;
   if (node.op == OpKind::kGemm &&
       (node.attrs.get_int("transA", 0) != 0 || node.attrs.get_float("alpha", 1) != 1.0f ||
