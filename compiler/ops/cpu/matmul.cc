@@ -43,6 +43,14 @@ CpuKernel build_matmul(const Node &node) {
   } else {
     if (sa.size() == 1) sa.insert(sa.begin(), 1);
     if (sb.size() == 1) sb.push_back(1);
+    // A batched A times a 2-D B is one product of all of A's rows (batch and M folded), the
+    // output the same bytes: row tiles then span batch entries (ViT's [197, 1, 768] x
+    // [768, 2304] was 197 products of one row, each reading all of B).
+    if (sa.size() > 2 && sb.size() == 2 && !blocked) {
+      int64_t rows = 1;
+      for (size_t d = 0; d + 1 < sa.size(); ++d) rows *= sa[d];
+      sa = {rows, sa.back()};
+    }
   }
   int64_t M = ta ? sa[sa.size() - 1] : sa[sa.size() - 2];
   int64_t K = ta ? sa[sa.size() - 2] : sa.back();
