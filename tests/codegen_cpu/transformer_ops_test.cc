@@ -221,22 +221,24 @@ TEST(TransformerOps, LinearBiasAndGeluFuseIntoTheMatMul) {
 
 // A batched A times a 2-D B (ViT's [197, 1, 768] x [768, 2304], ConvNeXt's [1, 56, 56, 96] x
 // [96, 384]) is computed as one product of A's rows: against the reference, with B a node
-// input and with B a constant (packed into panels), for batches with M of 1 and of several rows.
+// input and with B a constant (packed into panels), for batches with M of 1 and of several rows,
+// and for a width of 197 (attention's tokens: a prime, so a row-wide column tile).
 TEST(TransformerOps, BatchedTimesTwoDimensionalMatMulsFoldTheirBatch) {
-  for (const Shape &sa : {Shape{9, 1, 20}, Shape{2, 3, 5, 20}, Shape{4, 7, 20}}) {
-    const Tensor a = random_tensor(DType::kFloat32, sa, 21);
-    const Tensor b = random_tensor(DType::kFloat32, {20, 37}, 22);
-    auto [got, want] = run_both(OpKind::kMatMul, {a, b}, DType::kFloat32);
-    expect_close(got, want, 1e-5, "MatMul with B an input");
-    Graph g;
-    Value *x = g.add_value("x", DType::kFloat32, sa);
-    g.add_input(x);
-    Value *y = g.add_value("y", DType::kFloat32, {});
-    graph::infer_node(*g.add_node(OpKind::kMatMul, "mm", {x, g.add_constant("b", b)}, {y}));
-    g.add_output(y);
-    expect_close(ops::cpu::CpuExecutor(g).run({a})[0], Executor(g).run({a})[0], 1e-5,
-                 "MatMul with B a constant");
-  }
+  for (const Shape &sa : {Shape{9, 1, 20}, Shape{2, 3, 5, 20}, Shape{4, 7, 20}})
+    for (int64_t n : {37, 197}) {
+      const Tensor a = random_tensor(DType::kFloat32, sa, 21);
+      const Tensor b = random_tensor(DType::kFloat32, {20, n}, 22);
+      auto [got, want] = run_both(OpKind::kMatMul, {a, b}, DType::kFloat32);
+      expect_close(got, want, 1e-5, "MatMul with B an input");
+      Graph g;
+      Value *x = g.add_value("x", DType::kFloat32, sa);
+      g.add_input(x);
+      Value *y = g.add_value("y", DType::kFloat32, {});
+      graph::infer_node(*g.add_node(OpKind::kMatMul, "mm", {x, g.add_constant("b", b)}, {y}));
+      g.add_output(y);
+      expect_close(ops::cpu::CpuExecutor(g).run({a})[0], Executor(g).run({a})[0], 1e-5,
+                   "MatMul with B a constant");
+    }
 }
 
 }  // namespace

@@ -83,6 +83,9 @@ CpuKernel build_matmul(const Node &node) {
   };
   int64_t lanes = native_lanes(acc_t);
   int64_t vt = N <= 64 ? N : divisor_at_most(N, 2 * lanes);
+  // A width with no divisor of a vector or more (attention's 197 tokens, a prime) would be
+  // one column at a time: the whole row instead, while it fits 16 vector registers.
+  if (vt < lanes && N <= 16 * lanes) vt = N;
   // A constant 2-D b is packed on the host into column panels [N/vt, K, vt], the layout the
   // accumulator tile reads (ONNX Runtime prepacks its weights the same way): each step of the
   // reduction reads one contiguous row of the panel.
