@@ -11,10 +11,10 @@
 //
 // Attributes: Conv's (kernel_shape, strides, pads, dilations, group), the fused activation
 // (activation_min / activation_max; or activation "silu", y * sigmoid(y), or "hardswish",
-// y * clamp(activation_alpha * y + activation_beta, 0, 1)) and block_c = B. Y = act(conv(X, W) + B + Sum). Channels
-// past C in X are never read; channels past M in Y hold whatever the kernel computes there
-// (readers of a blocked value never look at them: convolutions reduce over the real channels,
-// vacc.UnpackNCHWnc crops them).
+// y * clamp(activation_alpha * y + activation_beta, 0, 1)) and block_c = B.
+// Y = act(conv(X, W) + B + Sum). Channels past C in X are never read; channels past M in Y
+// hold whatever the kernel computes there (readers of a blocked value never look at them:
+// convolutions reduce over the real channels, vacc.UnpackNCHWnc crops them).
 #include "../window.h"
 #include "ops.h"
 

@@ -37,7 +37,6 @@ bool one_tile_oc_ok(const Conv2dParams &p, const isa::HwConfig &c) {
   return p.groups == 1 || p.out_channels / c.block_out == p.groups;
 }
 
-
 }  // namespace
 
 void check_supported(const isa::HwConfig &c, const Conv2dParams &p, const std::string &name) {
@@ -188,8 +187,8 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, in
             const double drain =
                 double(toc * th * tw) * (alu_cycles_per_tile(p.requant) + residual_alu + pool_alu);
             const double compute = V > 1 ? std::max(gemm, alu) + fill + drain : gemm + alu;
-            const double cost =
-                modelled_time(compute + insns * kInsnOverheadCycles, bytes / bw, static_cast<int>(V));
+            const double cost = modelled_time(compute + insns * kInsnOverheadCycles, bytes / bw,
+                                              static_cast<int>(V));
             if (cost < best_cost) {
               best_cost = cost;
               best.tile_h = th;
