@@ -407,6 +407,10 @@ TEST(BlockedLayout, BatchNormOnABlockedImageIsADepthwiseConvolution) {
   EXPECT_EQ(count(b.g, OpKind::kRelu), 0);
   EXPECT_EQ(count(b.g, OpKind::kConvNCHWc), 4);
   EXPECT_EQ(count(b.g, OpKind::kUnpackNCHWnc), 1);
+  // The normalization adds no MACs to the model's count (utilization counts the model's own).
+  int without_macs = 0;
+  for (const Node *n : b.g.nodes()) without_macs += n->model_macs == int64_t{0};
+  EXPECT_EQ(without_macs, 1);
 }
 
 // AveragePool runs blocked where every window divides by its whole size (DenseNet's transitions:

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "vacc/graph/macs.h"
 #include "vacc/graph/op_registry.h"
 #include "vacc/graph/shape_inference.h"
 
@@ -179,6 +180,8 @@ class Blocker {
       w.data<float>()[c] = a;
       b.data<float>()[c] = p[1][c] - p[2][c] * a;
     }
+    // The model's MACs stay the normalization's (none), not the convolution's it runs as.
+    if (!node->model_macs) node->model_macs = count_macs(*node);
     Attributes attrs;
     attrs.set("group", C);
     attrs.set("kernel_shape", std::vector<int64_t>{1, 1});

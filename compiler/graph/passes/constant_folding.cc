@@ -18,7 +18,7 @@ bool pads_nothing(const Node &node) {
   } else {
     p = node.attrs.get_ints("pads", {});
   }
-  return std::all_of(p.begin(), p.end(), [](int64_t v) { return v == 0; });
+  return !p.empty() && std::all_of(p.begin(), p.end(), [](int64_t v) { return v == 0; });
 }
 
 bool bypassable(const Node &node) {
