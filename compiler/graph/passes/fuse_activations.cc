@@ -16,6 +16,29 @@ std::optional<float> bound(const Node &clip, size_t i, float none) {
   return static_cast<float>(v->constant->as_double(0));
 }
 
+// Makes `conv` clamp its output as the Relu or Clip `act` does; false for another activation or
+// a Clip of computed bounds.
+bool set_clamp(Node &conv, const Node &act) {
+  if (act.op != OpKind::kRelu && act.op != OpKind::kClip) return false;
+  const float inf = std::numeric_limits<float>::infinity();
+  std::optional<float> lo = 0.0f, hi = inf;
+  if (act.op == OpKind::kClip) {
+    lo = bound(act, 1, -inf);
+    hi = bound(act, 2, inf);
+    if (!lo || !hi) return false;
+  }
+  if (*lo > -inf) conv.attrs.set("activation_min", *lo);
+  if (*hi < inf) conv.attrs.set("activation_max", *hi);
+  return true;
+}
+
+// Makes `conv` compute y * HardSigmoid(y; alpha, beta) itself.
+void set_hardswish(Node &conv, float alpha, float beta) {
+  conv.attrs.set("activation", std::string("hardswish"));
+  conv.attrs.set("activation_alpha", alpha);
+  conv.attrs.set("activation_beta", beta);
+}
+
 // Conv -> Sigmoid or HardSigmoid -> Mul(conv, gate) (SiLU and HardSwish, as PyTorch exports
 // them at opset 13), the convolution's output read by those two only: the blocked convolution
 // computes y * gate(y) itself.
@@ -34,13 +57,10 @@ bool fuse_gate(Graph &graph, Node &conv, const std::vector<Node *> &users) {
   if (!operands || graph.consumers(s).size() != 1 || graph.is_output(s) ||
       graph.is_output(mul->outputs[0]) || mul->outputs[0]->shape != y->shape)
     return false;
-  if (gate->op == OpKind::kSigmoid) {
+  if (gate->op == OpKind::kSigmoid)
     conv.attrs.set("activation", std::string("silu"));
-  } else {
-    conv.attrs.set("activation", std::string("hardswish"));
-    conv.attrs.set("activation_alpha", gate->attrs.get_float("alpha", 0.2f));
-    conv.attrs.set("activation_beta", gate->attrs.get_float("beta", 0.5f));
-  }
+  else
+    set_hardswish(conv, gate->attrs.get_float("alpha", 0.2f), gate->attrs.get_float("beta", 0.5f));
   graph.replace_all_uses(mul->outputs[0], y);
   graph.remove_node(mul);
   graph.remove_node(gate);
@@ -66,25 +86,10 @@ int fuse_activations(Graph &graph) {
     if (users.size() != 1) continue;
     Node *act = users[0];
     if (act->input(0) != y || graph.is_output(act->outputs[0])) continue;
-    if (act->op == OpKind::kHardSwish && conv->op == OpKind::kConvNCHWc) {  // opset 14's own op
-      conv->attrs.set("activation", std::string("hardswish"));
-      conv->attrs.set("activation_alpha", 1.0f / 6);
-      conv->attrs.set("activation_beta", 0.5f);
-      graph.replace_all_uses(act->outputs[0], y);
-      graph.remove_node(act);
-      ++fused;
+    if (act->op == OpKind::kHardSwish && conv->op == OpKind::kConvNCHWc)  // opset 14's own op
+      set_hardswish(*conv, 1.0f / 6, 0.5f);
+    else if (!set_clamp(*conv, *act))
       continue;
-    }
-    if (act->op != OpKind::kRelu && act->op != OpKind::kClip) continue;
-    const float inf = std::numeric_limits<float>::infinity();
-    std::optional<float> lo = 0.0f, hi = inf;
-    if (act->op == OpKind::kClip) {
-      lo = bound(*act, 1, -inf);
-      hi = bound(*act, 2, inf);
-      if (!lo || !hi) continue;
-    }
-    if (*lo > -inf) conv->attrs.set("activation_min", *lo);
-    if (*hi < inf) conv->attrs.set("activation_max", *hi);
     graph.replace_all_uses(act->outputs[0], y);
     graph.remove_node(act);
     ++fused;

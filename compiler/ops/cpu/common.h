@@ -134,6 +134,8 @@ Expr fused_activation(const Node &node, Expr v);
 // sigmoid(v) of a float, from exp(-|v|), which never overflows (Sigmoid's kernel and the fused
 // SiLU's).
 Expr sigmoid(const Expr &v);
+// clamp(alpha v + beta, 0, 1) of a float (HardSigmoid's kernel and the fused HardSwish's).
+Expr hard_sigmoid(const Expr &v, double alpha, double beta);
 // GELU of a float, erf or tanh form (vacc.Gelu's kernel and a fused MatMul's; math.cc).
 Expr gelu(const Expr &x, bool tanh_form);
 

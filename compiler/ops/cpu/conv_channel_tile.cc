@@ -57,13 +57,17 @@ Expr fused_activation(const Node &node, Expr v) {
     v = tir::max(v, fconst(t, node.attrs.get_float("activation_min", 0)));
   if (node.attrs.has("activation_max"))
     v = tir::min(v, fconst(t, node.attrs.get_float("activation_max", 0)));
-  if (node.attrs.get_string("activation", "") == "hardswish") {  // v * HardSigmoid(v)
-    const Expr a = fconst(t, node.attrs.get_float("activation_alpha", 0.2f));
-    const Expr b = fconst(t, node.attrs.get_float("activation_beta", 0.5f));
-    v = v * tir::max(fconst(t, 0.0), tir::min(fconst(t, 1.0), v * a + b));
-  }
-  if (node.attrs.get_string("activation", "") == "silu") v = v * sigmoid(v);
+  const std::string gate = node.attrs.get_string("activation", "");
+  if (gate == "hardswish")
+    v = v * hard_sigmoid(v, node.attrs.get_float("activation_alpha", 0.2f),
+                         node.attrs.get_float("activation_beta", 0.5f));
+  if (gate == "silu") v = v * sigmoid(v);
   return v;
+}
+
+Expr hard_sigmoid(const Expr &v, double alpha, double beta) {
+  const DataType t = v.dtype();
+  return tir::max(fconst(t, 0.0), tir::min(fconst(t, 1.0), v * fconst(t, alpha) + fconst(t, beta)));
 }
 
 Expr sigmoid(const Expr &v) {

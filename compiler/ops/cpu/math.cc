@@ -62,11 +62,9 @@ Expr unary_math(const Node &node, Expr x, DataType t) {
                            : tir::select(x < zero, zero - x, x);
     case OpKind::kNeg:
       return zero - x;
-    case OpKind::kHardSigmoid: {
-      Expr a = fconst(t, node.attrs.get_float("alpha", 0.2f));
-      Expr b = fconst(t, node.attrs.get_float("beta", 0.5f));
-      return tir::max(fconst(t, 0.0), tir::min(fconst(t, 1.0), x * a + b));
-    }
+    case OpKind::kHardSigmoid:
+      return hard_sigmoid(x, node.attrs.get_float("alpha", 0.2f),
+                          node.attrs.get_float("beta", 0.5f));
     case OpKind::kHardSwish:
       return x * tir::max(fconst(t, 0.0),
                           tir::min(fconst(t, 1.0), x / fconst(t, 6.0) + fconst(t, 0.5)));
