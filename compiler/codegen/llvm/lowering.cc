@@ -18,8 +18,6 @@
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include <functional>
-
 #include "vacc/support/error.h"
 #include "vacc/tir/arith.h"
 #include "vacc/tir/equal.h"
@@ -49,54 +47,48 @@ void optimize_module(llvm::Module &m, llvm::TargetMachine *tm, bool vectorize) {
 // division), so a Select around it must branch instead of evaluating both sides. A load the
 // guard itself reads is evaluated anyway (Sigmoid's select(x >= 0, f(x), g(x))): it is safe.
 bool may_fault(const Expr &e, const Expr &guard) {
-  std::vector<const tir::Load *> read;
-  struct Loads : tir::Visitor {
-    std::vector<const tir::Load *> *out;
-    void visit_Load(const tir::Load *op) override {
-      out->push_back(op);
-      Visitor::visit_Load(op);
+  struct Faults : tir::Visitor {
+    std::vector<const tir::Load *> guard_loads;
+    bool collecting = true, found = false;
+    bool read_by_guard(const tir::Load *l) const {
+      for (const tir::Load *g : guard_loads) {
+        if (g->buffer != l->buffer || g->indices.size() != l->indices.size()) continue;
+        bool same = true;
+        for (size_t k = 0; same && k < l->indices.size(); ++k)
+          same = tir::structural_equal(g->indices[k], l->indices[k]);
+        if (same) return true;
+      }
+      return false;
     }
-  } loads;
-  loads.out = &read;
-  if (guard.defined()) loads.visit(guard);
-  auto read_by_guard = [&](const tir::Load *l) {
-    for (const tir::Load *g : read) {
-      if (g->buffer != l->buffer || g->indices.size() != l->indices.size()) continue;
-      bool same = true;
-      for (size_t k = 0; same && k < l->indices.size(); ++k)
-        same = tir::structural_equal(g->indices[k], l->indices[k]);
-      if (same) return true;
-    }
-    return false;
-  };
-  bool found = false;
-  struct V : tir::Visitor {
-    bool *found;
-    std::function<bool(const tir::Load *)> safe;
-    explicit V(bool *f) : found(f) {}
     void visit_Load(const tir::Load *op) override {
-      if (safe(op)) return;  // the guard evaluates it, indices and all
-      *found = true;
+      if (collecting) {
+        guard_loads.push_back(op);
+      } else if (read_by_guard(op)) {
+        return;  // the guard evaluates it, indices and all
+      } else {
+        found = true;
+      }
       Visitor::visit_Load(op);
     }
     // An integer division or remainder traps on a zero divisor or the lowest value over -1:
     // a constant divisor other than 0 and -1 never.
-    static bool nonzero_constant(const Expr &d) {
+    static bool safe_divisor(const Expr &d) {
       const auto *c = d.as<tir::IntImm>();
       return c && c->value != 0 && c->value != -1;
     }
     void visit_Div(const tir::Div *op) override {
-      if (!op->dtype.is_float() && !nonzero_constant(op->b)) *found = true;
+      if (!collecting && !op->dtype.is_float() && !safe_divisor(op->b)) found = true;
       Visitor::visit_Div(op);
     }
     void visit_Mod(const tir::Mod *op) override {
-      if (!nonzero_constant(op->b)) *found = true;
+      if (!collecting && !safe_divisor(op->b)) found = true;
       Visitor::visit_Mod(op);
     }
-  } v(&found);
-  v.safe = read_by_guard;
+  } v;
+  if (guard.defined()) v.visit(guard);
+  v.collecting = false;
   v.visit(e);
-  return found;
+  return v.found;
 }
 
 // Coefficient of v in the row-major flat index of `indices` into b; false when not affine.
