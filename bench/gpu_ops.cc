@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "vacc/cli/gpu_kernels.h"
+#include "vacc/host/gpu_kernels.h"
 #include "vacc/codegen/cpu/thread_pool.h"
 #include "vacc/ops/cpu/executor.h"
 #include "vacc/ops/gpu/ops.h"
@@ -126,7 +126,7 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "%s\n", why.c_str());
       return 1;
     }
-    cli::GpuFunction gpu(*device, k.func);
+    host::GpuFunction gpu(*device, k.func);
     graph::Tensor out(graph::DType::kFloat32, node.outputs[0]->shape);
     std::vector<void *> args;
     for (graph::Tensor &t : ins) args.push_back(t.raw());

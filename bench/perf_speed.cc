@@ -13,7 +13,7 @@
 #include <random>
 #include <string>
 
-#include "vacc/cli/reference_kernels.h"
+#include "vacc/host/reference_kernels.h"
 #include "vacc/driver/device.h"
 #include "vacc/isa/package.h"
 #include "vacc/package/compile_model.h"
@@ -34,7 +34,7 @@ Measure run(const isa::Package &pkg, const isa::HwConfig &config, const std::str
   driver::DeviceOptions o;
   o.timing_only = timing_only;
   auto device = driver::open_device(engine, config, o);
-  cli::ReferenceKernels host(pkg);
+  host::ReferenceKernels host(pkg);
   runtime::GraphExecutor exec(pkg, host, device.get(), config);
   runtime::RunProfile profile;
   exec.run({x}, &profile);

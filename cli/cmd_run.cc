@@ -17,8 +17,8 @@
 #include "calibration_options.h"
 #include "model_runner.h"
 #include "output.h"
-#include "vacc/cli/gpu_kernels.h"
-#include "vacc/cli/reference_check.h"
+#include "vacc/host/gpu_kernels.h"
+#include "vacc/host/reference_check.h"
 #include "vacc/driver/rtl_device.h"
 #include "vacc/remote/client.h"
 #include "vacc/support/error.h"
@@ -190,7 +190,7 @@ void run(const RunArgs &a, const GivenOptions &given) {
   bool has_accel = false;
   for (const auto &s : pkg.steps) has_accel |= s.commands.has_value();
   runtime::RunProfile profile;
-  std::optional<cli::ReferenceCheck> check;
+  std::optional<host::ReferenceCheck> check;
   std::vector<runtime::HostTensor> outs;
   std::string where = a.fpga ? "fpga (xrt)" : engine, cpu_name;
   KernelPreparation prep;  // CPU kernels compiled here (a remote run's are the server's)

@@ -7,9 +7,9 @@
 #include <filesystem>
 
 #include "output.h"
-#include "vacc/cli/gpu_kernels.h"
-#include "vacc/cli/llvm_kernels.h"
-#include "vacc/cli/reference_kernels.h"
+#include "vacc/host/gpu_kernels.h"
+#include "vacc/host/llvm_kernels.h"
+#include "vacc/host/reference_kernels.h"
 #include "vacc/codegen/cpu/jit.h"
 #include "vacc/codegen/cpu/kernel_cache.h"
 #include "vacc/support/error.h"
@@ -85,9 +85,9 @@ std::unique_ptr<runtime::HostKernels> make_host_kernels(const std::string &name,
   if (name != "reference" && name != "llvm") fail("--cpu '{}': choose reference or llvm", name);
   if (fallback == "gpu" || name == "llvm")
     codegen::cpu::Jit::global().use_disk_cache(codegen::cpu::default_kernel_cache_dir());
-  if (fallback == "gpu") return std::make_unique<cli::GpuKernels>(package);
-  if (name == "reference") return std::make_unique<cli::ReferenceKernels>(package);
-  return std::make_unique<cli::LlvmKernels>(package);
+  if (fallback == "gpu") return std::make_unique<host::GpuKernels>(package);
+  if (name == "reference") return std::make_unique<host::ReferenceKernels>(package);
+  return std::make_unique<host::LlvmKernels>(package);
 }
 
 KernelPreparation prepare_kernels(runtime::HostKernels &host) {

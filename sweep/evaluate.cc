@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "layer_bench.h"
-#include "vacc/cli/reference_kernels.h"
+#include "vacc/host/reference_kernels.h"
 #include "vacc/driver/device.h"
 #include "vacc/package/compile_model.h"
 #include "vacc/runtime/graph_executor.h"
@@ -144,7 +144,7 @@ Measurement evaluate_model(const isa::HwConfig &config, const Workload &w,
   driver::DeviceOptions o;
   o.timing_only = engine == "perf";
   auto device = driver::open_device(engine, config, o);
-  cli::ReferenceKernels host(pkg);
+  host::ReferenceKernels host(pkg);
   runtime::GraphExecutor exec(pkg, host, device.get(), config);
   runtime::RunProfile profile;
   exec.run(inputs, &profile);

@@ -12,7 +12,7 @@
 #include <random>
 
 #include "gpu_test_util.h"
-#include "vacc/cli/gpu_kernels.h"
+#include "vacc/host/gpu_kernels.h"
 #include "vacc/codegen/cpu/jit.h"
 #include "vacc/codegen/gpu/ptx.h"
 #include "vacc/ops/gpu/ops.h"
@@ -278,7 +278,7 @@ TEST_P(GpuOp, GpuMatchesCpuBackend) {
   tir::Func f = c.make();
   Buffers cpu = random_buffers(f, 11), gpu = cpu;
   codegen::cpu::Jit::global().compile(f)->run(pointers(cpu));
-  cli::GpuFunction(*device, f).run(pointers(gpu));
+  host::GpuFunction(*device, f).run(pointers(gpu));
   expect_near(gpu.back(), cpu.back(), std::max(c.tolerance, 1e-4), c.name + " (GPU)");
 }
 

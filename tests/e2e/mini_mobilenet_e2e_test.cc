@@ -10,7 +10,7 @@
 
 #include "e2e_kit.h"
 #include "program_kit.h"
-#include "vacc/cli/reference_kernels.h"
+#include "vacc/host/reference_kernels.h"
 #include "vacc/driver/device.h"
 #include "vacc/graph/onnx_import.h"
 #include "vacc/package/compile_model.h"
@@ -69,7 +69,7 @@ TEST(MiniMobileNetE2E, EveryConvolutionOnTheAcceleratorBitExactOnEveryEngine) {
   for (int64_t i = 0; i < 2; ++i)
     want.push_back(test::int8_reference(kModel, kCalibration, config, input(i)));
   for (const std::string &engine : test::test_engines()) {
-    cli::ReferenceKernels kernels(p);
+    host::ReferenceKernels kernels(p);
     auto device = driver::open_device(engine, config);
     runtime::GraphExecutor exec(p, kernels, device.get(), config);
     for (int64_t i = 0; i < 2; ++i) {

@@ -14,8 +14,8 @@
 
 #include "e2e_kit.h"
 #include "program_kit.h"
-#include "vacc/cli/llvm_kernels.h"
-#include "vacc/cli/reference_kernels.h"
+#include "vacc/host/llvm_kernels.h"
+#include "vacc/host/reference_kernels.h"
 #include "vacc/driver/device.h"
 #include "vacc/graph/executor.h"
 #include "vacc/graph/onnx_import.h"
@@ -82,9 +82,9 @@ TEST(MiniResNetE2E, StemFoldedBitExactOnEveryEngine) {
     for (const char *cpu : {"reference", "llvm"}) {
       std::unique_ptr<runtime::HostKernels> kernels;
       if (std::string(cpu) == "llvm")
-        kernels = std::make_unique<cli::LlvmKernels>(p);
+        kernels = std::make_unique<host::LlvmKernels>(p);
       else
-        kernels = std::make_unique<cli::ReferenceKernels>(p);
+        kernels = std::make_unique<host::ReferenceKernels>(p);
       auto device = driver::open_device(engine, config);
       runtime::GraphExecutor exec(p, *kernels, device.get(), config);
       for (int64_t i = 0; i < 2; ++i) {

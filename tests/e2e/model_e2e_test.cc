@@ -19,8 +19,8 @@
 
 #include "e2e_kit.h"
 #include "program_kit.h"
-#include "vacc/cli/reference_check.h"
-#include "vacc/cli/reference_kernels.h"
+#include "vacc/host/reference_check.h"
+#include "vacc/host/reference_kernels.h"
 #include "vacc/driver/device.h"
 #include "vacc/graph/executor.h"
 #include "vacc/graph/onnx_import.h"
@@ -75,7 +75,7 @@ std::vector<runtime::HostTensor> run_package(const isa::Package &p, const isa::H
                                              const std::string &engine, const graph::Tensor &x,
                                              runtime::RunProfile *profile = nullptr) {
   auto device = driver::open_device(engine, c);
-  cli::ReferenceKernels cpu(p);
+  host::ReferenceKernels cpu(p);
   runtime::GraphExecutor exec(p, cpu, device.get(), c);
   return exec.run({host(x)}, profile);
 }
@@ -118,13 +118,13 @@ TEST(ModelE2E, BitExactWithCompilerInt8ReferenceOnEveryEngine) {
 TEST(ModelE2E, EveryLayerBitExactOnEveryEngine) {
   const isa::HwConfig c = config_named("default");
   const isa::Package p = package::compile_model(kModel, c).package;
-  cli::ReferenceCheck check(p);
+  host::ReferenceCheck check(p);
   for (const std::string &engine : test::test_engines()) {
     for (int64_t i : {7, 11}) {
       const graph::Tensor x = samples(i, 1);
       check.expect({x});
       auto device = driver::open_device(engine, c);
-      cli::ReferenceKernels cpu(p);
+      host::ReferenceKernels cpu(p);
       runtime::GraphExecutor exec(p, cpu, device.get(), c);
       exec.run({host(x)}, nullptr, check.observer());
       EXPECT_EQ(check.compared(), int64_t(p.steps.size()));
@@ -209,7 +209,7 @@ TEST(ModelE2E, FloatPackageMatchesPyTorchLogits) {
   o.quantize = false;
   const isa::Package p = package::compile_model(kModel, c, o).package;
   EXPECT_EQ(accel_steps(p), 0);
-  cli::ReferenceKernels cpu(p);
+  host::ReferenceKernels cpu(p);
   runtime::GraphExecutor exec(p, cpu, nullptr, c);
   const auto got = exec.run({host(samples(0, 16))})[0];
   const NpyArray want = read_npy(kModels + "/fashion_mnist_logits.npy");

@@ -23,7 +23,7 @@
 #include <filesystem>
 
 #include "e2e_kit.h"
-#include "vacc/cli/reference_kernels.h"
+#include "vacc/host/reference_kernels.h"
 #include "vacc/driver/device.h"
 #include "vacc/graph/macs.h"
 #include "vacc/lower/legality.h"
@@ -102,7 +102,7 @@ void check_model(const Expectation &e) {
   const double compile_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   auto device = driver::open_device("fsim", config);
-  cli::ReferenceKernels cpu(m.package);
+  host::ReferenceKernels cpu(m.package);
   runtime::GraphExecutor exec(m.package, cpu, device.get(), config);
   runtime::RunProfile profile;
   double worst = 1;

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "vacc/cli/reference_kernels.h"
+#include "vacc/host/reference_kernels.h"
 #include "vacc/isa/package.h"
 #include "vacc/package/compile_model.h"
 #include "vacc/runtime/graph_executor.h"
@@ -205,14 +205,14 @@ TEST_F(PackageErrors, CompiledForAnotherConfig) {
 }
 
 TEST_F(PackageErrors, WrongNumberOfInputs) {
-  cli::ReferenceKernels cpu(*package_);
+  host::ReferenceKernels cpu(*package_);
   auto device = driver::open_device("fsim", config_named("default"));
   runtime::GraphExecutor exec(*package_, cpu, device.get(), config_named("default"));
   EXPECT_EQ(error_of([&] { exec.run({}); }), "the model takes 1 input(s), got 0");
 }
 
 TEST_F(PackageErrors, WrongInputShape) {
-  cli::ReferenceKernels cpu(*package_);
+  host::ReferenceKernels cpu(*package_);
   auto device = driver::open_device("fsim", config_named("default"));
   runtime::GraphExecutor exec(*package_, cpu, device.get(), config_named("default"));
   runtime::HostTensor x;
@@ -223,7 +223,7 @@ TEST_F(PackageErrors, WrongInputShape) {
 }
 
 TEST_F(PackageErrors, AcceleratorStepsNeedADevice) {
-  cli::ReferenceKernels cpu(*package_);
+  host::ReferenceKernels cpu(*package_);
   EXPECT_EQ(
       error_of([&] { runtime::GraphExecutor(*package_, cpu, nullptr, config_named("default")); }),
       "the package has accelerator steps: run it on a device (--sim or --fpga)");

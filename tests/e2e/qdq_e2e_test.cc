@@ -9,7 +9,7 @@
 #include <cmath>
 
 #include "e2e_kit.h"
-#include "vacc/cli/reference_kernels.h"
+#include "vacc/host/reference_kernels.h"
 #include "vacc/driver/device.h"
 #include "vacc/graph/onnx_import.h"
 #include "vacc/runtime/graph_executor.h"
@@ -48,7 +48,7 @@ TEST(QdqE2E, OwnScalesOnTheAcceleratorMatchTheQdqArithmetic) {
   EXPECT_EQ(accel, 5) << "three convolutions and two dense layers on the accelerator";
 
   auto device = driver::open_device("fsim", config);
-  cli::ReferenceKernels cpu(m.package);
+  host::ReferenceKernels cpu(m.package);
   runtime::GraphExecutor exec(m.package, cpu, device.get(), config);
   const graph::Tensor x = test::npy_row(samples, 0, {n, 1, 28, 28});
   const std::vector<runtime::HostTensor> out = exec.run({test::host(x)});

@@ -11,7 +11,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "vacc/cli/llvm_kernels.h"
+#include "vacc/host/llvm_kernels.h"
 #include "vacc/package/compile_model.h"
 #include "vacc/runtime/graph_executor.h"
 #include "vacc/support/npy.h"
@@ -50,7 +50,7 @@ void check_model(const std::string &name) {
   runtime::HostTensor h;
   h.shape = in.shape;
   h.data.assign(x.raw(), x.raw() + x.nbytes());
-  cli::LlvmKernels cpu(p);
+  host::LlvmKernels cpu(p);
   runtime::GraphExecutor exec(p, cpu, nullptr, config);
   const auto got = exec.run({h});
 

@@ -1,4 +1,4 @@
-#include "vacc/cli/reference_check.h"
+#include "vacc/host/reference_check.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include "vacc/graph/executor.h"
 #include "vacc/package/graph_package.h"
 
-namespace vacc::cli {
+namespace vacc::host {
 
 std::string StepMismatch::describe() const {
   return fmt::format(
@@ -48,4 +48,4 @@ runtime::GraphExecutor::StepObserver ReferenceCheck::observer() {
   };
 }
 
-}  // namespace vacc::cli
+}  // namespace vacc::host

@@ -1,8 +1,8 @@
-#include "vacc/cli/llvm_kernels.h"
+#include "vacc/host/llvm_kernels.h"
 
 #include "vacc/support/error.h"
 
-namespace vacc::cli {
+namespace vacc::host {
 
 LlvmKernels::LlvmKernels(const isa::Package &package) : GraphKernels(package) {
   for (size_t i = 0; i < package.steps.size(); ++i)
@@ -32,4 +32,4 @@ std::vector<graph::Tensor> LlvmKernels::execute(size_t index, const graph::Node 
   return kernel(index, node).run(in);
 }
 
-}  // namespace vacc::cli
+}  // namespace vacc::host

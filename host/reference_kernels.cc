@@ -1,12 +1,12 @@
-#include "vacc/cli/reference_kernels.h"
+#include "vacc/host/reference_kernels.h"
 
 #include "vacc/graph/executor.h"
 
-namespace vacc::cli {
+namespace vacc::host {
 
 std::vector<graph::Tensor> ReferenceKernels::execute(size_t, const graph::Node &node,
                                                      const std::vector<const graph::Tensor *> &in) {
   return graph::execute_node(node, in);
 }
 
-}  // namespace vacc::cli
+}  // namespace vacc::host

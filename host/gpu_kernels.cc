@@ -1,10 +1,10 @@
-#include "vacc/cli/gpu_kernels.h"
+#include "vacc/host/gpu_kernels.h"
 
 #include "vacc/ops/gpu/ops.h"
 #include "vacc/support/error.h"
 #include "vacc/tir/functor.h"
 
-namespace vacc::cli {
+namespace vacc::host {
 
 runtime::GpuProgram gpu_program(const codegen::gpu::Module &m) {
   runtime::GpuProgram p;
@@ -81,4 +81,4 @@ std::vector<graph::Tensor> GpuKernels::execute(size_t index, const graph::Node &
   return outs;
 }
 
-}  // namespace vacc::cli
+}  // namespace vacc::host

@@ -7,12 +7,12 @@
 #include <map>
 #include <memory>
 
-#include "vacc/cli/graph_kernels.h"
+#include "vacc/host/graph_kernels.h"
 #include "vacc/codegen/gpu/ptx.h"
 #include "vacc/ops/cpu/executor.h"
 #include "vacc/runtime/gpu_device.h"
 
-namespace vacc::cli {
+namespace vacc::host {
 
 // The runtime's form of a compiled GPU module: PTX, launches, buffer sizes, written buffers.
 runtime::GpuProgram gpu_program(const codegen::gpu::Module &m);
@@ -51,4 +51,4 @@ class GpuKernels : public GraphKernels {
   int gpu_steps_ = 0, cpu_steps_ = 0;
 };
 
-}  // namespace vacc::cli
+}  // namespace vacc::host

@@ -2,9 +2,9 @@
 // numerics, the bit-exact integer semantics of docs/quantization.md).
 #pragma once
 
-#include "vacc/cli/graph_kernels.h"
+#include "vacc/host/graph_kernels.h"
 
-namespace vacc::cli {
+namespace vacc::host {
 
 class ReferenceKernels : public GraphKernels {
  public:
@@ -16,4 +16,4 @@ class ReferenceKernels : public GraphKernels {
                                      const std::vector<const graph::Tensor *> &in) override;
 };
 
-}  // namespace vacc::cli
+}  // namespace vacc::host

@@ -1,4 +1,4 @@
-#include "vacc/cli/graph_kernels.h"
+#include "vacc/host/graph_kernels.h"
 
 #include <cstring>
 
@@ -6,7 +6,7 @@
 #include "vacc/package/graph_package.h"
 #include "vacc/support/error.h"
 
-namespace vacc::cli {
+namespace vacc::host {
 
 GraphKernels::GraphKernels(const isa::Package &package)
     : graph_(package::graph_from_package(package)), nodes_(graph_.nodes()) {}
@@ -44,4 +44,4 @@ void GraphKernels::run(size_t index, const std::vector<const uint8_t *> &inputs,
   }
 }
 
-}  // namespace vacc::cli
+}  // namespace vacc::host

@@ -11,7 +11,7 @@
 #include "vacc/runtime/graph_executor.h"
 #include "vacc/isa/package.h"
 
-namespace vacc::cli {
+namespace vacc::host {
 
 class GraphKernels : public runtime::HostKernels {
  public:
@@ -30,4 +30,4 @@ class GraphKernels : public runtime::HostKernels {
   std::vector<graph::Node *> nodes_;
 };
 
-}  // namespace vacc::cli
+}  // namespace vacc::host

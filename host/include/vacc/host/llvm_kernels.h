@@ -6,10 +6,10 @@
 #include <map>
 #include <memory>
 
-#include "vacc/cli/graph_kernels.h"
+#include "vacc/host/graph_kernels.h"
 #include "vacc/ops/cpu/executor.h"
 
-namespace vacc::cli {
+namespace vacc::host {
 
 class LlvmKernels : public GraphKernels {
  public:
@@ -30,4 +30,4 @@ class LlvmKernels : public GraphKernels {
   std::map<size_t, std::unique_ptr<ops::cpu::NodeKernel>> kernels_;
 };
 
-}  // namespace vacc::cli
+}  // namespace vacc::host

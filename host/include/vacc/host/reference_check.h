@@ -13,7 +13,7 @@
 #include "vacc/runtime/graph_executor.h"
 #include "vacc/isa/package.h"
 
-namespace vacc::cli {
+namespace vacc::host {
 
 struct StepMismatch {
   size_t step = 0;
@@ -43,4 +43,4 @@ class ReferenceCheck {
   int64_t compared_ = 0;
 };
 
-}  // namespace vacc::cli
+}  // namespace vacc::host
