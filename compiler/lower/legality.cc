@@ -12,6 +12,10 @@
 namespace vacc::lower {
 namespace {
 
+std::string no_intrinsic(graph::OpKind op) {
+  return fmt::format("{} has no accelerator intrinsic", graph::op_name(op));
+}
+
 std::optional<Layer> reject(std::string *why, std::string reason) {
   if (why) *why = std::move(reason);
   return std::nullopt;
@@ -279,17 +283,24 @@ std::optional<Layer> layer_of(const graph::Node &node, const isa::HwConfig &c, s
       return Layer{node.name, p};
     }
     default:
-      return reject(why, fmt::format("{} has no accelerator intrinsic", graph::op_name(node.op)));
+      VACC_CHECK(!has_accelerator_layer(node.op)) << graph::op_name(node.op) << " has no layer";
+      return reject(why, no_intrinsic(node.op));
   }
+}
+
+bool has_accelerator_layer(graph::OpKind op) {
+  using graph::OpKind;
+  for (OpKind k : {OpKind::kQConv, OpKind::kQDense, OpKind::kQMatMul, OpKind::kQAdd,
+                   OpKind::kMaxPool, OpKind::kQAveragePool})
+    if (op == k) return true;
+  return false;
 }
 
 std::optional<std::string> why_not_accelerated(const graph::Node &node, const isa::HwConfig &c,
                                                int vthreads) {
   using graph::OpKind;
   const bool pool = node.op == OpKind::kMaxPool || node.op == OpKind::kQAveragePool;
-  if (node.op != OpKind::kQConv && node.op != OpKind::kQDense && node.op != OpKind::kQAdd &&
-      node.op != OpKind::kQMatMul && !pool)
-    return fmt::format("{} has no accelerator intrinsic", graph::op_name(node.op));
+  if (!has_accelerator_layer(node.op)) return no_intrinsic(node.op);
   if (c.inp_bits != 8 || c.wgt_bits != 8 || c.acc_bits != 32)
     return fmt::format(
         "the config's widths (inp {}, wgt {}, acc {}) are not the quantizer's int8/int8/int32",

@@ -27,6 +27,10 @@ namespace vacc::lower {
 std::optional<Layer> layer_of(const graph::Node &node, const isa::HwConfig &config,
                               std::string *why);
 
+// The operators layer_of maps to an accelerator layer (when their shapes and attributes fit):
+// the accelerator's operator set, written once.
+bool has_accelerator_layer(graph::OpKind op);
+
 // nullopt when `node` runs on the accelerator lowered with `vthreads` virtual threads; else
 // the reason it does not.
 std::optional<std::string> why_not_accelerated(const graph::Node &node, const isa::HwConfig &config,
