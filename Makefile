@@ -7,7 +7,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 # the build tree, so a fresh clone of the same sources (CI's) reuses what another compiled.
 export CCACHE_BASEDIR ?= $(CURDIR)
 
-.PHONY: all deps configure build run test test-asan fuzz bench clean
+.PHONY: all deps configure build build-all run test test-asan fuzz bench clean
 
 all: build
 
@@ -19,7 +19,16 @@ $(BUILD_DIR)/build.ninja: | deps
 
 configure: deps $(BUILD_DIR)/build.ninja
 
+# What a user runs: the `vacc` command (with the RTL models of the bundled configs and the MPI
+# module it loads). The tests and benchmarks are built by `make test` and `make bench` only, so
+# that `make run` on a fresh machine compiles what its job needs and no more.
+PRODUCT_TARGETS ?= vacc
+
 build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target $(PRODUCT_TARGETS)
+
+# Everything: the product, every test and every benchmark.
+build-all: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 # The main job on the bundled default: the bundled Fashion-MNIST CNN classifies a bundled
@@ -27,7 +36,7 @@ build: configure
 run: build
 	./$(BUILD_DIR)/vacc run --sim --engine rtl --config default
 
-test: build
+test: build-all
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 1500
 
 # One sanitizer build tree, clang with AddressSanitizer (and LeakSanitizer),
@@ -56,7 +65,7 @@ fuzz: build $(SAN_DIR)/build.ninja
 	cmake --build $(SAN_DIR) -j $(JOBS) --target fuzzers
 	tests/fuzz/run-fuzzers $(BUILD_DIR)/vacc $(SAN_DIR) $(FUZZ_SECONDS)
 
-bench: build
+bench: build-all
 	bench/run
 
 clean:
