@@ -127,8 +127,7 @@ std::vector<ConvLayerSpec> resnet18_convs() {
   return parse_conv_layers(kResnet18ConvsYaml, "bench/resnet18_convs.yaml");
 }
 
-LayerResult run_conv_layer(const isa::HwConfig &c, const ConvLayerSpec &spec,
-                           const LayerBenchOptions &options) {
+lower::Conv2dParams plain_conv_params(const ConvLayerSpec &spec) {
   lower::Conv2dParams p;
   p.batch = 1;
   p.in_channels = spec.ic;
@@ -146,7 +145,19 @@ LayerResult run_conv_layer(const isa::HwConfig &c, const ConvLayerSpec &spec,
   p.requant.relu = true;
   if (p.out_height() <= 0 || p.out_width() <= 0)
     fail("layer {}: the kernel is larger than the padded input", spec.name);
+  return p;
+}
 
+lower::Conv2dParams accel_conv_params(const isa::HwConfig &c, const ConvLayerSpec &spec,
+                                      bool fold) {
+  const lower::Conv2dParams p = plain_conv_params(spec);
+  return fold && lower::should_fold(c, p) ? lower::folded_conv(c, p) : lower::blocked_conv(c, p);
+}
+
+LayerResult run_conv_layer(const isa::HwConfig &c, const ConvLayerSpec &spec,
+                           const LayerBenchOptions &options) {
+  const lower::Conv2dParams p = plain_conv_params(spec);
+  const int64_t terms = spec.ic * spec.k * spec.k;
   LayerResult r;
   r.name = spec.name;
   r.macs = uint64_t(p.batch) * p.out_channels * terms * p.out_height() * p.out_width();
@@ -159,10 +170,10 @@ LayerResult run_conv_layer(const isa::HwConfig &c, const ConvLayerSpec &spec,
 
   const auto t0 = Clock::now();
   r.folded = options.fold && lower::should_fold(c, p);
-  const lower::Conv2dParams acc_p =
-      r.folded ? lower::folded_conv(c, p) : lower::blocked_conv(c, p);
+  const lower::Conv2dParams acc_p = accel_conv_params(c, spec, options.fold);
   lower::LowerOptions lo;
   lo.vthreads = options.vthreads;
+  lo.schedule = options.schedule;
   lo.verify = false;
   LoweredLayer layer = lower::compile_conv2d(c, acc_p, lo, spec.name);
   r.compile_s = seconds_since(t0);

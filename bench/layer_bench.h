@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "vacc/isa/config.h"
+#include "vacc/lower/operators.h"
 
 namespace vacc::driver {
 class Device;
@@ -46,6 +47,8 @@ struct LayerBenchOptions {
   int vthreads = 2;
   uint32_t seed = 1;
   bool fold = true;  // fold the kernel window of few-channel layers into the reduction
+  // The schedule to run (a tuned one); unset: the default schedule for `vthreads`.
+  std::optional<lower::AccelSchedule> schedule;
 };
 
 struct LayerResult {
@@ -66,6 +69,14 @@ struct LayerResult {
   uint64_t outputs = 0;     // compared outputs (0: not checked, a timing-only run)
   std::map<std::string, uint64_t> counters;  // the engine's counters of the run
 };
+
+// The plain conv layer of `spec` (channels not yet padded; the requantization shift that
+// spreads its outputs over int8), and the accelerator layer the benchmark lowers for it:
+// blocked, or folded im2col-style when `fold` and lower::should_fold say so. Throws vacc::Error
+// naming the layer when its kernel is larger than its padded input.
+lower::Conv2dParams plain_conv_params(const ConvLayerSpec &spec);
+lower::Conv2dParams accel_conv_params(const isa::HwConfig &config, const ConvLayerSpec &spec,
+                                      bool fold);
 
 // Runs one layer; throws vacc::Error on a compile or device error. A mismatch is reported
 // in the result (the caller turns it into an error after printing).

@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "commands.h"
+#include "tuning_options.h"
+#include "vacc/tuning/tuning_db.h"
 #include "layer_bench.h"
 #include "output.h"
 #include "vacc/support/error.h"
@@ -40,6 +42,7 @@ struct BenchArgs {
   std::string layers;
   std::string layers_file;
   uint32_t seed = 1;
+  TuningArgs tuning;
 };
 
 int run_bench(const BenchArgs &a) {
@@ -82,8 +85,18 @@ int run_bench(const BenchArgs &a) {
   nlohmann::json jl = nlohmann::json::array();
   uint64_t bad_layers = 0, total_macs = 0, total_cycles = 0;
   bool all_cycles = true;
+  // Tuned schedules (vacc tune --bench resnet18-convs, or a model with the same layers), as
+  // compile takes them: the logs given and the tuning database.
+  package::CompileOptions tuning_options;
+  apply_tuning_options(a.tuning, &tuning_options);  // checks the logs exist
+  const lower::TunedLookup tuned = tuning::tuned_lookup(config, a.tuning.logs, !a.tuning.no_db);
   for (const auto &l : layers) {
+    o.schedule.reset();
+    const lower::Layer layer{l.name, bench::accel_conv_params(config, l, o.fold)};
+    if (tuned)
+      if (const auto t = tuned(layer)) o.schedule = t->schedule;
     bench::LayerResult r = bench::run_conv_layer(config, l, o);
+    if (o.schedule) r.schedule = "tuned " + r.schedule;
     const bool ok = r.mismatches == 0;
     bad_layers += !ok;
     total_macs += r.macs;
@@ -180,6 +193,7 @@ void add_bench_command(CLI::App &app) {
   cmd->add_option("--layers-file", a->layers_file,
                   "A layer table in the format of bench/resnet18_convs.yaml");
   cmd->add_option("--seed", a->seed, "Random data seed")->capture_default_str();
+  add_tuning_options(cmd, &a->tuning);
   cmd->add_flag("--no-fold", a->no_fold,
                 "Run few-channel layers (C1) unfolded, channels zero-padded to a block");
   cmd->callback([a]() {

@@ -17,6 +17,7 @@
 #include "bench_float_model.h"
 #include "commands.h"
 #include "calibration_options.h"
+#include "tuning_options.h"
 #include "model_runner.h"
 #include "output.h"
 #include "vacc/isa/command.h"
@@ -35,6 +36,7 @@ struct ModelBenchArgs {
   std::string fallback = "cpu";
   std::string input;
   CalibrationArgs calibration;
+  TuningArgs tuning;
   std::string timeline_dir;  // rtl, perf: one timeline per accelerator step
   int64_t batch = 1;
   uint32_t seed = 1;
@@ -87,6 +89,7 @@ void run_model_bench(const ModelBenchArgs &a) {
   const isa::HwConfig config = load_named_config(a.config);
   package::CompileOptions co;  // what `vacc compile` passes for the same options
   apply_calibration_options(a.calibration, &co);
+  apply_tuning_options(a.tuning, &co);
   co.batch = a.batch;
   const isa::Package pkg = load_model(a.model, config, co, /*quiet=*/true);
   bool has_accel = false;
@@ -266,6 +269,7 @@ void add_bench_model_command(CLI::App &bench) {
   cmd->add_option("--input", a->input,
                   "Input tensor (.npy, float32); default: uniform [0, 1) data from --seed");
   add_calibration_options(cmd, &a->calibration, ".onnx models: ");
+  add_tuning_options(cmd, &a->tuning);
   cmd->add_option("--batch", a->batch, ".onnx models: value of the batch dimension")
       ->capture_default_str();
   cmd->add_option("--seed", a->seed, "Seed of the default input")->capture_default_str();

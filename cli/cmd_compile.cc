@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "calibration_options.h"
+#include "tuning_options.h"
 #include "model_runner.h"
 #include "output.h"
 #include "vacc/support/error.h"
@@ -20,6 +21,7 @@ void add_compile_command(CLI::App &app) {
   struct Args {
     std::string model, config = "default", output, dump_ir;
     CalibrationArgs calibration;
+  TuningArgs tuning;
     int64_t batch = 1;
     int vthreads = 2;
     bool json = false, float_model = false, quiet = false;
@@ -33,6 +35,7 @@ void add_compile_command(CLI::App &app) {
                   "Write the graph after every graph pass (DIR/graph) and the loop IR after "
                   "every pass of every accelerator layer (DIR/layers)");
   add_calibration_options(cmd, &a->calibration);
+  add_tuning_options(cmd, &a->tuning);
   cmd->add_option("--batch", a->batch, "Value of the model's batch dimension")
       ->capture_default_str();
   cmd->add_option("--vthreads", a->vthreads, "Virtual threads per accelerator layer (1 or 2)")
@@ -54,6 +57,7 @@ void add_compile_command(CLI::App &app) {
     o.batch = a->batch;
     o.quantize = !a->float_model;
     apply_calibration_options(a->calibration, &o);
+    apply_tuning_options(a->tuning, &o);
     o.dump_dir = a->dump_ir;
     o.vthreads = a->vthreads;
     if (!a->json && !a->quiet) o.log = [](const std::string &line) { fmt::print("{}\n", line); };

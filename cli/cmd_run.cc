@@ -15,6 +15,7 @@
 
 #include "commands.h"
 #include "calibration_options.h"
+#include "tuning_options.h"
 #include "model_runner.h"
 #include "output.h"
 #include "vacc/host/gpu_kernels.h"
@@ -35,6 +36,7 @@ struct RunArgs {
   std::string engine = "rtl", config = "default", input, output, float_output, cpu = "reference";
   std::string fallback = "cpu";
   CalibrationArgs calibration;
+  TuningArgs tuning;
   std::string xclbin, device;
   std::string remote, token_file;
   double timeout = 600;
@@ -157,6 +159,7 @@ void run(const RunArgs &a, const GivenOptions &given) {
   if (!a.input.empty()) input_npy = read_npy(a.input);
   package::CompileOptions co;
   apply_calibration_options(a.calibration, &co);
+  apply_tuning_options(a.tuning, &co);
   co.batch = a.batch > 0                                 ? a.batch
              : input_npy && input_npy->shape.size() >= 4 ? input_npy->shape[0]
                                                          : 1;
@@ -387,6 +390,7 @@ void add_run_command(CLI::App &app) {
                   "it has no kernel for)")
       ->capture_default_str();
   add_calibration_options(cmd, &a->calibration, ".onnx models: ");
+  add_tuning_options(cmd, &a->tuning);
   cmd->add_option("--batch", a->batch, ".onnx models: batch size (default: from --input)");
   cmd->add_option("--sample", a->sample, "Bundled model: which of the 256 bundled images")
       ->capture_default_str();

@@ -19,6 +19,7 @@ void add_run_command(CLI::App &app);
 void add_eval_command(CLI::App &app);
 void add_calibrate_command(CLI::App &app);  // perf against rtl
 void add_sweep_command(CLI::App &app);      // `vacc sweep` and its hidden worker
+void add_tune_command(CLI::App &app);       // `vacc tune`: schedule search
 
 // --no-build, on every command that can run the rtl engine: never build an RTL model on
 // demand (sim::RtlOptions::build_model).

@@ -133,16 +133,29 @@ std::unique_ptr<driver::Device> open_engine(const std::string &engine, const isa
   return driver::open_device(engine, config, options);
 }
 
+namespace {
+
+// "tuned h7 w14 oc2 ic4 vt2" from a package step's "tuned: h7 w14 oc2 ic4 vt2 (source)".
+std::string schedule_column(const std::string &schedule) {
+  if (schedule.empty()) return "-";
+  std::string s = schedule;
+  if (const size_t colon = s.find(": "); colon != std::string::npos) s.erase(colon, 1);
+  if (const size_t paren = s.find(" ("); paren != std::string::npos) s.erase(paren);
+  return s;
+}
+
+}  // namespace
+
 std::string profile_table(const runtime::RunProfile &profile, const isa::HwConfig &config) {
   std::vector<std::vector<std::string>> rows = {
-      {"#", "layer", "op", "where", "MACs", "executed", "cycles", "util", "ms"}};
+      {"#", "layer", "op", "where", "MACs", "executed", "cycles", "util", "ms", "schedule"}};
   for (const auto &s : profile.steps) {
     auto u = utilization(s.macs, s.cycles, config);
     rows.push_back(
         {std::to_string(s.index), s.name, s.op, isa::step_target_name(s.where),
          s.macs ? count_text(s.macs) : "-", s.executed_macs ? count_text(s.executed_macs) : "-",
          s.cycles ? std::to_string(*s.cycles) : "-", u ? fmt::format("{:.1f}%", 100 * *u) : "-",
-         fmt::format("{:.2f}", 1000 * s.seconds)});
+         fmt::format("{:.2f}", 1000 * s.seconds), schedule_column(s.schedule)});
   }
   std::string out = format_table(rows);
   const int64_t accel = profile.macs(isa::StepTarget::kAccel);
@@ -185,6 +198,7 @@ nlohmann::ordered_json profile_json(const runtime::RunProfile &profile,
     l["seconds"] = s.seconds;
     if (!s.counters.empty()) l["counters"] = s.counters;
     if (!s.note.empty()) l["note"] = s.note;
+    if (!s.schedule.empty()) l["schedule"] = s.schedule;
     layers.push_back(std::move(l));
   }
   j["layers"] = std::move(layers);

@@ -1,4 +1,5 @@
 #include "vacc/isa/config.h"
+#include "vacc/isa/config_yaml.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -331,6 +332,23 @@ const std::vector<ConfigKey> &config_keys() {
     return out;
   }();
   return keys;
+}
+
+std::string to_yaml(const HwConfig &config) {
+  YAML::Emitter out;
+  out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << config.name;
+  for (const auto &[section, fields] : int_schema()) {
+    out << YAML::Key << section << YAML::Value << YAML::BeginMap;
+    for (const auto &[key, field] : fields) out << YAML::Key << key << YAML::Value << config.*field;
+    if (section == "gemm")
+      out << YAML::Key << "dsp_packing" << YAML::Value << dsp_packing_name(config.dsp_packing);
+    out << YAML::EndMap;
+  }
+  out << YAML::Key << "clock_mhz" << YAML::Value << config.clock_mhz;
+  out << YAML::Key << "fpga" << YAML::Value << YAML::BeginMap << YAML::Key << "part"
+      << YAML::Value << config.fpga_part << YAML::Key << "platform" << YAML::Value
+      << config.fpga_platform << YAML::EndMap << YAML::EndMap;
+  return out.c_str();
 }
 
 HwConfig load_config(const std::string &path) {

@@ -71,6 +71,7 @@ nlohmann::ordered_json step_json(const PackageStep &s) {
     j["bindings"] = s.bindings;
   }
   if (!s.note.empty()) j["note"] = s.note;
+  if (!s.schedule.empty()) j["schedule"] = s.schedule;
   return j;
 }
 
@@ -97,6 +98,7 @@ PackageStep step_from_json(const nlohmann::json &j) {
     s.bindings = json_integers<int32_t>(j.at("bindings"), "bindings");
   }
   s.note = j.value("note", std::string());
+  s.schedule = j.value("schedule", std::string());
   return s;
 }
 

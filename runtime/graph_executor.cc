@@ -213,6 +213,7 @@ std::vector<HostTensor> GraphExecutor::run(const std::vector<HostTensor> &inputs
     prof.macs = s.model_macs;
     prof.executed_macs = s.macs;
     prof.note = s.note;
+    prof.schedule = s.schedule;
     const auto t0 = Clock::now();
     if (impl_->lists[i]) {
       prof.where = isa::StepTarget::kAccel;

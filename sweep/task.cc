@@ -11,6 +11,7 @@
 #include "vacc/support/error.h"
 #include "vacc/sweep/evaluate.h"
 #include "vacc/sweep/points.h"
+#include "vacc/tune/measure.h"
 
 namespace vacc::sweep {
 
@@ -69,6 +70,13 @@ TaskOutcome run_task(const Task &t) {
   TaskOutcome o;
   o.key = t.key;
   try {
+    if (t.key.kind == "tune-trial") {
+      // `vacc tune`'s candidates (tune_pool.h): the request carries its own config.
+      o.result = tune::run_measure_request(t.workload);
+      o.ok = true;
+      o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      return o;
+    }
     const isa::HwConfig config = point_config(t.config_yaml, t.config_name);
     if (t.key.kind == "synth") {
       o.result = synthesize(t, config);

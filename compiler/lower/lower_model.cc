@@ -9,6 +9,7 @@
 #include "vacc/isa/command.h"
 #include "vacc/lower/legality.h"
 #include "vacc/lower/lower.h"
+#include "vacc/lower/schedule_space.h"
 #include "vacc/support/error.h"
 
 namespace vacc::lower {
@@ -138,11 +139,32 @@ int lower_model(const graph::Graph &graph, const isa::HwConfig &config, isa::Pac
     std::string why;
     const std::optional<Layer> layer = layer_of(node, config, &why);
     VACC_CHECK(layer) << node.describe() << " was partitioned to the accelerator: " << why;
+    if (options.on_layer) options.on_layer(i, *layer);
     LowerOptions lo;
     lo.vthreads = options.vthreads;
     lo.verify = options.verify;
     if (!options.dump_dir.empty()) lo.dump_dir = layer_dir(options.dump_dir, i, node.name);
-    const LoweredLayer lowered = lower(config, *layer, lo);
+    std::optional<LoweredLayer> tuned;
+    if (const std::optional<TunedSchedule> t = options.tuned ? options.tuned(*layer) : std::nullopt) {
+      // A tuned schedule from another compiler version or a hand-edited log may break a rule
+      // or fail to lower: the layer then takes its default schedule, and the log says why.
+      std::string why = check_schedule(config, *layer, t->schedule).value_or("");
+      if (why.empty()) {
+        try {
+          LowerOptions tlo = lo;
+          tlo.schedule = t->schedule;
+          tuned = lower(config, *layer, tlo);
+          step.schedule = fmt::format("tuned: {} ({})", describe(t->schedule), t->source);
+        } catch (const Error &e) {
+          why = e.what();
+        }
+      }
+      if (!why.empty() && options.log)
+        options.log(fmt::format("{}: the tuned schedule {} from {} is not used: {}", node.name,
+                                describe(t->schedule), t->source, why));
+    }
+    const LoweredLayer lowered = tuned ? std::move(*tuned) : lower(config, *layer, lo);
+    if (!tuned) step.schedule = "heuristic: " + describe(lowered.schedule);
 
     step.bindings = bindings(node, *layer, config, step, package);
     VACC_CHECK(lowered.commands.buffers.size() == step.bindings.size())

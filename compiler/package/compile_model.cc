@@ -13,6 +13,7 @@
 #include "vacc/graph/pipeline.h"
 #include "vacc/lower/legality.h"
 #include "vacc/lower/lower_model.h"
+#include "vacc/tuning/tuning_db.h"
 #include "vacc/package/graph_package.h"
 #include "vacc/support/error.h"
 #include "vacc/support/npy.h"
@@ -183,6 +184,12 @@ CompiledModel compile_model(const std::string &onnx_path, const isa::HwConfig &c
   if (!options.dump_dir.empty()) lo.dump_dir = options.dump_dir + "/layers";
   lo.log = options.log ? [&](const std::string &line) { options.log("  " + line); }
                        : std::function<void(const std::string &)>();
+  lo.on_layer = [&](size_t step, const lower::Layer &layer) {
+    result.accel_layers.push_back({step, layer});
+  };
+  lo.tuned = options.tuned ? options.tuned
+                           : tuning::tuned_lookup(config, options.tuning_logs,
+                                                  options.use_tuning_db, options.tuning_db_dir);
   const int lowered = lower::lower_model(g, config, package, lo);
   stage("lower_accel", t0, fmt::format("{} accelerator layers compiled", lowered));
   package.validate(onnx_path);

@@ -12,9 +12,11 @@
 
 #include "add_arithmetic.h"
 #include "divisors.h"
+#include "schedule_rules.h"
 #include "tile_output.h"
 #include "vacc/isa/encoding.h"
 #include "vacc/lower/operators.h"
+#include "vacc/lower/schedule_space.h"
 #include "vacc/schedule/lower.h"
 #include "vacc/schedule/schedule.h"
 #include "vacc/support/error.h"
@@ -137,6 +139,37 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const AddParams &p, int v
     fail("{}: no tile fits the scratchpads of config '{}' with {} virtual thread(s)", name, c.name,
          V);
   return best;
+}
+
+ScheduleSpace schedule_space(const isa::HwConfig &c, const AddParams &p) {
+  ScheduleSpace space;
+  space.op = "add";
+  space.base.tile_ic = 1;
+  space.knobs = {
+      {"tile_oc", divisors(p.channels / c.block_out),
+       "channel blocks per tile: fewer, longer loads and ALU runs; more INP and ACC"},
+      {"tile_h", divisors(p.height), "rows per tile: as tile_oc"},
+      {"tile_w", divisors(p.width), "columns per tile: as tile_oc"},
+      {"vthreads", {1, 2},
+       "2: one thread's loads under the other's compute, each with half of every scratchpad"},
+  };
+  return space;
+}
+
+std::optional<std::string> check_schedule(const isa::HwConfig &c, const AddParams &p,
+                                          const AccelSchedule &s) {
+  const int64_t CB = p.channels / c.block_out, V = s.vthreads;
+  if (s.tile_ic != 1 || s.vthread_rows || s.bias_once)
+    return std::string("an add tiles channels, rows and columns: tile_ic = 1, no vthread_rows "
+                       "or bias_once");
+  if (auto why = check_divides(
+          {{"tile_oc", s.tile_oc, CB}, {"tile_h", s.tile_h, p.height}, {"tile_w", s.tile_w, p.width}}))
+    return why;
+  if (auto why = check_threads(V, CB / s.tile_oc, "channel")) return why;
+  // Both operands' tiles side by side in ACC and in INP (default_schedule's halves).
+  const int64_t tiles = s.tile_oc * s.tile_h * s.tile_w;
+  if (auto why = check_fits("ACC", tiles, c.acc_depth() / V / 2)) return why;
+  return check_fits("INP", tiles, c.inp_depth() / V / 2);
 }
 
 std::vector<int64_t> residual_weight(const isa::HwConfig &c, const Residual &r) {

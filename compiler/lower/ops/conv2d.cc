@@ -12,9 +12,11 @@
 #include "divisors.h"
 #include "modelled_time.h"
 #include "requantize.h"
+#include "schedule_rules.h"
 #include "tile_output.h"
 #include "vacc/isa/encoding.h"
 #include "vacc/lower/operators.h"
+#include "vacc/lower/schedule_space.h"
 #include "vacc/schedule/lower.h"
 #include "vacc/schedule/schedule.h"
 #include "vacc/support/error.h"
@@ -236,6 +238,70 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, in
     fail("{}: no tiling fits the scratchpads of config '{}'", name, c.name);
   }
   return best;
+}
+
+ScheduleSpace schedule_space(const isa::HwConfig &c, const Conv2dParams &p) {
+  const int64_t OB = p.out_channels / c.block_out, IBG = p.in_channels / c.block_in / p.groups;
+  ScheduleSpace space;
+  space.op = "conv2d";
+  space.knobs = {
+      {"tile_h", divisors(p.result_height()),
+       "output rows per tile: fewer tiles and instructions, less input halo reloaded; more "
+       "INP and ACC per tile"},
+      {"tile_w", divisors(p.result_width()),
+       "output columns per tile: as tile_h, along the rows"},
+      {"tile_oc", divisors(OB),
+       "output channel blocks per tile: the input tile reused by more blocks (less input "
+       "traffic); more WGT and ACC per tile"},
+      {"tile_ic", divisors(IBG),
+       "input channel blocks per load: fewer, longer loads and GEMMs; more INP and WGT"},
+      {"vthreads", {1, 2},
+       "2: loads of one thread under the other's compute, each thread with half of every "
+       "scratchpad"},
+      {"vthread_rows", {0, 1},
+       "1: the threads split the output rows (each loads its rows' input and all weights) "
+       "instead of the channel blocks (each loads the whole input and its weights)"},
+      {"bias_once", {0, 1},
+       "1: a thread's bias and shifts loaded once at its start, not per channel tile (no "
+       "LOAD ACC between tiles, which drains the compute units); costs ACC entries"},
+  };
+  return space;
+}
+
+std::optional<std::string> check_schedule(const isa::HwConfig &c, const Conv2dParams &p,
+                                          const AccelSchedule &s) {
+  const int64_t OB = p.out_channels / c.block_out, IBG = p.in_channels / c.block_in / p.groups;
+  const int64_t OH = p.result_height(), OW = p.result_width();
+  const int64_t V = s.vthreads;
+  const int64_t th = s.tile_h, tw = s.tile_w, toc = s.tile_oc, tic = s.tile_ic;
+  if (auto why = check_divides({{"tile_h", th, OH}, {"tile_w", tw, OW}, {"tile_oc", toc, OB},
+                                {"tile_ic", tic, IBG}}))
+    return why;
+  if (s.vthread_rows && V < 2) return std::string("vthread_rows needs 2 virtual threads");
+  if (auto why = s.vthread_rows ? check_threads(V, OH / th, "row")
+                                : check_threads(V, OB / toc, "channel"))
+    return why;
+  if (toc > 1 && !one_tile_oc_ok(p, c))
+    return fmt::format("a grouped convolution with {} output blocks per group tiles one block",
+                       OB / p.groups);
+  // The capacities default_schedule's search checks.
+  const int64_t ch = p.pool ? (th - 1) * p.pool->stride_h + p.pool->kernel_h : th;
+  const int64_t cw = p.pool ? (tw - 1) * p.pool->stride_w + p.pool->kernel_w : tw;
+  const int64_t ih = (ch - 1) * p.stride_h + p.kernel_h, iw = (cw - 1) * p.stride_w + p.kernel_w;
+  const int64_t thread_ob = s.vthread_rows ? OB : OB / V;
+  const int64_t acc_tiles =
+      p.pool ? toc * (ch * cw + th * tw) : (p.residual ? 2 : 1) * toc * th * tw;
+  const int64_t load_blocks = p.groups > 1 && OB == p.groups ? (toc - 1) * IBG + tic : tic;
+  if (auto why = check_fits("ACC",
+                            acc_tiles + channel_vectors(p.requant) *
+                                            (s.bias_once ? thread_ob : toc),
+                            c.acc_depth() / V))
+    return why;
+  if (auto why = check_fits("INP", load_blocks * ih * iw + (p.residual ? toc * th * tw : 0),
+                            c.inp_depth() / V))
+    return why;
+  return check_fits("WGT", toc * tic * p.kernel_h * p.kernel_w + (p.residual ? 1 : 0),
+                    c.wgt_depth() / V);
 }
 
 Operator define(const isa::HwConfig &c, const Conv2dParams &p, const AccelSchedule &sc,

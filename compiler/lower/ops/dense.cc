@@ -9,7 +9,9 @@
 #include "divisors.h"
 #include "modelled_time.h"
 #include "requantize.h"
+#include "schedule_rules.h"
 #include "vacc/lower/operators.h"
+#include "vacc/lower/schedule_space.h"
 #include "vacc/schedule/lower.h"
 #include "vacc/schedule/schedule.h"
 #include "vacc/support/error.h"
@@ -108,6 +110,47 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const DenseParams &p, int
     fail("{}: no tile fits the scratchpads of config '{}' with {} virtual thread(s)", name, c.name,
          V);
   return best;
+}
+
+ScheduleSpace schedule_space(const isa::HwConfig &c, const DenseParams &p) {
+  const int64_t OB = p.out_features / c.block_out, CB = p.in_features / c.block_in;
+  const int64_t NB = p.batch / c.batch;
+  ScheduleSpace space;
+  space.op = "dense";
+  space.base.tile_h = space.base.tile_w = 1;
+  if (NB > 1)
+    space.knobs.push_back({"tile_h", divisors(NB),
+                           "row blocks per tile: the weights reused by more rows (less weight "
+                           "traffic); more INP and ACC"});
+  space.knobs.push_back({"tile_oc", divisors(OB),
+                         "output blocks per tile: the input reused by more blocks; more WGT "
+                         "and ACC"});
+  space.knobs.push_back({"tile_ic", divisors(CB),
+                         "input blocks per load: fewer, longer loads and GEMMs; more INP and "
+                         "WGT"});
+  space.knobs.push_back({"vthreads", {1, 2},
+                         "2: one thread's loads under the other's compute, each with half of "
+                         "every scratchpad"});
+  return space;
+}
+
+std::optional<std::string> check_schedule(const isa::HwConfig &c, const DenseParams &p,
+                                          const AccelSchedule &s) {
+  const int64_t OB = p.out_features / c.block_out, CB = p.in_features / c.block_in;
+  const int64_t NB = p.batch / c.batch, V = s.vthreads;
+  if (s.tile_w != 1 || s.vthread_rows || s.bias_once)
+    return std::string("a dense layer's tiles are rows of vectors: tile_w = 1, no vthread_rows "
+                       "or bias_once");
+  if (auto why = check_divides(
+          {{"tile_h", s.tile_h, NB}, {"tile_oc", s.tile_oc, OB}, {"tile_ic", s.tile_ic, CB}}))
+    return why;
+  if (auto why = check_threads(V, OB / s.tile_oc, "channel")) return why;
+  // The capacities of default_schedule's searches (rows_schedule with several row blocks).
+  if (auto why = check_fits("ACC", (s.tile_h + channel_vectors(p.requant)) * s.tile_oc,
+                            c.acc_depth() / V))
+    return why;
+  if (auto why = check_fits("INP", s.tile_h * s.tile_ic, c.inp_depth() / V)) return why;
+  return check_fits("WGT", s.tile_oc * s.tile_ic, c.wgt_depth() / V);
 }
 
 Operator define(const isa::HwConfig &c, const DenseParams &p, const AccelSchedule &sc,

@@ -64,6 +64,9 @@ struct PackageStep {
   std::optional<uint32_t> commands;
   std::vector<int32_t> bindings;
   std::string note;  // why a step runs where it runs, when worth telling
+  // Accelerator steps: the schedule its command list was generated with and where it came
+  // from ("heuristic: h7 w14 oc2 ic4 vt2", "tuned: ... (tuning database)").
+  std::string schedule;
 };
 
 struct Package {

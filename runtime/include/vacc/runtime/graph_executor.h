@@ -56,6 +56,7 @@ struct StepProfile {
   double seconds = 0;              // host wall time of the step
   driver::Counters counters;       // accelerator steps: the device's counters
   std::string note;
+  std::string schedule;  // accelerator steps: the package step's schedule (heuristic or tuned)
 };
 
 struct RunProfile {

@@ -7,13 +7,24 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "vacc/graph/graph.h"
 #include "vacc/isa/config.h"
 #include "vacc/isa/package.h"
+#include "vacc/lower/operators.h"
 
 namespace vacc::lower {
+
+// A schedule found by `vacc tune` for a layer's workload (compiler/tuning), used instead of
+// the default schedule; `source` says where it came from ("tuning database", a log's path).
+struct TunedSchedule {
+  AccelSchedule schedule;
+  std::string source;
+  uint64_t cycles = 0;  // what the tuner measured
+};
+using TunedLookup = std::function<std::optional<TunedSchedule>(const Layer &)>;
 
 struct ModelLowerOptions {
   int vthreads = 2;
@@ -22,6 +33,11 @@ struct ModelLowerOptions {
   // with its final command list as commands.txt.
   std::string dump_dir;
   std::function<void(const std::string &)> log;  // one line per layer, with its time
+  // Tuned schedules, when any: a layer whose workload has one takes it (when it passes the
+  // operator's rules and lowers; else the default schedule, and the log says why).
+  TunedLookup tuned;
+  // Called with each accelerator step's index and layer, as it is lowered.
+  std::function<void(size_t step, const Layer &layer)> on_layer;
 };
 
 // `graph` is the compiled graph `package` was made from (node i is step i). Returns the

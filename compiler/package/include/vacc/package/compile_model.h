@@ -14,6 +14,8 @@
 #include "vacc/graph/tensor.h"
 #include "vacc/isa/config.h"
 #include "vacc/isa/package.h"
+#include "vacc/lower/lower_model.h"
+#include "vacc/lower/operators.h"
 
 namespace vacc::package {
 
@@ -32,6 +34,14 @@ struct CompileOptions {
   // as the GPU fallback's kernels read them.
   int64_t cpu_block = 16;
   std::function<void(const std::string &)> log;
+  // Tuned schedules (compiler/tuning): the per-user tuning database's for the config (unless
+  // use_tuning_db is false) and these logs' (`--tuning-log`); the best of them per workload.
+  std::vector<std::string> tuning_logs;
+  bool use_tuning_db = true;
+  std::string tuning_db_dir;  // "" = the per-user cache's
+  // When set, the tuned schedules to use instead of the logs' and the database's (a sweep
+  // point's own tuning).
+  lower::TunedLookup tuned;
 };
 
 struct StageRecord {
@@ -40,8 +50,15 @@ struct StageRecord {
   std::string summary;
 };
 
+// An accelerator step's layer, as lowered (the tuner's tasks come from these).
+struct AccelLayer {
+  size_t step = 0;
+  lower::Layer layer;
+};
+
 struct CompiledModel {
   isa::Package package;
+  std::vector<AccelLayer> accel_layers;
   std::vector<StageRecord> stages;
   double seconds = 0;
   std::string calibration_source;  // where the calibration inputs came from

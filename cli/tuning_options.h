@@ -1,0 +1,24 @@
+// The tuning options of every command that compiles a model (compile, run, bench model): tuned
+// schedules from logs (--tuning-log) and from the per-user tuning database, which is consulted
+// unless --no-tuning-db.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "vacc/package/compile_model.h"
+
+namespace vacc::cli {
+
+struct TuningArgs {
+  std::vector<std::string> logs;
+  bool no_db = false;
+};
+
+void add_tuning_options(CLI::App *cmd, TuningArgs *args);
+// Sets the tuning logs and the database switch of `options`; a log that does not exist is a
+// vacc::Error naming it.
+void apply_tuning_options(const TuningArgs &args, package::CompileOptions *options);
+
+}  // namespace vacc::cli

@@ -1,0 +1,26 @@
+// `vacc tune -j N` and a sweep's tuning (spec key `tune`): the tuner's candidates measured in the
+// sweep's worker processes (worker_pool.h), one trial per task, so that N of them run at once
+// and a candidate that crashes the compiler or the simulator costs its trial, not the run.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vacc/sweep/worker_pool.h"
+#include "vacc/tune/tuner.h"
+
+namespace vacc::sweep {
+
+class PoolMeasurer : public tune::Measurer {
+ public:
+  // `workers` processes of this executable, their logs under `log_dir`.
+  PoolMeasurer(int workers, const std::string &log_dir);
+  std::vector<tuning::Trial> measure(const isa::HwConfig &config,
+                                     const std::vector<Request> &requests) override;
+
+ private:
+  WorkerPool pool_;
+};
+
+}  // namespace vacc::sweep

@@ -1,0 +1,259 @@
+// Each accelerator operator's schedule space (lower/schedule_space.h), over random configs and
+// layers: the heuristic's choice is a point of it that passes its rules; every point the rules
+// accept lowers (planned scratchpads, ISA fields, program limits); sampled points of conv and
+// dense run bit-exact on fsim and rtl against the plain C++ reference; refused points say why.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "layer_check.h"
+#include "reference.h"
+#include "vacc/isa/config.h"
+#include "vacc/lower/lower.h"
+#include "vacc/lower/schedule_space.h"
+#include "vacc/support/error.h"
+#include "vacc/tune/candidates.h"
+
+namespace vacc {
+namespace {
+
+using lower::AccelSchedule;
+using lower::Layer;
+
+isa::HwConfig bundled(const std::string &name) {
+  return isa::load_config(std::string(VACC_CONFIG_DIR_FOR_TESTS) + "/" + name + ".yaml");
+}
+
+// A valid config with a random array, batch and scratchpads.
+isa::HwConfig random_config(std::mt19937 &rng) {
+  for (;;) {
+    auto pick = [&](std::initializer_list<int> v) {
+      return *(v.begin() + std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng));
+    };
+    isa::HwConfig c;
+    c.name = "random";
+    c.batch = pick({1, 1, 2, 4});
+    c.block_in = c.block_out = pick({8, 16});
+    c.inp_kib = pick({4, 8, 32});
+    c.wgt_kib = pick({16, 64, 256});
+    c.acc_kib = pick({16, 32, 128});
+    c.mem_bytes_per_cycle = pick({4, 8, 16});
+    try {
+      isa::validate_config(c);
+      return c;
+    } catch (const Error &) {
+    }
+  }
+}
+
+// A random layer of a random operator that check_supported accepts on `c`.
+Layer random_layer(const isa::HwConfig &c, std::mt19937 &rng) {
+  auto in = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  for (;;) {
+    Layer layer;
+    layer.name = "layer";
+    const int64_t kind = in(0, 5);
+    if (kind <= 2) {
+      lower::Conv2dParams p;
+      p.batch = c.batch * in(1, 2);
+      p.in_channels = c.block_in * in(1, 4);
+      p.out_channels = c.block_out * in(1, 4);
+      p.height = in(3, 14);
+      p.width = in(3, 14);
+      p.kernel_h = p.kernel_w = in(0, 1) ? 3 : 1;
+      p.stride_h = p.stride_w = in(1, 2);
+      p.pad_h = p.pad_w = p.kernel_h == 3 ? in(0, 1) : 0;
+      if (in(0, 4) == 0 && p.in_channels == p.out_channels * c.block_in / c.block_out)
+        p.groups = p.out_channels / c.block_out;  // depthwise
+      p.requant.shift = static_cast<int>(in(0, 12));
+      if (in(0, 3) == 0)
+        for (int64_t o = 0; o < p.out_channels; ++o) p.requant.channel_shifts.push_back(in(0, 9));
+      if (kind == 1) p.residual = lower::Residual{0, 1, 1, -128, 127};
+      if (kind == 2 && p.out_height() >= 3 && p.out_width() >= 3)
+        p.pool = lower::PoolEpilogue{2, 2, 2, 2};
+      layer.params = p;
+    } else if (kind == 3) {
+      lower::DenseParams p;
+      p.batch = c.batch * in(1, 3);
+      p.in_features = c.block_in * in(1, 6);
+      p.out_features = c.block_out * in(1, 6);
+      p.requant.shift = static_cast<int>(in(0, 12));
+      layer.params = p;
+    } else if (kind == 4) {
+      lower::AddParams p;
+      p.batch = c.batch;
+      p.channels = c.block_out * in(1, 4);
+      p.height = in(1, 9);
+      p.width = in(1, 9);
+      p.lshift_a = static_cast<int>(in(0, 2));
+      p.rshift = static_cast<int>(in(0, 2));
+      layer.params = p;
+    } else {
+      lower::PoolParams p;
+      p.batch = c.batch;
+      p.channels = c.block_out * in(1, 3);
+      p.height = in(4, 12);
+      p.width = in(4, 12);
+      p.kernel_h = p.kernel_w = in(2, 3);
+      p.stride_h = p.stride_w = 2;
+      p.out_height = (p.height - p.kernel_h) / 2 + 1;
+      p.out_width = (p.width - p.kernel_w) / 2 + 1;
+      layer.params = p;
+    }
+    try {
+      std::visit([&](const auto &p) { lower::check_supported(c, p, layer.name); }, layer.params);
+      return layer;
+    } catch (const Error &) {
+    }
+  }
+}
+
+TEST(ScheduleSpace, HeuristicIsAPointThatPassesItsRules) {
+  std::mt19937 rng(7);
+  int checked = 0;
+  for (int i = 0; i < 200; ++i) {
+    const isa::HwConfig c = random_config(rng);
+    const Layer layer = random_layer(c, rng);
+    SCOPED_TRACE(lower::workload_key(layer));
+    const lower::ScheduleSpace space = lower::schedule_space(c, layer);
+    for (int vthreads : {1, 2}) {
+      AccelSchedule h;
+      try {
+        h = lower::heuristic_schedule(c, layer, vthreads);
+      } catch (const Error &) {
+        continue;  // no tile fits this config
+      }
+      const std::optional<uint64_t> at = space.find(h);
+      ASSERT_TRUE(at) << lower::describe(h) << " is not a point of the space";
+      EXPECT_EQ(lower::describe(space.at(*at)), lower::describe(h));
+      EXPECT_EQ(lower::check_schedule(c, layer, h), std::nullopt) << lower::describe(h);
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 200);
+}
+
+TEST(ScheduleSpace, IndicesRoundTrip) {
+  std::mt19937 rng(3);
+  for (int i = 0; i < 50; ++i) {
+    const isa::HwConfig c = random_config(rng);
+    const lower::ScheduleSpace space = lower::schedule_space(c, random_layer(c, rng));
+    ASSERT_GT(space.size(), 0u);
+    for (int k = 0; k < 20; ++k) {
+      const uint64_t index = std::uniform_int_distribution<uint64_t>(0, space.size() - 1)(rng);
+      EXPECT_EQ(space.find(space.at(index)), index);
+      EXPECT_EQ(space.index(space.choices(index)), index);
+    }
+  }
+}
+
+// Every point the rules accept lowers: the rules are the operator's real constraints, not a
+// guess that lets a program fail later.
+TEST(ScheduleSpace, AcceptedPointsLower) {
+  std::mt19937 rng(11);
+  int lowered = 0;
+  for (int i = 0; i < 40; ++i) {
+    const isa::HwConfig c = random_config(rng);
+    const Layer layer = random_layer(c, rng);
+    SCOPED_TRACE(lower::workload_key(layer));
+    const tune::Candidates cand = tune::enumerate_candidates(c, layer);
+    for (int k = 0; k < 4 && cand.size() > 0; ++k) {
+      const size_t p = std::uniform_int_distribution<size_t>(0, cand.size() - 1)(rng);
+      lower::LowerOptions o;
+      o.schedule = cand.schedule(p);
+      try {
+        lower::lower(c, layer, o);
+        ++lowered;
+      } catch (const Error &e) {
+        ADD_FAILURE() << lower::describe(cand.schedule(p)) << " passed the rules but: "
+                      << e.what();
+      }
+    }
+  }
+  EXPECT_GT(lowered, 100);
+}
+
+TEST(ScheduleSpace, RefusedPointsSayWhy) {
+  const isa::HwConfig c = bundled("small");
+  lower::Conv2dParams p;
+  p.in_channels = p.out_channels = 4 * c.block_in;
+  p.height = p.width = 12;
+  const Layer layer{"conv", p};
+  AccelSchedule s = lower::heuristic_schedule(c, layer, 2);
+  AccelSchedule bad = s;
+  bad.tile_h = 5;
+  EXPECT_NE(lower::check_schedule(c, layer, bad).value_or("").find("tile_h = 5 does not divide"),
+            std::string::npos);
+  bad = s;
+  bad.tile_h = bad.tile_w = 12;
+  bad.tile_oc = 4;
+  bad.tile_ic = 4;
+  bad.vthreads = 1;
+  EXPECT_NE(lower::check_schedule(c, layer, bad).value_or("").find("tiles per thread"),
+            std::string::npos);
+  bad = s;
+  bad.vthreads = 1;
+  bad.vthread_rows = true;
+  EXPECT_EQ(lower::check_schedule(c, layer, bad), "vthread_rows needs 2 virtual threads");
+}
+
+// Sampled legal points of conv and dense layers, each run on fsim and rtl (check_layer) against
+// the plain C++ reference of tests/compiler/reference.h.
+TEST(ScheduleSpace, SampledPointsAreBitExactOnSmall) {
+  const isa::HwConfig c = bundled("small");
+  std::mt19937 rng(5);
+  lower::Conv2dParams conv;
+  conv.in_channels = 2 * c.block_in;
+  conv.out_channels = 2 * c.block_out;
+  conv.height = conv.width = 6;
+  conv.requant.shift = 9;
+  lower::Conv2dParams strided = conv;
+  strided.stride_h = strided.stride_w = 2;
+  strided.height = 7;
+  lower::DenseParams dense;
+  dense.batch = 3 * c.batch;
+  dense.in_features = 3 * c.block_in;
+  dense.out_features = 2 * c.block_out;
+  dense.requant.shift = 7;
+  int runs = 0;
+  for (const Layer &layer : {Layer{"conv", conv}, Layer{"strided", strided}, Layer{"dense", dense}}) {
+    SCOPED_TRACE(layer.name);
+    const tune::Candidates cand = tune::enumerate_candidates(c, layer);
+    ASSERT_GT(cand.size(), 4u);
+    for (int k = 0; k < 4; ++k) {
+      const size_t p = std::uniform_int_distribution<size_t>(0, cand.size() - 1)(rng);
+      SCOPED_TRACE(lower::describe(cand.schedule(p)));
+      lower::LowerOptions o;
+      o.schedule = cand.schedule(p);
+      const lower::LoweredLayer lowered = lower::lower(c, layer, o);
+      std::vector<std::vector<int64_t>> args;
+      std::vector<int64_t> want;
+      if (const auto *cp = std::get_if<lower::Conv2dParams>(&layer.params)) {
+        const auto data = test::random_values(cp->batch * cp->in_channels * cp->height * cp->width,
+                                              -128, 127, 1 + k);
+        const auto kernel = test::random_values(
+            cp->out_channels * cp->in_channels * cp->kernel_h * cp->kernel_w, -128, 127, 2 + k);
+        const auto bias = test::random_values(cp->batch / c.batch * cp->out_channels * c.batch,
+                                              -3000, 3000, 3 + k);
+        want = test::conv2d_reference(c, *cp, data, kernel, bias);
+        args = {data, kernel, bias, std::vector<int64_t>(want.size(), 0)};
+      } else {
+        const auto &dp = std::get<lower::DenseParams>(layer.params);
+        const auto data = test::random_values(dp.batch * dp.in_features, -128, 127, 4 + k);
+        const auto weight =
+            test::random_values(dp.out_features * dp.in_features, -128, 127, 5 + k);
+        const auto bias = test::random_values(dp.out_features * c.batch, -3000, 3000, 6 + k);
+        want = test::dense_reference(c, dp, data, weight, bias);
+        args = {data, weight, bias, std::vector<int64_t>(want.size(), 0)};
+      }
+      test::check_layer(c, lowered, args, want);
+      ++runs;
+    }
+  }
+  EXPECT_EQ(runs, 12);
+}
+
+}  // namespace
+}  // namespace vacc

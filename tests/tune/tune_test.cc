@@ -1,0 +1,250 @@
+// `vacc tune`'s parts: the trial log (write, read, resume, and one error per malformed field),
+// the tuning database, the learned cost model (it ranks held-out trials better than chance),
+// and tune -> compile (the package takes the logged best, and its cycles equal the log's).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <random>
+#include <set>
+#include <unistd.h>
+
+#include "vacc/driver/device.h"
+#include "vacc/isa/config.h"
+#include "vacc/isa/command.h"
+#include "vacc/lower/schedule_space.h"
+#include "vacc/package/compile_model.h"
+#include "vacc/runtime/replay.h"
+#include "vacc/support/error.h"
+#include "vacc/tune/candidates.h"
+#include "vacc/tune/cost_model.h"
+#include "vacc/tune/features.h"
+#include "vacc/tune/measure.h"
+#include "vacc/tune/tuner.h"
+#include "vacc/tuning/tuning_db.h"
+
+namespace vacc {
+namespace {
+
+namespace fs = std::filesystem;
+
+isa::HwConfig bundled(const std::string &name) {
+  return isa::load_config(std::string(VACC_CONFIG_DIR_FOR_TESTS) + "/" + name + ".yaml");
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() /
+           ("vacc-tune-test-" + std::to_string(::getpid()) + "-" +
+            std::to_string(std::random_device{}()));
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+lower::Layer conv_layer(const isa::HwConfig &c, int64_t blocks, int64_t size) {
+  lower::Conv2dParams p;
+  p.in_channels = blocks * c.block_in;
+  p.out_channels = blocks * c.block_out;
+  p.height = p.width = size;
+  p.requant.shift = 8;
+  return {"conv", p};
+}
+
+std::string error_of(const std::function<void()> &f) {
+  try {
+    f();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(TuningLog, WritesReadsAndResumes) {
+  const isa::HwConfig c = bundled("small");
+  TempDir dir;
+  const std::string log = (dir.path / "tune.log").string();
+  const std::vector<tune::TuneTask> tasks = tune::group_tasks(
+      {conv_layer(c, 2, 8), conv_layer(c, 2, 8), conv_layer(c, 1, 6)});
+  ASSERT_EQ(tasks.size(), 2u);
+  EXPECT_EQ(tasks[0].weight, 2);
+  tune::TuneOptions o;
+  o.trials = 5;
+  o.strategy = "random";
+  o.log_path = log;
+  tune::LocalMeasurer m;
+  const tune::TuneReport first = tune::tune(c, tasks, o, m);
+  EXPECT_EQ(first.measured, 10);
+  const std::vector<tuning::Trial> logged = tuning::read_log(log);
+  ASSERT_EQ(logged.size(), 10u);
+  for (size_t i = 0; i < logged.size(); ++i) {
+    EXPECT_EQ(tuning::to_json(logged[i]).dump(), tuning::to_json(first.trials[i]).dump());
+    EXPECT_EQ(logged[i].hw, tuning::hw_key(c));
+  }
+  // The heuristic's point is each task's first trial, so no task ends worse than it.
+  for (const auto &t : first.tasks) {
+    ASSERT_TRUE(t.heuristic && t.best);
+    EXPECT_LE(*t.best->cycles, *t.heuristic->cycles);
+  }
+  // Resumed with a larger budget: only the difference is measured, nothing twice.
+  o.trials = 8;
+  const tune::TuneReport second = tune::tune(c, tasks, o, m);
+  EXPECT_EQ(second.measured, 6);
+  EXPECT_EQ(second.tasks[0].resumed, 5);
+  const std::vector<tuning::Trial> all = tuning::read_log(log);
+  ASSERT_EQ(all.size(), 16u);
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto &t : all)
+    EXPECT_TRUE(seen.insert({t.workload, lower::describe(t.schedule)}).second)
+        << "measured twice: " << lower::describe(t.schedule);
+  // A measured trial's cycles are the perf engine's for that schedule, measured again.
+  const tuning::Trial again = tune::measure(c, tasks[0].layer, all[3].schedule);
+  EXPECT_EQ(again.cycles, all[3].cycles);
+}
+
+TEST(TuningLog, ErrorsNameTheLineAndField) {
+  TempDir dir;
+  const std::string good =
+      R"({"hw":"0123456789abcdef","workload":"w","schedule":{"tile_h":1,"tile_w":1,)"
+      R"("tile_oc":1,"tile_ic":1,"vthreads":1},"cycles":10})";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"not json", ":2: not JSON"},
+      {R"({"hw":"xyz","workload":"w","schedule":{},"cycles":1})", ":2: field 'hw' = 'xyz'"},
+      {R"({"hw":"0123456789abcdef","schedule":{},"cycles":1})", ":2: field 'workload' must be"},
+      {R"({"hw":"0123456789abcdef","workload":"w","schedule":{"tile_h":1},"cycles":1})",
+       ":2: field 'schedule': field 'tile_w' is missing"},
+      {R"({"hw":"0123456789abcdef","workload":"w","schedule":{"tile_h":1,"tile_w":1,"tile_oc":1,"tile_ic":1,"vthreads":1}})",
+       ":2: a trial needs 'cycles' or an 'error'"},
+      {R"({"hw":"0123456789abcdef","workload":"w","schedule":{"tile_h":1,"tile_w":1,"tile_oc":1,"tile_ic":1,"vthreads":1},"cycles":-4})",
+       ":2: field 'cycles' must be a positive integer"},
+  };
+  for (const auto &[line, want] : cases) {
+    const std::string path = (dir.path / "bad.log").string();
+    std::ofstream(path) << good << "\n" << line << "\n";
+    const std::string got = error_of([&] { tuning::read_log(path); });
+    EXPECT_NE(got.find(path + want), std::string::npos) << "got: " << got;
+  }
+  EXPECT_NE(error_of([&] { tuning::read_log((dir.path / "none.log").string()); })
+                .find("cannot read the tuning log"),
+            std::string::npos);
+}
+
+TEST(TuningDb, KeepsTheBestPerWorkloadAndMerges) {
+  TempDir dir;
+  tuning::Trial a;
+  a.hw = "00000000000000aa";
+  a.workload = "w1";
+  a.cycles = 100;
+  tuning::Trial b = a;
+  b.cycles = 80;
+  b.schedule.tile_h = 2;
+  tuning::Trial failed = a;
+  failed.cycles.reset();
+  failed.error = "refused";
+  tuning::update_tuning_db({a, failed}, dir.path.string());
+  tuning::update_tuning_db({b}, dir.path.string());
+  tuning::update_tuning_db({a}, dir.path.string());  // worse: the file keeps b
+  const tuning::TuningBook book = tuning::load_tuning_db(a.hw, dir.path.string());
+  ASSERT_EQ(book.size(), 1u);
+  EXPECT_EQ(book.best(a.hw, "w1")->cycles, 80u);
+  EXPECT_EQ(book.best(a.hw, "w1")->schedule.tile_h, 2);
+  EXPECT_FALSE(tuning::load_tuning_db("00000000000000bb", dir.path.string()).best("bb", "w1"));
+}
+
+// Trained on a random half of a task's measured points (and another task's), the model ranks
+// the other half better than chance: a Spearman correlation well above 0.
+TEST(CostModel, RanksHeldOutTrialsBetterThanChance) {
+  const isa::HwConfig c = bundled("default");
+  std::mt19937 rng(1);
+  std::vector<std::vector<float>> train_x, test_x;
+  std::vector<float> train_y;
+  std::vector<double> test_cycles;
+  const lower::Layer layers[] = {conv_layer(c, 4, 14), conv_layer(c, 2, 28)};
+  for (size_t li = 0; li < 2; ++li) {
+    const tune::Candidates cand = tune::enumerate_candidates(c, layers[li]);
+    std::vector<size_t> order(cand.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    order.resize(std::min<size_t>(order.size(), 60));
+    std::vector<std::pair<std::vector<float>, uint64_t>> measured;
+    uint64_t best = UINT64_MAX;
+    for (size_t p : order) {
+      const tuning::Trial t = tune::measure(c, layers[li], cand.schedule(p));
+      if (!t.cycles) continue;
+      measured.push_back({tune::schedule_features(c, layers[li], cand.schedule(p)), *t.cycles});
+      best = std::min(best, *t.cycles);
+    }
+    ASSERT_GT(measured.size(), 30u);
+    for (size_t i = 0; i < measured.size(); ++i) {
+      if (li == 0 || i % 2 == 0) {
+        train_x.push_back(measured[i].first);
+        train_y.push_back(static_cast<float>(std::log2(double(measured[i].second) / best)));
+      } else {
+        test_x.push_back(measured[i].first);
+        test_cycles.push_back(double(measured[i].second));
+      }
+    }
+  }
+  tune::CostModel model;
+  model.fit(train_x, train_y);
+  const std::vector<float> predicted = model.predict(test_x);
+  const double rho =
+      tune::rank_correlation(std::vector<double>(predicted.begin(), predicted.end()), test_cycles);
+  RecordProperty("spearman", std::to_string(rho));
+  EXPECT_GT(rho, 0.5) << "held-out rank correlation " << rho;
+  // The statistic itself, on series with a known answer.
+  EXPECT_DOUBLE_EQ(tune::rank_correlation({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
+  EXPECT_DOUBLE_EQ(tune::rank_correlation({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);
+}
+
+// tune -> compile: the package's accelerator steps take the log's best schedules, say so, and
+// run in exactly the cycles the log recorded.
+TEST(TuneThenCompile, PackageUsesTheLoggedBest) {
+  const isa::HwConfig c = bundled("small");
+  TempDir dir;
+  const std::string model = std::string(VACC_SOURCE_DIR_FOR_TESTS) + "/models/fashion_mnist_cnn.onnx";
+  const std::string log = (dir.path / "fm.log").string();
+  package::CompileOptions co;
+  co.use_tuning_db = false;
+  const std::vector<tune::TuneTask> tasks = tune::model_tasks(model, c, co);
+  ASSERT_GE(tasks.size(), 3u);
+  tune::TuneOptions o;
+  o.trials = 12;
+  o.strategy = "anneal";
+  o.log_path = log;
+  tune::LocalMeasurer m;
+  tune::tune(c, tasks, o, m);
+  tuning::TuningBook book;
+  book.add_all(tuning::read_log(log));
+
+  co.tuning_logs = {log};
+  const package::CompiledModel compiled = package::compile_model(model, c, co);
+  driver::DeviceOptions timing;
+  timing.timing_only = true;
+  ASSERT_FALSE(compiled.accel_layers.empty());
+  for (const package::AccelLayer &a : compiled.accel_layers) {
+    const isa::PackageStep &step = compiled.package.steps[a.step];
+    const std::optional<tuning::Trial> best =
+        book.best(tuning::hw_key(c), lower::workload_key(a.layer));
+    ASSERT_TRUE(best) << step.name;
+    EXPECT_EQ(step.schedule, "tuned: " + lower::describe(best->schedule) + " (" + log + ")");
+    const isa::CommandList list =
+        isa::deserialize(compiled.package.blobs[*step.commands]);
+    const auto device = driver::open_device("perf", c, timing);
+    const runtime::ListRun run = runtime::run_command_list(
+        *device, c, list, std::vector<std::vector<uint8_t>>(list.buffers.size()));
+    EXPECT_EQ(run.counters.at("cycles"), *best->cycles) << step.name;
+  }
+  // Without the log every step says it took the heuristic's schedule.
+  co.tuning_logs.clear();
+  for (const auto &s : package::compile_model(model, c, co).package.steps) {
+    if (s.commands) {
+      EXPECT_EQ(s.schedule.rfind("heuristic: ", 0), 0u) << s.schedule;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vacc

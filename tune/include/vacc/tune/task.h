@@ -1,0 +1,35 @@
+// A tuning task: one accelerator workload (lower::workload_key) of a model or benchmark, the
+// layer that represents it, and how often it occurs (its weight in the model's cycles). Layers
+// of one workload share a schedule space and have the same cycles under every schedule, so
+// each is tuned once.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "vacc/isa/config.h"
+#include "vacc/lower/operators.h"
+#include "vacc/package/compile_model.h"
+
+namespace vacc::tune {
+
+struct TuneTask {
+  std::string workload;  // lower::workload_key(layer)
+  lower::Layer layer;    // the first layer of that workload
+  int weight = 1;        // how many of the model's layers it stands for
+  std::vector<std::string> layers;  // their names
+};
+
+// Groups layers by workload, in order of first occurrence.
+std::vector<TuneTask> group_tasks(const std::vector<lower::Layer> &layers);
+
+// The tasks of a model compiled for `config` as `vacc compile` compiles it (`options`: the
+// batch, input shape, calibration; its tuning database is not consulted, so the layers are
+// the model's whatever was tuned before).
+std::vector<TuneTask> model_tasks(const std::string &onnx_path, const isa::HwConfig &config,
+                                  package::CompileOptions options);
+
+// The tasks of `vacc bench resnet18-convs`: ResNet-18's conv layers as that benchmark lowers them.
+std::vector<TuneTask> resnet18_conv_tasks(const isa::HwConfig &config);
+
+}  // namespace vacc::tune
