@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <optional>
 
 #include "layer_bench.h"
 #include "vacc/host/reference_kernels.h"
@@ -12,6 +14,9 @@
 #include "vacc/package/compile_model.h"
 #include "vacc/runtime/graph_executor.h"
 #include "vacc/support/error.h"
+#include "vacc/lower/schedule_space.h"
+#include "vacc/tune/task.h"
+#include "vacc/tune/tuner.h"
 
 namespace vacc::sweep {
 
@@ -20,6 +25,12 @@ namespace fs = std::filesystem;
 uint64_t Measurement::cycles() const {
   uint64_t n = 0;
   for (const auto &l : layers) n += l.cycles;
+  return n;
+}
+
+uint64_t Measurement::heuristic_cycles() const {
+  uint64_t n = 0;
+  for (const auto &l : layers) n += l.heuristic_cycles;
   return n;
 }
 
@@ -44,9 +55,11 @@ nlohmann::json to_json(const Measurement &m) {
                       {"useful_macs", l.useful_macs},
                       {"executed_macs", l.executed_macs},
                       {"cycles", l.cycles},
+                      {"heuristic_cycles", l.heuristic_cycles},
                       {"counters", l.counters}});
   return {{"engine", m.engine},       {"layers", layers},         {"model_macs", m.model_macs},
-          {"cpu_steps", m.cpu_steps}, {"compile_s", m.compile_s}, {"run_s", m.run_s}};
+          {"cpu_steps", m.cpu_steps}, {"compile_s", m.compile_s}, {"run_s", m.run_s},
+          {"tuned", m.tuned},         {"tune_s", m.tune_s},       {"tune_trials", m.tune_trials}};
 }
 
 Measurement measurement_from_json(const nlohmann::json &j) {
@@ -59,6 +72,7 @@ Measurement measurement_from_json(const nlohmann::json &j) {
     x.useful_macs = l.at("useful_macs").get<int64_t>();
     x.executed_macs = l.at("executed_macs").get<int64_t>();
     x.cycles = l.at("cycles").get<uint64_t>();
+    x.heuristic_cycles = l.value("heuristic_cycles", uint64_t{0});
     x.counters = l.at("counters").get<std::map<std::string, uint64_t>>();
     m.layers.push_back(std::move(x));
   }
@@ -66,6 +80,9 @@ Measurement measurement_from_json(const nlohmann::json &j) {
   m.cpu_steps = j.at("cpu_steps").get<int>();
   m.compile_s = j.at("compile_s").get<double>();
   m.run_s = j.at("run_s").get<double>();
+  m.tuned = j.value("tuned", false);
+  m.tune_s = j.value("tune_s", 0.0);
+  m.tune_trials = j.value("tune_trials", int64_t{0});
   return m;
 }
 
@@ -78,7 +95,9 @@ nlohmann::json to_json(const Workload &w) {
           {"bench", w.bench},
           {"layers", w.layers},
           {"vthreads", w.vthreads},
-          {"batch", w.batch}};
+          {"batch", w.batch},
+          {"tune_trials", w.tune_trials},
+          {"tune_strategy", w.tune_strategy}};
 }
 
 Workload workload_from_json(const nlohmann::json &j) {
@@ -92,6 +111,8 @@ Workload workload_from_json(const nlohmann::json &j) {
   w.layers = j.at("layers").get<std::vector<std::string>>();
   w.vthreads = j.at("vthreads").get<int>();
   w.batch = j.at("batch").get<int64_t>();
+  w.tune_trials = j.value("tune_trials", int64_t{0});
+  w.tune_strategy = j.value("tune_strategy", std::string("anneal"));
   return w;
 }
 
@@ -108,23 +129,44 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-Measurement evaluate_model(const isa::HwConfig &config, const Workload &w,
-                           const std::string &base_dir, const std::string &engine) {
-  const std::string model = workload_path(w.model, base_dir);
-  Measurement m;
-  m.engine = engine;
+// A point's own tuning (the spec's `tune`): the tasks searched in this process, their best
+// trials by workload.
+struct PointTuning {
+  std::map<std::string, tuning::Trial> best;
+  int64_t measured = 0;
+  double seconds = 0;
 
-  auto t0 = Clock::now();
-  package::CompileOptions co;
-  co.batch = w.batch;
-  co.vthreads = w.vthreads;
-  co.calibration = workload_path(w.calibration, base_dir);
-  const isa::Package pkg = package::compile_model(model, config, co).package;
-  m.compile_s = seconds_since(t0);
-  // The compiler records each step's own MACs (the ONNX operator's, before channels are
-  // padded to the GEMM core's blocks) beside the executed ones.
-  for (const isa::PackageStep &s : pkg.steps) m.model_macs += s.model_macs;
+  lower::TunedLookup lookup() const {
+    return [best = best](const lower::Layer &layer) -> std::optional<lower::TunedSchedule> {
+      const auto it = best.find(lower::workload_key(layer));
+      if (it == best.end()) return std::nullopt;
+      return lower::TunedSchedule{it->second.schedule, "the sweep's tuning",
+                                  *it->second.cycles};
+    };
+  }
+};
 
+PointTuning tune_point(const isa::HwConfig &config, const std::vector<tune::TuneTask> &tasks,
+                       const Workload &w) {
+  tune::TuneOptions o;
+  o.trials = w.tune_trials;
+  o.strategy = w.tune_strategy;
+  o.vthreads = w.vthreads;
+  tune::LocalMeasurer measurer;
+  const tune::TuneReport r = tune::tune(config, tasks, o, measurer);
+  PointTuning t;
+  t.measured = r.measured;
+  t.seconds = r.seconds;
+  for (const tune::TaskResult &task : r.tasks) {
+    if (task.best) t.best.emplace(task.task.workload, *task.best);
+  }
+  return t;
+}
+
+// The workload's package run once on `engine`: its profile.
+runtime::RunProfile run_package(const isa::HwConfig &config, const isa::Package &pkg,
+                                const Workload &w, const std::string &base_dir,
+                                const std::string &engine) {
   std::vector<runtime::HostTensor> inputs;
   for (int32_t index : pkg.inputs) {
     const isa::PackageTensor &t = pkg.tensors.at(static_cast<size_t>(index));
@@ -139,8 +181,6 @@ Measurement evaluate_model(const isa::HwConfig &config, const Workload &w,
     }
     inputs.push_back(std::move(x));
   }
-
-  t0 = Clock::now();
   driver::DeviceOptions o;
   o.timing_only = engine == "perf";
   auto device = driver::open_device(engine, config, o);
@@ -148,6 +188,44 @@ Measurement evaluate_model(const isa::HwConfig &config, const Workload &w,
   runtime::GraphExecutor exec(pkg, host, device.get(), config);
   runtime::RunProfile profile;
   exec.run(inputs, &profile);
+  return profile;
+}
+
+Measurement evaluate_model(const isa::HwConfig &config, const Workload &w,
+                           const std::string &base_dir, const std::string &engine) {
+  const std::string model = workload_path(w.model, base_dir);
+  Measurement m;
+  m.engine = engine;
+
+  auto t0 = Clock::now();
+  package::CompileOptions co;
+  co.batch = w.batch;
+  co.vthreads = w.vthreads;
+  co.calibration = workload_path(w.calibration, base_dir);
+  // Tuned: the point's own search, and the heuristic's schedules run the same way beside it
+  // (the same compile path and graph run, only the schedules differ).
+  std::map<size_t, uint64_t> heuristic_cycles;  // by step
+  if (w.tune_trials > 0) {
+    const PointTuning tuned = tune_point(config, tune::model_tasks(model, config, co), w);
+    m.tuned = true;
+    m.tune_s = tuned.seconds;
+    m.tune_trials = tuned.measured;
+    package::CompileOptions heuristic = co;
+    heuristic.use_tuning_db = false;
+    const isa::Package hp = package::compile_model(model, config, heuristic).package;
+    for (const auto &s : run_package(config, hp, w, base_dir, engine).steps)
+      if (s.where == isa::StepTarget::kAccel) heuristic_cycles[s.index] = s.cycles.value_or(0);
+    co.tuned = tuned.lookup();
+    t0 = Clock::now();
+  }
+  const isa::Package pkg = package::compile_model(model, config, co).package;
+  m.compile_s = seconds_since(t0);
+  // The compiler records each step's own MACs (the ONNX operator's, before channels are
+  // padded to the GEMM core's blocks) beside the executed ones.
+  for (const isa::PackageStep &s : pkg.steps) m.model_macs += s.model_macs;
+
+  t0 = Clock::now();
+  const runtime::RunProfile profile = run_package(config, pkg, w, base_dir, engine);
   m.run_s = seconds_since(t0);
 
   for (const auto &s : profile.steps) {
@@ -162,6 +240,8 @@ Measurement evaluate_model(const isa::HwConfig &config, const Workload &w,
     l.executed_macs = step.macs;
     l.useful_macs = step.model_macs;
     l.cycles = s.cycles.value_or(0);
+    if (const auto it = heuristic_cycles.find(s.index); it != heuristic_cycles.end())
+      l.heuristic_cycles = it->second;
     l.counters = s.counters;
     m.layers.push_back(std::move(l));
   }
@@ -180,8 +260,30 @@ Measurement evaluate_conv_bench(const isa::HwConfig &config, const Workload &w,
   o.vthreads = w.vthreads;
   Measurement m;
   m.engine = engine;
+  std::optional<PointTuning> tuned;
+  if (w.tune_trials > 0) {
+    std::vector<lower::Layer> accel;
+    for (const auto &spec : layers)
+      accel.push_back({spec.name, bench::accel_conv_params(config, spec, o.fold)});
+    tuned = tune_point(config, tune::group_tasks(accel), w);
+    m.tuned = true;
+    m.tune_s = tuned->seconds;
+    m.tune_trials = tuned->measured;
+  }
   for (const auto &spec : layers) {
+    const lower::Layer layer{spec.name, bench::accel_conv_params(config, spec, o.fold)};
+    o.schedule.reset();
+    if (tuned)
+      if (const auto t = tuned->lookup()(layer)) o.schedule = t->schedule;
     const bench::LayerResult r = bench::run_conv_layer(config, spec, o);
+    uint64_t heuristic = 0;
+    if (tuned) {
+      // The heuristic's schedule run the same way beside the tuned one.
+      bench::LayerBenchOptions h = o;
+      h.schedule.reset();
+      heuristic = o.schedule ? bench::run_conv_layer(config, spec, h).cycles.value_or(0)
+                             : r.cycles.value_or(0);
+    }
     if (r.mismatches)
       fail("layer {}: {} of {} outputs differ from the reference", r.name, r.mismatches, r.outputs);
     LayerMeasure l;
@@ -190,6 +292,7 @@ Measurement evaluate_conv_bench(const isa::HwConfig &config, const Workload &w,
     l.useful_macs = static_cast<int64_t>(r.macs);
     l.executed_macs = static_cast<int64_t>(r.executed_macs);
     l.cycles = r.cycles.value_or(0);
+    l.heuristic_cycles = heuristic;
     l.counters = r.counters;
     m.model_macs += l.useful_macs;
     m.compile_s += r.compile_s;

@@ -61,6 +61,15 @@ nlohmann::json row_metrics(const isa::HwConfig &config, int64_t batch, double ar
   j["layers"] = layers;
   j["compile_s"] = m.compile_s;
   j["run_s"] = m.run_s;
+  if (m.tuned) {
+    // The same point under the heuristic's schedules: how much of its ranking was the software.
+    const uint64_t heuristic = m.heuristic_cycles();
+    j["heuristic_cycles"] = heuristic;
+    j["heuristic_latency_ms"] = static_cast<double>(heuristic) / (config.clock_mhz * 1e3);
+    j["tuning_gain"] = cycles ? static_cast<double>(heuristic) / static_cast<double>(cycles) : 1.0;
+    j["tune_trials"] = m.tune_trials;
+    j["tune_s"] = m.tune_s;
+  }
   return j;
 }
 

@@ -13,6 +13,7 @@
 #include "vacc/isa/config.h"
 #include "vacc/isa/yaml_octal.h"
 #include "vacc/support/error.h"
+#include "vacc/tune/search_strategy.h"
 
 namespace vacc::sweep {
 
@@ -318,7 +319,7 @@ SweepSpec parse_spec(const std::string &yaml_text, const std::string &source) {
     fail("{}:{}:{}: invalid YAML: {}", source, e.mark.line + 1, e.mark.column + 1, e.msg);
   }
   if (!root.IsMap()) fail("{}: expected a mapping with base, axes, workloads at the top", source);
-  r.check_keys(root, "", {"name", "base", "axes", "constraints", "workloads"});
+  r.check_keys(root, "", {"name", "base", "axes", "constraints", "workloads", "tune"});
 
   SweepSpec spec;
   spec.source = source;
@@ -373,6 +374,26 @@ SweepSpec parse_spec(const std::string &yaml_text, const std::string &source) {
     if (!names.insert(spec.workloads.back().name).second)
       r.error(key, fmt::format("a second workload named '{}': give each a distinct 'name'",
                                spec.workloads.back().name));
+  }
+  if (const YAML::Node &t = root["tune"]) {
+    if (!t.IsMap()) r.error("tune", "expected a mapping {trials: N, strategy: S}");
+    r.check_keys(t, "tune", {"trials", "strategy"});
+    if (!t["trials"]) r.error("tune.trials", "missing: give the trials per layer workload");
+    const int64_t trials = r.integer(t["trials"], "tune.trials");
+    if (trials < 1 || trials > 100000)
+      r.error("tune.trials", fmt::format("must be between 1 and 100000, got {}", trials));
+    std::string strategy = "anneal";
+    if (t["strategy"]) {
+      strategy = r.text(t["strategy"], "tune.strategy");
+      const auto &names = tune::strategy_names();
+      if (std::find(names.begin(), names.end(), strategy) == names.end())
+        r.error("tune.strategy",
+                fmt::format("unknown strategy '{}' (known: {})", strategy, fmt::join(names, ", ")));
+    }
+    for (Workload &w : spec.workloads) {
+      w.tune_trials = trials;
+      w.tune_strategy = strategy;
+    }
   }
   return spec;
 }

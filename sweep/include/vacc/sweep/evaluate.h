@@ -22,6 +22,9 @@ struct LayerMeasure {
   int64_t useful_macs = 0;    // the layer's own MACs (channels as the model has them)
   int64_t executed_macs = 0;  // as the GEMM core executes them (channels padded to blocks)
   uint64_t cycles = 0;
+  // With the spec's `tune`: the layer's cycles under the heuristic's schedule (cycles are the
+  // tuned schedule's); 0 when the point was not tuned.
+  uint64_t heuristic_cycles = 0;
   std::map<std::string, uint64_t> counters;
 };
 
@@ -31,8 +34,12 @@ struct Measurement {
   int64_t model_macs = 0;  // useful MACs of the whole workload, CPU steps included
   int cpu_steps = 0;       // steps that ran on the host (not counted in cycles or energy)
   double compile_s = 0, run_s = 0;
+  bool tuned = false;  // the layers' schedules were tuned for this point
+  double tune_s = 0;
+  int64_t tune_trials = 0;  // trials measured
 
   uint64_t cycles() const;
+  uint64_t heuristic_cycles() const;  // tuned: the sum of the layers' heuristic cycles
   int64_t accel_useful_macs() const;
   std::map<std::string, uint64_t> counters() const;  // summed over the layers
 };

@@ -7,6 +7,8 @@
 //   dram_bytes        bytes read and written by the accelerator
 //   energy_*_uj       energy.h, per inference, split by component; edp_uj_ms = energy x latency
 //   layers            per layer: cycles, useful MACs, utilization, DRAM bytes
+//   heuristic_cycles  with the spec's `tune`: the cycles under the heuristic's schedules (cycles
+//                     are the tuned ones), heuristic_latency_ms, tuning_gain = heuristic/tuned
 // Steps that run on the host CPU are counted in cpu_steps and are in none of the figures.
 #pragma once
 
