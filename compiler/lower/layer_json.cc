@@ -45,6 +45,11 @@ class Fields {
     return j_.at(key).get<std::string>();
   }
   bool has(const char *key) const { return j_.contains(key); }
+  bool flag(const char *key, bool fallback) const {
+    if (!j_.contains(key)) return fallback;
+    if (!j_.at(key).is_boolean()) fail("{}: field '{}' must be true or false", where_, key);
+    return j_.at(key).get<bool>();
+  }
   std::optional<Fields> object(const char *key) const {
     if (!j_.contains(key) || j_.at(key).is_null()) return std::nullopt;
     return Fields(j_.at(key), fmt::format("{}: field '{}'", where_, key));
@@ -72,7 +77,7 @@ OJson requant_json(const Requant &q) {
 Requant requant_from(const Fields &f) {
   Requant q;
   q.shift = static_cast<int>(f.integer("shift"));
-  q.relu = f.integer("relu", 1) != 0;
+  q.relu = f.flag("relu", true);
   q.channel_shifts = f.integers("channel_shifts");
   if (f.has("clip_min")) q.clip_min = f.integer("clip_min");
   if (f.has("clip_max")) q.clip_max = f.integer("clip_max");
@@ -156,11 +161,6 @@ Layer layer_from_json(const Json &j, const std::string &where) {
   const Fields f(j, where);
   Layer layer;
   layer.name = j.contains("name") && j["name"].is_string() ? j["name"].get<std::string>() : "";
-  auto flag = [&](const Json &o, const char *key) {
-    if (!o.contains(key)) return false;
-    if (!o.at(key).is_boolean()) fail("{}: field '{}' must be true or false", where, key);
-    return o.at(key).get<bool>();
-  };
   const std::string op = f.text("op");
   if (op == "conv2d") {
     Conv2dParams p;
@@ -207,7 +207,7 @@ Layer layer_from_json(const Json &j, const std::string &where) {
     p.lshift_a = static_cast<int>(f.integer("lshift_a"));
     p.lshift_b = static_cast<int>(f.integer("lshift_b"));
     p.rshift = static_cast<int>(f.integer("rshift"));
-    p.relu = flag(j, "relu");
+    p.relu = f.flag("relu", false);
     if (f.has("clip_min")) p.clip_min = f.integer("clip_min");
     if (f.has("clip_max")) p.clip_max = f.integer("clip_max");
     layer.params = p;
@@ -231,8 +231,8 @@ Layer layer_from_json(const Json &j, const std::string &where) {
     p.pad_right = f.integer("pad_right");
     p.out_height = f.integer("out_height");
     p.out_width = f.integer("out_width");
-    p.input_nonnegative = flag(j, "input_nonnegative");
-    p.count_include_pad = flag(j, "count_include_pad");
+    p.input_nonnegative = f.flag("input_nonnegative", false);
+    p.count_include_pad = f.flag("count_include_pad", false);
     p.scale_bits = static_cast<int>(f.integer("scale_bits"));
     p.rshift = static_cast<int>(f.integer("rshift"));
     p.clip_min = f.integer("clip_min");

@@ -9,6 +9,7 @@
 #include "layer_check.h"
 #include "reference.h"
 #include "vacc/isa/config.h"
+#include "vacc/lower/layer_json.h"
 #include "vacc/lower/lower.h"
 #include "vacc/lower/schedule_space.h"
 #include "vacc/support/error.h"
@@ -173,6 +174,28 @@ TEST(ScheduleSpace, AcceptedPointsLower) {
     }
   }
   EXPECT_GT(lowered, 100);
+}
+
+// How a layer travels to a tuning worker: every parameter survives the JSON round trip.
+TEST(ScheduleSpace, LayersAndSchedulesRoundTripThroughJson) {
+  std::mt19937 rng(13);
+  for (int i = 0; i < 100; ++i) {
+    const isa::HwConfig c = random_config(rng);
+    const Layer layer = random_layer(c, rng);
+    const Layer back = lower::layer_from_json(lower::to_json(layer), "test");
+    EXPECT_EQ(lower::to_json(back).dump(), lower::to_json(layer).dump());
+    EXPECT_EQ(lower::workload_key(back), lower::workload_key(layer));
+    const lower::ScheduleSpace space = lower::schedule_space(c, layer);
+    const AccelSchedule s = space.at(std::uniform_int_distribution<uint64_t>(0, space.size() - 1)(rng));
+    EXPECT_EQ(lower::describe(lower::schedule_from_json(lower::to_json(s), "test")),
+              lower::describe(s));
+  }
+  try {
+    lower::layer_from_json(nlohmann::json{{"op", "conv2d"}, {"batch", "one"}}, "request");
+    ADD_FAILURE() << "a malformed layer was read";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "request: field 'batch' must be an integer");
+  }
 }
 
 TEST(ScheduleSpace, RefusedPointsSayWhy) {
