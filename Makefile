@@ -7,7 +7,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 # the build tree, so a fresh clone of the same sources (CI's) reuses what another compiled.
 export CCACHE_BASEDIR ?= $(CURDIR)
 
-.PHONY: all deps configure build build-all run test test-asan fuzz bench clean
+.PHONY: all deps configure build build-all run test soak test-asan fuzz bench clean
 
 all: build
 
@@ -38,6 +38,17 @@ run: build
 
 test: build-all
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 1500
+
+# Longer runs of property tests that `make test` samples: perf == rtl on SOAK_CONFIGS random
+# configs (from SOAK_FIRST; each config's RTL model is built once into the build tree's cache,
+# minutes each) with SOAK_SEEDS random programs on each.
+SOAK_CONFIGS ?= 8
+SOAK_SEEDS ?= 200
+SOAK_FIRST ?= 0
+soak: build-all
+	cd $(BUILD_DIR) && VACC_PROPERTY_CONFIGS=$(SOAK_CONFIGS) VACC_PROPERTY_SEEDS=$(SOAK_SEEDS) \
+	  VACC_PROPERTY_FIRST=$(SOAK_FIRST) ctest --output-on-failure -R '^perf_equals_rtl$$' \
+	  --timeout 28800
 
 # One sanitizer build tree, clang with AddressSanitizer (and LeakSanitizer),
 # UndefinedBehaviorSanitizer and libFuzzer's coverage instrumentation (docs/fuzzing.md), for

@@ -23,6 +23,7 @@
 #include "vacc/driver/rtl_device.h"
 #include "vacc/remote/client.h"
 #include "vacc/support/error.h"
+#include "vacc/support/file.h"
 #include "vacc/support/npy.h"
 
 namespace vacc::cli {
@@ -38,7 +39,7 @@ struct RunArgs {
   CalibrationArgs calibration;
   TuningArgs tuning;
   std::string xclbin, device;
-  std::string remote, token_file;
+  std::string remote, token_file, tls_ca;
   double timeout = 600;
   int64_t sample = 0, batch = 0;
   uint64_t cycle_limit = sim::kDefaultCycleLimit;
@@ -102,6 +103,8 @@ void run(const RunArgs &a, const GivenOptions &given) {
     if (a.check) fail("--check compares every step here; it does not work with --remote");
   } else if (!a.token_file.empty()) {
     fail("--token-file needs --remote");
+  } else if (!a.tls_ca.empty()) {
+    fail("--tls-ca needs --remote: it names the certificate a vacc server presents");
   }
   if (!remote && a.sim == a.fpga)
     fail(
@@ -141,6 +144,7 @@ void run(const RunArgs &a, const GivenOptions &given) {
     remote::ClientOptions copt;
     copt.address = a.remote;
     if (!a.token_file.empty()) copt.token = remote::read_token_file(a.token_file);
+    if (!a.tls_ca.empty()) copt.tls_ca_pem = read_file(a.tls_ca, "--tls-ca certificate");
     copt.timeout_seconds = a.timeout;
     client.emplace(copt);
     server = client->info();
@@ -400,6 +404,8 @@ void add_run_command(CLI::App &app) {
                   "Compile here, run on a `vacc serve` at HOST:PORT (a board); models compile "
                   "for the server's config");
   cmd->add_option("--token-file", a->token_file, "--remote: the server's shared secret");
+  cmd->add_option("--tls-ca", a->tls_ca,
+                  "--remote: speak TLS, trusting the server certificate (or CA) in this PEM file");
   cmd->add_option("--timeout", a->timeout, "--remote: seconds for the whole run, queueing included")
       ->capture_default_str();
   cmd->callback([a, config, engine, cpu] {

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "model_runner.h"
 #include "output.h"
+#include "vacc/driver/rtl_device.h"
 #include "vacc/remote/protocol.h"
 #include "vacc/remote/server.h"
 #include "vacc/support/error.h"
@@ -21,11 +22,13 @@ namespace vacc::cli {
 namespace {
 
 struct ServeArgs {
-  std::string host = "0.0.0.0", engine = "rtl", config = "default", token_file, cpu = "reference";
-  std::string xclbin, device;
+  std::string bind = "127.0.0.1", engine = "rtl", config = "default", token_file;
+  std::string cpu = "reference", xclbin, device, tls_cert, tls_key;
   int port = 9091;
-  int64_t max_message_mib = remote::kDefaultMaxMessageBytes >> 20;
-  double queue_timeout = 600;
+  bool insecure = false;
+  int64_t max_message_mib = remote::kDefaultMaxMessageBytes >> 20, max_queued_mib = 0;
+  double queue_timeout = 600, run_time_limit = 600;
+  uint64_t run_cycle_limit = sim::kDefaultCycleLimit;
 };
 
 void serve(const ServeArgs &a) {
@@ -35,25 +38,36 @@ void serve(const ServeArgs &a) {
   if (a.max_message_mib < 1 || a.max_message_mib > 2047)
     fail("--max-message-mib {}: choose 1..2047", a.max_message_mib);
   if (!(a.queue_timeout > 0)) fail("--queue-timeout {}: must be positive", a.queue_timeout);
+  if (!(a.run_time_limit >= 0))
+    fail("--run-time-limit {}: give seconds (0: no limit)", a.run_time_limit);
+  if (a.max_queued_mib < 0 || a.max_queued_mib > (int64_t{1} << 20))
+    fail("--max-queued-mib {}: choose 0 (twice --max-message-mib) .. 1048576",
+         a.max_queued_mib);
   if (a.engine != "xrt" && (!a.xclbin.empty() || !a.device.empty()))
     fail("--xclbin and --device need --engine xrt");
 
   driver::DeviceOptions device_options;
   device_options.xclbin = a.xclbin;
   device_options.xrt_device = a.device;
+  device_options.cycle_limit = a.run_cycle_limit;
   // Open the engine once now, so that a missing board or model is reported at start, not to
   // the first client.
   open_engine(a.engine, config, device_options);
 
   remote::ServerOptions o;
-  o.host = a.host;
+  o.host = a.bind;
+  o.insecure = a.insecure;
+  if (!a.tls_cert.empty()) o.tls_cert_pem = read_file(a.tls_cert, "--tls-cert certificate");
+  if (!a.tls_key.empty()) o.tls_key_pem = read_file(a.tls_key, "--tls-key private key");
   o.port = a.port;
   o.engine = a.engine;
   o.config = config;
   o.config_yaml = read_file(config_path, "config file");
   if (!a.token_file.empty()) o.token = remote::read_token_file(a.token_file);
   o.max_message_bytes = a.max_message_mib << 20;
+  o.max_queued_bytes = a.max_queued_mib << 20;
   o.queue_timeout_seconds = a.queue_timeout;
+  o.run_time_limit_seconds = a.run_time_limit;
   o.cpu = a.cpu;
   if (a.cpu != "reference" && a.cpu != "llvm") fail("--cpu '{}': choose reference or llvm", a.cpu);
   o.host_kernels = [cpu = a.cpu](const isa::Package &p) { return make_host_kernels(cpu, p); };
@@ -69,7 +83,7 @@ void serve(const ServeArgs &a) {
   sigaddset(&stop, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   remote::Server server(std::move(o));
-  fmt::print("listening on {}:{}\n", a.host, server.port());
+  fmt::print("listening on {}:{}{}\n", a.bind, server.port(), server.tls() ? " (TLS)" : "");
   std::fflush(stdout);
   std::thread stopper([&] {
     int sig = 0;
@@ -89,7 +103,24 @@ void add_serve_command(CLI::App &app) {
   auto a = std::make_shared<ServeArgs>();
   cmd->add_option("--port", a->port, "TCP port (0: any free port, printed at start)")
       ->capture_default_str();
-  cmd->add_option("--host", a->host, "Address to listen on (127.0.0.1: this machine only)")
+  cmd->add_option("--bind", a->bind,
+                  "Address to listen on; another than loopback needs --token-file (or "
+                  "--insecure)")
+      ->capture_default_str();
+  cmd->add_flag("--insecure", a->insecure,
+                "Serve an address other machines reach without a token (anyone there can run "
+                "programs)");
+  cmd->add_option("--tls-cert", a->tls_cert, "TLS: the server's certificate (PEM)");
+  cmd->add_option("--tls-key", a->tls_key, "TLS: the certificate's private key (PEM)");
+  cmd->add_option("--max-queued-mib", a->max_queued_mib,
+                  "Requests waiting or running together, MiB; more are answered busy (0: twice "
+                  "--max-message-mib)")
+      ->capture_default_str();
+  cmd->add_option("--run-cycle-limit", a->run_cycle_limit,
+                  "Cycles one accelerator step may take before the run is stopped (0: none)")
+      ->capture_default_str();
+  cmd->add_option("--run-time-limit", a->run_time_limit,
+                  "Seconds of wall time one run may take on the accelerator (0: none)")
       ->capture_default_str();
   cmd->add_option("--engine", a->engine,
                   "xrt (the FPGA board), rtl (cycle-accurate simulator), perf or fsim")

@@ -30,12 +30,15 @@ struct Client::Impl {
       case grpc::StatusCode::UNAVAILABLE:
         fail(
             "cannot reach the vacc server at {} ({}): is `vacc serve` running there, and the "
-            "port open?",
+            "port open? If it serves TLS, give its certificate with --tls-ca FILE; if it does "
+            "not, drop --tls-ca",
             a, status.error_message());
       case grpc::StatusCode::DEADLINE_EXCEEDED:
         fail("the vacc server at {} did not answer the {} within {} s (--timeout): {}", a, what,
              options.timeout_seconds, status.error_message());
       case grpc::StatusCode::RESOURCE_EXHAUSTED:
+        if (status.error_message().rfind("the server is busy", 0) == 0)
+          fail("the vacc server at {} turned the {} away: {}", a, what, status.error_message());
         fail("the {} to or from {} is larger than the message limit: {}", what, a,
              status.error_message());
       default:
@@ -55,8 +58,13 @@ Client::Client(ClientOptions options) : impl_(std::make_unique<Impl>()) {
       std::min<int64_t>(c.options.max_message_bytes, std::numeric_limits<int>::max()));
   args.SetMaxReceiveMessageSize(max);
   args.SetMaxSendMessageSize(max);
-  c.channel =
-      grpc::CreateCustomChannel(c.options.address, grpc::InsecureChannelCredentials(), args);
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  if (!c.options.tls_ca_pem.empty()) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = c.options.tls_ca_pem;
+    credentials = grpc::SslCredentials(ssl);
+  }
+  c.channel = grpc::CreateCustomChannel(c.options.address, credentials, args);
   c.stub = v1::Accelerator::NewStub(c.channel);
 }
 

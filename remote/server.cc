@@ -13,6 +13,7 @@
 #include <optional>
 #include <thread>
 
+#include "run_time_limit.h"
 #include "vacc/remote/protocol.h"
 #include "vacc/support/error.h"
 #include "vacc_remote.grpc.pb.h"
@@ -31,12 +32,26 @@ bool same_token(const std::string &a, const std::string &b) {
   return diff == 0;
 }
 
-// One run at a time, in arrival order. A waiter leaves the line when its client goes away or
-// its wait runs out.
+// One run at a time, in arrival order. A request is admitted by its size first: the requests
+// in the line (waiting or running) hold at most `max_bytes` between them, so memory under
+// load is bounded; one that does not fit is turned away at once. A waiter leaves the line when
+// its client goes away or its wait runs out.
 class RunLine {
  public:
-  // Waits for this request's turn; false when `give_up` said so first.
-  bool enter(const std::function<bool()> &give_up) {
+  explicit RunLine(int64_t max_bytes) : max_bytes_(max_bytes) {}
+
+  // Admits `bytes` unless the line holds too much already (then false, and `*held` is what
+  // it holds). An admitted request then waits for its turn, and leave()s once it has run.
+  bool admit(int64_t bytes, int64_t *held) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    *held = bytes_;
+    // One request alone is always admitted (it passed the message size bound).
+    if (bytes_ > 0 && bytes_ + bytes > max_bytes_) return false;
+    bytes_ += bytes;
+    return true;
+  }
+  // Waits for this request's turn; false (and its bytes leave) when `give_up` said so first.
+  bool wait_turn(int64_t bytes, const std::function<bool()> &give_up) {
     std::unique_lock<std::mutex> lock(mutex_);
     const uint64_t ticket = next_ticket_++;
     waiting_.push_back(ticket);
@@ -44,6 +59,7 @@ class RunLine {
       cv_.wait_for(lock, std::chrono::milliseconds(50));
       if ((running_ || waiting_.front() != ticket) && give_up()) {
         std::erase(waiting_, ticket);
+        bytes_ -= bytes;
         cv_.notify_all();
         return false;
       }
@@ -52,19 +68,32 @@ class RunLine {
     running_ = true;
     return true;
   }
-  void leave() {
+  // The running request is done; its bytes leave the line.
+  void leave(int64_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
     running_ = false;
+    bytes_ -= bytes;
     cv_.notify_all();
   }
 
  private:
+  const int64_t max_bytes_;
   std::mutex mutex_;
   std::condition_variable cv_;
   std::deque<uint64_t> waiting_;
   uint64_t next_ticket_ = 0;
+  int64_t bytes_ = 0;  // of the requests waiting or running
   bool running_ = false;
 };
+
+std::string mib(int64_t bytes) {
+  return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
+}
+
+// Whether an address to listen on is reachable from this machine only.
+bool is_loopback(const std::string &host) {
+  return host == "localhost" || host == "::1" || host == "[::1]" || host.rfind("127.", 0) == 0;
+}
 
 // The one thread every run executes on, for the server's life. The engines keep state on the
 // thread that made it (the RTL engine's SystemC kernel switches between its own coroutine
@@ -125,7 +154,8 @@ class RunThread {
 
 class Service final : public v1::Accelerator::Service {
  public:
-  explicit Service(const ServerOptions &options) : o_(options) {}
+  explicit Service(const ServerOptions &options)
+      : o_(options), line_(options.max_queued_bytes) {}
 
   grpc::Status Info(grpc::ServerContext *context, const v1::InfoRequest *request,
                     v1::InfoReply *reply) override {
@@ -144,18 +174,21 @@ class Service final : public v1::Accelerator::Service {
                    v1::RunReply *reply) override {
     if (grpc::Status s = admit(*context, request->protocol_version(), "run"); !s.ok()) return s;
     const std::string peer = context->peer();
-    RunJob job;
-    try {
-      job = decode_run_request(*request, o_.config, peer);
-    } catch (const std::exception &e) {
-      return refuse(peer, grpc::StatusCode::INVALID_ARGUMENT, e.what());
-    }
+    // Admitted by size before anything in it is decoded; decoded once it is its turn.
+    const auto bytes = static_cast<int64_t>(request->ByteSizeLong());
     const auto queued = Clock::now();
     const auto limit = queued + std::chrono::duration_cast<Clock::duration>(
                                     std::chrono::duration<double>(o_.queue_timeout_seconds));
-    const bool entered =
-        line_.enter([&] { return context->IsCancelled() || Clock::now() > limit; });
-    if (!entered) {
+    int64_t held = 0;
+    if (!line_.admit(bytes, &held))
+      return refuse(peer, grpc::StatusCode::RESOURCE_EXHAUSTED,
+                    fmt::format("the server is busy: the requests waiting or running hold {}, "
+                                "and this one's {} would pass its bound of {} (--max-queued-mib); "
+                                "try again when the runs before it are done",
+                                mib(held), mib(bytes), mib(o_.max_queued_bytes)));
+    log(fmt::format("queued a run request of {} from {} ({} in the line)", mib(bytes), peer,
+                    mib(held + bytes)));
+    if (!line_.wait_turn(bytes, [&] { return context->IsCancelled() || Clock::now() > limit; })) {
       if (context->IsCancelled()) {
         log(fmt::format("client {} went away while its run waited", peer));
         return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
@@ -167,8 +200,15 @@ class Service final : public v1::Accelerator::Service {
     }
     struct Leave {
       RunLine &line;
-      ~Leave() { line.leave(); }
-    } leave{line_};
+      int64_t bytes;
+      ~Leave() { line.leave(bytes); }
+    } leave{line_, bytes};
+    RunJob job;
+    try {
+      job = decode_run_request(*request, o_.config, peer);
+    } catch (const std::exception &e) {
+      return refuse(peer, grpc::StatusCode::INVALID_ARGUMENT, e.what());
+    }
     log(fmt::format("running '{}' for {}", job.package.model, peer));
     RunResult result;
     result.queue_seconds = std::chrono::duration<double>(Clock::now() - queued).count();
@@ -178,7 +218,8 @@ class Service final : public v1::Accelerator::Service {
     const std::optional<std::string> failed = run_thread_.run([&] {
       bool has_accel = false;
       for (const auto &s : job.package.steps) has_accel |= s.commands.has_value();
-      std::unique_ptr<driver::Device> device = has_accel ? o_.open_device() : nullptr;
+      std::unique_ptr<driver::Device> device =
+          has_accel ? limit_run_time(o_.open_device(), o_.run_time_limit_seconds) : nullptr;
       std::unique_ptr<runtime::HostKernels> host = o_.host_kernels(job.package);
       runtime::GraphExecutor exec(job.package, *host, device.get(), o_.config);
       result.outputs = exec.run(job.inputs, &result.profile);
@@ -245,6 +286,7 @@ struct Server::Impl {
   std::unique_ptr<Service> service;
   std::unique_ptr<grpc::Server> server;
   int port = 0;
+  bool tls = false;
 };
 
 Server::Server(ServerOptions options) : impl_(std::make_unique<Impl>()) {
@@ -254,11 +296,45 @@ Server::Server(ServerOptions options) : impl_(std::make_unique<Impl>()) {
   if (s.options.max_message_bytes > std::numeric_limits<int>::max())
     fail("--max-message-mib: at most {} MiB (gRPC counts message sizes in an int)",
          std::numeric_limits<int>::max() >> 20);
+  if (s.options.max_queued_bytes <= 0) s.options.max_queued_bytes = 2 * s.options.max_message_bytes;
+  if (s.options.max_queued_bytes < s.options.max_message_bytes)
+    fail("--max-queued-mib {}: must be at least --max-message-mib ({}), or no request of the "
+         "largest size could ever be admitted",
+         s.options.max_queued_bytes >> 20, s.options.max_message_bytes >> 20);
   VACC_CHECK(s.options.host_kernels && s.options.open_device) << "the server needs its factories";
+  const std::string &host = s.options.host;
+  const bool tls = !s.options.tls_cert_pem.empty() || !s.options.tls_key_pem.empty();
+  if (tls && (s.options.tls_cert_pem.empty() || s.options.tls_key_pem.empty()))
+    fail("--tls-cert and --tls-key go together: give the certificate and its private key, or "
+         "neither");
+  if (!is_loopback(host) && s.options.token.empty() && !s.options.insecure)
+    fail(
+        "vacc serve: --bind {} accepts connections from other machines, but no --token-file was "
+        "given, so anyone who reaches the port could run programs on this {} engine: give "
+        "--token-file FILE (with --tls-cert and --tls-key, so that the token is not sent in "
+        "clear), bind 127.0.0.1 and tunnel (ssh -L), or pass --insecure to serve without a token "
+        "anyway",
+        host, s.options.engine);
   s.service = std::make_unique<Service>(s.options);
+  if (!is_loopback(host) && s.options.token.empty())
+    s.service->log(fmt::format(
+        "WARNING: --insecure: serving {} without a token: anyone who can reach port {} can run "
+        "programs on this engine and read what they compute",
+        host, s.options.port));
+  else if (!is_loopback(host) && !tls)
+    s.service->log(fmt::format(
+        "WARNING: serving {} without TLS: the token and every package travel in clear (give "
+        "--tls-cert and --tls-key)",
+        host));
   grpc::ServerBuilder builder;
-  const std::string address = fmt::format("{}:{}", s.options.host, s.options.port);
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &s.port);
+  const std::string address = fmt::format("{}:{}", host, s.options.port);
+  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+  if (tls) {
+    grpc::SslServerCredentialsOptions ssl;
+    ssl.pem_key_cert_pairs.push_back({s.options.tls_key_pem, s.options.tls_cert_pem});
+    credentials = grpc::SslServerCredentials(ssl);
+  }
+  builder.AddListeningPort(address, credentials, &s.port);
   builder.SetMaxReceiveMessageSize(static_cast<int>(s.options.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(s.options.max_message_bytes));
   builder.RegisterService(s.service.get());
@@ -266,13 +342,16 @@ Server::Server(ServerOptions options) : impl_(std::make_unique<Impl>()) {
   if (!s.server || s.port == 0)
     fail(
         "vacc serve: cannot listen on {} (is the port in use, or the address not this "
-        "machine's?)",
-        address);
+        "machine's{}?)",
+        address, tls ? ", or are --tls-cert and --tls-key not a PEM certificate and its key" : "");
+  s.tls = tls;
   s.service->log(fmt::format(
-      "serving config '{}' on engine {} (CPU steps: {}) at {}:{}, {}; messages up to {} MiB",
-      s.options.config.name, s.options.engine, s.options.cpu, s.options.host, s.port,
+      "serving config '{}' on engine {} (CPU steps: {}) at {}:{}, {}, {}; messages up to {} MiB, "
+      "{} MiB queued",
+      s.options.config.name, s.options.engine, s.options.cpu, host, s.port,
       s.options.token.empty() ? "no token required" : "token required",
-      s.options.max_message_bytes >> 20));
+      tls ? "TLS" : "plaintext", s.options.max_message_bytes >> 20,
+      s.options.max_queued_bytes >> 20));
 }
 
 Server::~Server() {
@@ -281,6 +360,9 @@ Server::~Server() {
 
 int Server::port() const {
   return impl_->port;
+}
+bool Server::tls() const {
+  return impl_->tls;
 }
 void Server::wait() {
   impl_->server->Wait();

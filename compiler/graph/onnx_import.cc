@@ -4,6 +4,7 @@
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <limits>
 #include <unordered_map>
 
@@ -142,8 +143,13 @@ class Importer {
       define(input.name(), v);
     }
     // A batch asked for must land somewhere: silently running a fixed-batch model at its own
-    // batch would answer another question than the one asked.
-    if (options_.batch != 1 && !batch_bound_ && !graph_.inputs().empty()) {
+    // batch would answer another question than the one asked. A model exported at exactly the
+    // batch asked for answers it (an input of batch 4 given to a model fixed at 4).
+    auto fixed_at_batch = [&](const Value *v) {
+      return !v->shape.empty() && v->shape[0] == options_.batch;
+    };
+    if (options_.batch != 1 && !batch_bound_ && !graph_.inputs().empty() &&
+        std::none_of(graph_.inputs().begin(), graph_.inputs().end(), fixed_at_batch)) {
       const Value *in = graph_.inputs()[0];
       fail(
           "{}: a batch of {} was asked for, but every graph input's first dimension is fixed "

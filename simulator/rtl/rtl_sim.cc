@@ -209,6 +209,9 @@ struct RtlSim::Impl {
   uint32_t insn_count = 0;
 
   uint64_t run_start_cycle = 0;
+  // The memory's traffic counts when the last run started: its counters are the run's own, as
+  // the RTL's registers (cleared by start) and every other engine's are.
+  AxiMemoryStats run_start_memory;
   std::vector<InsnEvent> events;
   double last_wall_seconds = 0;
   uint64_t last_model_cycles = 0;
@@ -397,6 +400,7 @@ void RtlSim::write_register(uint32_t offset, uint32_t value) {
           std::min<uint64_t>(s.options.cycle_limit, std::numeric_limits<uint32_t>::max());
       host.write(reg::kCycleLimit, static_cast<uint32_t>(limit));
     }
+    if (start) s.run_start_memory = s.memory.stats();
     host.write(offset, value);
     if (start) s.run_start_cycle = host.cycle();
   });
@@ -484,11 +488,11 @@ std::map<std::string, uint64_t> RtlSim::counters() {
   if (s.model->has_mac_trace())
     c["macs"] =
         s.model->progress().gemm_mac_uops * static_cast<uint64_t>(s.config.peak_macs_per_cycle());
-  const AxiMemoryStats &m = s.memory.stats();
-  c["dram_read_bytes"] = m.read_bytes;
-  c["dram_write_bytes"] = m.write_bytes;
-  c["dram_read_bursts"] = m.read_bursts;
-  c["dram_write_bursts"] = m.write_bursts;
+  const AxiMemoryStats &m = s.memory.stats(), &m0 = s.run_start_memory;
+  c["dram_read_bytes"] = m.read_bytes - m0.read_bytes;
+  c["dram_write_bytes"] = m.write_bytes - m0.write_bytes;
+  c["dram_read_bursts"] = m.read_bursts - m0.read_bursts;
+  c["dram_write_bursts"] = m.write_bursts - m0.write_bursts;
   c["sim_cycles_per_second"] =
       s.last_wall_seconds > 0
           ? static_cast<uint64_t>(static_cast<double>(s.last_model_cycles) / s.last_wall_seconds)

@@ -15,10 +15,18 @@ int sc_main(int, char **) {
 namespace vacc::sim {
 namespace {
 
+// The core thread evaluates the Verilated model, whose functions keep every wide temporary of
+// a process on the stack: their frames grow with the config (a 4x16x16 core with packed DSPs
+// has one of 510 KiB), past SystemC's default coroutine stack of 256 KiB, which then overflows
+// into its guard page (SIGSEGV). Give it the stack of a main thread and more; the pages are
+// only committed as they are touched.
+constexpr size_t kCoreStackBytes = size_t{64} << 20;
+
 SC_MODULE(SystemTop), public HostPort {
   SC_CTOR(SystemTop) {
     SC_THREAD(host_thread);
     SC_THREAD(core_thread);
+    set_stack_size(kCoreStackBytes);
   }
 
   // ---- state shared by the two threads and the caller ----

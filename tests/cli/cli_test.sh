@@ -60,6 +60,20 @@ expect run-symbolic-dims 0 "output  f32 \\[2,5,8\\]" -- \
   --input "$src/tests/cli/data/batch2_seq5.npy"
 expect run-symbolic-unbound 1 "^error: .*symbolic_seq.onnx: graph input 'x' has a symbolic dimension 1 \\('seq'\\) that nothing binds.*--input X.npy" -- \
   "$vacc" run --sim --engine fsim "$src/tests/cli/data/symbolic_seq.onnx" --batch 2
+# A model exported with a fixed batch of 4 (every dimension fixed), given an input of that
+# batch, runs as it is and as a compiled package, with the same outputs
+# (tests/cli/data from tools/make_fixed_batch_model.py).
+fixed4=$src/tests/cli/data/fixed_batch4.onnx
+x4=$src/tests/cli/data/batch4_c16.npy
+expect run-fixed-batch 0 "^float +the float model on the CPU.*cosine 0\\.99" -- \
+  "$vacc" run --sim --engine fsim "$fixed4" --input "$x4" --float --output "$tmp/fixed4_onnx.npy"
+expect compile-fixed-batch 0 "wrote $tmp/fixed4.vpkg" -- \
+  "$vacc" compile "$fixed4" --config default -o "$tmp/fixed4.vpkg"
+expect run-fixed-batch-package 0 "" -- \
+  "$vacc" run --sim --engine fsim "$tmp/fixed4.vpkg" --input "$x4" --output "$tmp/fixed4_pkg.npy"
+expect fixed-batch-same-output 0 "" -- cmp "$tmp/fixed4_onnx.npy" "$tmp/fixed4_pkg.npy"
+expect run-fixed-batch-other 1 "^error: .*fixed_batch4.onnx: a batch of 2 was asked for, but every graph input's first dimension is fixed \\(input 'x' is \\[4,16,8,8\\]\\)" -- \
+  "$vacc" run --sim --engine fsim "$fixed4" --batch 2
 expect calibrate 0 "progen +20 +20 \(100.0%, bound 5%\)" -- \
   "$vacc" calibrate --config small --workloads progen --seeds 20
 expect fuzz-perf 0 "30 of 30 programs on perf match fsim" -- \

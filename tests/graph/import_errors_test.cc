@@ -134,6 +134,29 @@ TEST(ImportErrors, BatchAskedOfAFixedBatchModel) {
   }
 }
 
+// A model exported at exactly the batch asked for (an input of batch 4 given to a model whose
+// first dimension is fixed at 4) runs at it; it was refused as if the batch went nowhere.
+TEST(ImportErrors, BatchAskedOfAModelFixedAtThatBatch) {
+  auto m = model_with_input(13, onnx::TensorProto::FLOAT, {4, 3, 8, 8});
+  add_node(m, "Relu", "r", {"x"});
+  ImportOptions o;
+  o.batch = 4;
+  o.input_shape = {4, 3, 8, 8};
+  const Graph g = import_onnx_bytes(m.SerializeAsString(), "model.onnx", o);
+  ASSERT_EQ(g.inputs().size(), 1u);
+  EXPECT_EQ(g.inputs()[0]->shape, (Shape{4, 3, 8, 8}));
+  // Another batch is still refused.
+  o.batch = 2;
+  o.input_shape = {2, 3, 8, 8};
+  try {
+    import_onnx_bytes(m.SerializeAsString(), "model.onnx", o);
+    FAIL() << "no error";
+  } catch (const vacc::Error &e) {
+    EXPECT_HAS(e.what(), "model.onnx: a batch of 2 was asked for, but every graph input's first "
+                         "dimension is fixed (input 'x' is [4,3,8,8])");
+  }
+}
+
 TEST(ImportErrors, UndefinedInput) {
   auto m = model_with_input(13);
   add_node(m, "Relu", "r", {"nowhere"});

@@ -25,98 +25,17 @@
 #include <thread>
 #include <vector>
 
+#include "remote_process.h"
 #include "vacc/remote/client.h"
 #include "vacc/remote/protocol.h"
 #include "vacc/support/error.h"
 #include "vacc_remote.grpc.pb.h"
-
-extern char **environ;
 
 namespace vacc::test {
 namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-std::string slurp(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// A child process of `vacc` with its standard output and error in files.
-struct Proc {
-  pid_t pid = -1;
-  fs::path out, err;
-  std::string stdout_text() const { return slurp(out); }
-  std::string stderr_text() const { return slurp(err); }
-};
-
-Proc spawn(const std::vector<std::string> &args, const fs::path &dir, const std::string &tag) {
-  Proc p;
-  p.out = dir / (tag + ".out");
-  p.err = dir / (tag + ".err");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, p.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, p.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  std::vector<char *> argv;
-  std::vector<std::string> all = {VACC_BIN};
-  all.insert(all.end(), args.begin(), args.end());
-  for (auto &a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const int rc = posix_spawn(&p.pid, VACC_BIN, &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw std::runtime_error("posix_spawn failed");
-  return p;
-}
-
-// The exit status, or -signal; fails the test past `limit`.
-int wait_exit(const Proc &p, std::chrono::seconds limit = 300s) {
-  const auto end = std::chrono::steady_clock::now() + limit;
-  while (true) {
-    int status = 0;
-    const pid_t r = waitpid(p.pid, &status, WNOHANG);
-    if (r == p.pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
-    if (r < 0) {
-      ADD_FAILURE() << "process " << p.pid << " was already waited for (it had exited)";
-      return -1;
-    }
-    if (std::chrono::steady_clock::now() > end) {
-      kill(p.pid, SIGKILL);
-      waitpid(p.pid, &status, 0);
-      ADD_FAILURE() << "process " << p.pid << " did not end within " << limit.count() << " s";
-      return -1;
-    }
-    std::this_thread::sleep_for(20ms);
-  }
-}
-
-// Waits until `pred` holds (polling), at most `limit`.
-template <typename Pred>
-bool eventually(Pred pred, std::chrono::seconds limit = 120s) {
-  const auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return pred();
-}
-
-// Whether the process has ended (without reaping it, so wait_exit still sees its status).
-bool has_exited(const Proc &p) {
-  siginfo_t info{};
-  return waitid(P_PID, static_cast<id_t>(p.pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
-         info.si_pid != 0;
-}
-
-size_t count(const std::string &text, const std::string &what) {
-  size_t n = 0;
-  for (size_t pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
-  return n;
-}
 
 // Bytes to a TCP port on loopback, then the connection closed.
 void send_raw(int port, const std::string &bytes) {
@@ -144,7 +63,7 @@ class Remote : public ::testing::Test {
     std::ofstream(*dir_ / "token") << "s3cret-for-tests\n";
     std::ofstream(*dir_ / "wrong") << "not-the-secret\n";
     server_ = new Proc(
-        spawn({"serve", "--host", "127.0.0.1", "--port", "0", "--engine", "rtl", "--token-file",
+        spawn({"serve", "--bind", "127.0.0.1", "--port", "0", "--engine", "rtl", "--token-file",
                (*dir_ / "token").string(), "--max-message-mib", "1", "--queue-timeout", "300"},
               *dir_, "server"));
     ASSERT_TRUE(serving_until([] { return server_->stdout_text().find('\n') != std::string::npos; }))
@@ -330,26 +249,10 @@ TEST_F(Remote, GarbageTruncatedAndMalformedRequestsLeaveTheServerServing) {
   expect_same_as_local(p, "after_garbage");
 }
 
-// The first `n` of the bundled images as a float32 .npy of shape [n, 1, 28, 28].
-void write_first_images(const fs::path &path, int n) {
-  const std::string all = slurp(VACC_TEST_MODELS_DIR "/fashion_mnist_samples.npy");
-  const size_t header = 10 + (static_cast<uint8_t>(all[8]) | static_cast<uint8_t>(all[9]) << 8);
-  std::string dict =
-      fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': ({}, 1, 28, 28), }}", n);
-  while ((10 + dict.size() + 1) % 64 != 0) dict += ' ';
-  dict += '\n';
-  std::string out = std::string("\x93NUMPY\x01\x00", 8);
-  out += static_cast<char>(dict.size() & 0xff);
-  out += static_cast<char>(dict.size() >> 8);
-  out += dict;
-  out += all.substr(header, static_cast<size_t>(n) * 28 * 28 * 4);
-  std::ofstream(path, std::ios::binary) << out;
-}
-
 TEST_F(Remote, ClientKilledMidRunLeavesTheServerServing) {
   // A long run: 64 bundled images at once (about 3 M cycles on the RTL, seconds), so the
   // client is surely killed while the server runs it.
-  write_first_images(*dir_ / "images64.npy", 64);
+  write_first_images(VACC_TEST_MODELS_DIR, *dir_ / "images64.npy", 64);
   const size_t runs = count(server_->stderr_text(), "running '");
   const Proc victim =
       spawn({"run", "--remote", address_, "--token-file", (*dir_ / "token").string(),
@@ -370,6 +273,63 @@ TEST_F(Remote, ClientKilledMidRunLeavesTheServerServing) {
   const Proc p = remote_run("after_kill");
   ASSERT_EQ(wait_exit(p), 0) << p.stderr_text();
   expect_same_as_local(p, "after_kill");
+}
+
+// Requests are admitted by size before they are decoded: while a long run holds the line, a
+// second request that fits the server's 2 MiB of queued bytes (twice its 1 MiB messages) waits
+// for its turn, and a third that would pass them is turned away at once with "busy". Both
+// carry bytes that are no package: the waiting one is decoded (and refused) only at its turn.
+TEST_F(Remote, AFullQueueAnswersBusyBeforeDecoding) {
+  write_first_images(VACC_TEST_MODELS_DIR, *dir_ / "images64.npy", 64);
+  const size_t runs = count(server_->stderr_text(), "running '");
+  const Proc longer =
+      spawn({"run", "--remote", address_, "--token-file", (*dir_ / "token").string(),
+             VACC_TEST_MODELS_DIR "/fashion_mnist_cnn.onnx", "--input",
+             (*dir_ / "images64.npy").string()},
+            *dir_, "long_run");
+  ASSERT_TRUE(serving_until([&] { return count(server_->stderr_text(), "running '") > runs; }))
+      << longer.stderr_text() << server_->stderr_text();
+  auto send = [&](grpc::Status *status) {
+    auto stub = remote::v1::Accelerator::NewStub(
+        grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));
+    grpc::ClientContext context;
+    context.AddMetadata(remote::kTokenKey, "s3cret-for-tests");
+    context.set_deadline(std::chrono::system_clock::now() + 600s);
+    remote::v1::RunRequest request;
+    request.set_protocol_version(remote::kProtocolVersion);
+    request.set_package(std::string((1 << 20) - 4096, 'x'));  // just under the 1 MiB limit
+    remote::v1::RunReply reply;
+    *status = stub->Run(&context, request, &reply);
+  };
+  const size_t queued = count(server_->stderr_text(), "queued a run request");
+  grpc::Status waited;
+  std::thread first([&] { send(&waited); });
+  ASSERT_TRUE(serving_until(
+      [&] { return count(server_->stderr_text(), "queued a run request") > queued; }))
+      << server_->stderr_text();
+  // The line holds the long run and the first garbage request: a third turned away at once.
+  isa::Package big;
+  big.model = "one too many";
+  big.add_blob(std::vector<uint8_t>((1 << 20) - 8192, 7));
+  try {
+    client().run(big, {});
+    ADD_FAILURE() << "a request past the queued-bytes bound was admitted";
+  } catch (const Error &e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("the vacc server at " + address_ +
+                     " turned the run request away: the server is busy: the requests waiting "
+                     "or running hold "),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("would pass its bound of 2.0 MiB (--max-queued-mib)"), std::string::npos)
+        << m;
+  }
+  first.join();
+  EXPECT_EQ(waited.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << waited.error_message();
+  EXPECT_NE(waited.error_message().find("not a vacc package"), std::string::npos)
+      << waited.error_message();
+  EXPECT_EQ(wait_exit(longer), 0) << longer.stderr_text();
+  EXPECT_NE(server_->stderr_text().find("the server is busy"), std::string::npos);
 }
 
 TEST_F(Remote, TwoClientsAtOnceEachGetTheirRun) {

@@ -16,6 +16,8 @@ struct ClientOptions {
   std::string token;              // "" sends none
   double timeout_seconds = 600;   // the whole call, queueing included
   int64_t max_message_bytes = 0;  // 0: kDefaultMaxMessageBytes
+  // PEM text of the certificate (or its CA) the server must present: TLS. "" speaks plaintext.
+  std::string tls_ca_pem;
 };
 
 // What a server runs, from its Info answer.
