@@ -13,14 +13,17 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "commands.h"
 #include "calibration_options.h"
 #include "tuning_options.h"
 #include "model_runner.h"
 #include "output.h"
+#include "commands.h"
+#include "quant_report_output.h"
 #include "vacc/host/gpu_kernels.h"
 #include "vacc/host/reference_check.h"
 #include "vacc/driver/rtl_device.h"
+#include "vacc/graph/passes/quantize_qdq.h"
+#include "vacc/package/quant_report.h"
 #include "vacc/remote/client.h"
 #include "vacc/support/error.h"
 #include "vacc/support/file.h"
@@ -262,6 +265,11 @@ void run(const RunArgs &a, const GivenOptions &given) {
     float_outs = fexec.run({host_tensor(x)}, &fprof);
     float_seconds = fprof.seconds;
   }
+  // Which layers int8 costs most on this input (graph/quant_report.h), for a model vacc
+  // quantized (one quantized by its author has no float form to compare with).
+  std::optional<graph::QuantReport> layers;
+  if (run_float && pkg.quantized && !graph::has_qdq(package::import_model(model, co)))
+    layers = package::quant_report(model, config, co, {{x}}).report;
 
   auto write_output = [](const std::string &path, const runtime::HostTensor &t) {
     NpyArray o;
@@ -294,6 +302,14 @@ void run(const RunArgs &a, const GivenOptions &given) {
                     {"cosine", cosine(floats(outs[0]), floats((*float_outs)[0]))},
                     {"seconds", float_seconds},
                     {"cpu_kernels", float_prep.json()}};
+      if (layers) {
+        // The most costly layers, each as quant-report's JSON has it.
+        const nlohmann::ordered_json all = quant_report_json({}, *layers)["layers"];
+        nlohmann::ordered_json worst = nlohmann::ordered_json::array();
+        for (size_t k = 0; k < 3 && k < layers->ranking.size(); ++k)
+          worst.push_back(all[layers->ranking[k]]);
+        j["float"]["worst_layers"] = worst;
+      }
     }
     if (check) {
       j["check"]["compared"] = check->compared();
@@ -339,6 +355,11 @@ void run(const RunArgs &a, const GivenOptions &given) {
             ? fmt::format("; float predicts {} ({})", fpred.at(0), fashion_mnist_class(fpred.at(0)))
             : "");
   }
+  if (layers)
+    fmt::print(
+        "worst   the layers int8 costs most on this input (SQNR of each one's int8 output with "
+        "float inputs; vacc quant-report for all): {}\n",
+        worst_layers(*layers, 3));
   if (!a.output.empty()) fmt::print("wrote {}\n", a.output);
   if (!a.float_output.empty()) fmt::print("wrote {} (the float model's output)\n", a.float_output);
   if (check) {

@@ -18,6 +18,7 @@ void add_compile_command(CLI::App &app);
 void add_run_command(CLI::App &app);
 void add_eval_command(CLI::App &app);
 void add_calibrate_command(CLI::App &app);  // perf against rtl
+void add_quant_report_command(CLI::App &app);  // int8 against float, per layer
 void add_sweep_command(CLI::App &app);      // `vacc sweep` and its hidden worker
 void add_tune_command(CLI::App &app);       // `vacc tune`: schedule search
 

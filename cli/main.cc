@@ -25,6 +25,7 @@ int main(int argc, char **argv) {
   vacc::cli::add_run_command(app);
   vacc::cli::add_eval_command(app);
   vacc::cli::add_calibrate_command(app);
+  vacc::cli::add_quant_report_command(app);
   vacc::cli::add_sweep_command(app);
   vacc::cli::add_tune_command(app);
   vacc::cli::add_serve_command(app);

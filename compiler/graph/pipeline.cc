@@ -31,7 +31,10 @@ PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
                                   const PipelineOptions &options) {
   PipelineResult result;
   if (!options.dump_dir.empty()) std::filesystem::create_directories(options.dump_dir);
+  bool stopped = false;  // past options.stop_after
   auto step = [&](const std::string &name, const std::function<std::string()> &pass) {
+    if (stopped) return;
+    stopped = name == options.stop_after;
     auto start = std::chrono::steady_clock::now();
     std::string summary = pass();
     double ms =
@@ -68,7 +71,8 @@ PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
                          calibration_method_name(calib.method));
     });
     step("quantize", [&] {
-      return fmt::format("{} integer ops", quantize(graph, calib, options.quantize_options));
+      return fmt::format("{} integer ops",
+                         quantize(graph, calib, options.quantize_options, &result.int8_forms));
     });
     step("fold_constants", [&] { return fmt::format("{} nodes folded", fold_constants(graph)); });
     step("fuse", [&] { return fmt::format("{} fused", fuse(graph)); });

@@ -64,32 +64,60 @@ graph::Tensor read_input_npy(const std::string &path, const graph::Shape &shape,
   return t;
 }
 
+namespace {
+
+// Batches of the graph's batch size from an .npy of samples [M, ...] (M a multiple of the
+// batch; a remainder is left out). `what` names them in errors ("calibration").
+std::vector<std::vector<graph::Tensor>> npy_batches(const graph::Graph &graph,
+                                                    const std::string &npy_path,
+                                                    const std::string &what) {
+  const graph::Value *in = graph.inputs()[0];
+  const graph::Shape &shape = in->shape;
+  const int64_t batch = shape[0];
+  std::vector<std::vector<graph::Tensor>> batches;
+  NpyArray a = read_npy(npy_path);
+  graph::Shape one(shape.begin() + 1, shape.end());
+  graph::Shape got(a.shape.begin() + (a.shape.empty() ? 0 : 1), a.shape.end());
+  if (a.dtype != "f4" || a.shape.empty() || squeezed(got) != squeezed(one))
+    fail("{}: {} inputs must be float32 [M, {}] for input '{}', got {} {}", npy_path, what,
+         graph::shape_str(one).substr(1, graph::shape_str(one).size() - 2), in->name, a.dtype,
+         graph::shape_str(a.shape));
+  if (a.shape[0] < batch)
+    fail("{}: holds {} {}samples, fewer than the batch size {}", npy_path, a.shape[0],
+         what == "sample" ? "" : what + " ", batch);
+  graph::Tensor all(graph::DType::kFloat32, a.shape);
+  std::memcpy(all.raw(), a.data.data(), all.nbytes());
+  for (int64_t i = 0; i + batch <= a.shape[0]; i += batch)
+    batches.push_back({rows(all, i, batch).reshaped(shape)});
+  return batches;
+}
+
+void check_one_input(const graph::Graph &graph, const char *what) {
+  if (graph.inputs().size() != 1)
+    fail("model '{}' has {} inputs; vacc {} models with one input", graph.name,
+         graph.inputs().size(), what);
+  const graph::Value *in = graph.inputs()[0];
+  if (in->shape.empty()) fail("model '{}': its input '{}' is a scalar", graph.name, in->name);
+}
+
+}  // namespace
+
+std::vector<std::vector<graph::Tensor>> sample_batches(const graph::Graph &graph,
+                                                       const std::string &npy_path) {
+  check_one_input(graph, "runs");
+  return npy_batches(graph, npy_path, "sample");
+}
+
 std::vector<std::vector<graph::Tensor>> calibration_batches(const graph::Graph &graph,
                                                             const std::string &npy_path,
                                                             std::string *source) {
-  if (graph.inputs().size() != 1)
-    fail("model '{}' has {} inputs; vacc calibrates models with one input", graph.name,
-         graph.inputs().size());
+  check_one_input(graph, "calibrates");
   const graph::Value *in = graph.inputs()[0];
   const graph::Shape &shape = in->shape;
-  if (shape.empty()) fail("model '{}': its input '{}' is a scalar", graph.name, in->name);
   const int64_t batch = shape[0];
   std::vector<std::vector<graph::Tensor>> batches;
   if (!npy_path.empty()) {
-    NpyArray a = read_npy(npy_path);
-    graph::Shape one(shape.begin() + 1, shape.end());
-    graph::Shape got(a.shape.begin() + (a.shape.empty() ? 0 : 1), a.shape.end());
-    if (a.dtype != "f4" || a.shape.empty() || squeezed(got) != squeezed(one))
-      fail("{}: calibration inputs must be float32 [M, {}] for input '{}', got {} {}", npy_path,
-           graph::shape_str(one).substr(1, graph::shape_str(one).size() - 2), in->name, a.dtype,
-           graph::shape_str(a.shape));
-    if (a.shape[0] < batch)
-      fail("{}: holds {} calibration samples, fewer than the batch size {}", npy_path, a.shape[0],
-           batch);
-    graph::Tensor all(graph::DType::kFloat32, a.shape);
-    std::memcpy(all.raw(), a.data.data(), all.nbytes());
-    for (int64_t i = 0; i + batch <= a.shape[0]; i += batch)
-      batches.push_back({rows(all, i, batch).reshaped(shape)});
+    batches = npy_batches(graph, npy_path, "calibration");
     *source = fmt::format("{} ({} samples)", npy_path, batches.size() * batch);
     return batches;
   }
@@ -118,6 +146,19 @@ std::vector<std::vector<graph::Tensor>> calibration_batches(const graph::Graph &
   return batches;
 }
 
+graph::Graph import_model(const std::string &onnx_path, const CompileOptions &options) {
+  graph::ImportOptions io;
+  io.dims["N"] = options.batch;
+  io.batch = options.batch;
+  io.input_shape = options.input_shape;
+  io.bind_hint =
+      "give the model's input with --input X.npy, whose shape binds every dimension (--batch N "
+      "binds dimension 0)";
+  graph::Graph g = graph::import_onnx(onnx_path, io);
+  if (g.name.empty()) g.name = std::filesystem::path(onnx_path).stem().string();
+  return g;
+}
+
 CompiledModel compile_model(const std::string &onnx_path, const isa::HwConfig &config,
                             const CompileOptions &options) {
   CompiledModel result;
@@ -130,15 +171,7 @@ CompiledModel compile_model(const std::string &onnx_path, const isa::HwConfig &c
   };
 
   auto t0 = Clock::now();
-  graph::ImportOptions io;
-  io.dims["N"] = options.batch;
-  io.batch = options.batch;
-  io.input_shape = options.input_shape;
-  io.bind_hint =
-      "give the model's input with --input X.npy, whose shape binds every dimension (--batch N "
-      "binds dimension 0)";
-  graph::Graph g = graph::import_onnx(onnx_path, io);
-  if (g.name.empty()) g.name = std::filesystem::path(onnx_path).stem().string();
+  graph::Graph g = import_model(onnx_path, options);
   stage("import", t0, fmt::format("{} nodes from {}", g.num_nodes(), onnx_path));
 
   std::vector<std::vector<graph::Tensor>> calib;
@@ -161,6 +194,7 @@ CompiledModel compile_model(const std::string &onnx_path, const isa::HwConfig &c
   graph::PipelineOptions po;
   po.quantize = options.quantize;
   po.calibration = options.calibration_options;
+  po.quantize_options = options.quantize_options;
   po.accel_legality = lower::accel_legality(config, options.vthreads);
   po.fold_windows = lower::window_folding(config, options.vthreads);
   po.fuse_residual_adds = po.accel_legality;

@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "../window.h"
 #include "vacc/graph/op_registry.h"
@@ -36,7 +37,7 @@ class Quantizer {
   Quantizer(Graph &graph, const Calibration &calib, const QuantizeOptions &options)
       : g_(graph), calib_(calib), options_(options) {}
 
-  int run() {
+  int run(Int8Forms *forms) {
     for (Node *node : g_.nodes()) {
       if (try_quantize(node)) {
         ++quantized_ops_;
@@ -50,10 +51,19 @@ class Quantizer {
       Value *out = g_.outputs()[i];
       if (q_.count(out)) g_.set_output(i, dequantized(out));
     }
+    std::vector<std::pair<std::string, const Value *>> named;
+    for (const auto &[x, q] : q_) named.emplace_back(x->name, q);
     g_.remove_dead_nodes();
     g_.sort_topologically();
     infer_shapes(g_);
     g_.verify();
+    if (forms) {
+      std::unordered_set<const Value *> live(g_.inputs().begin(), g_.inputs().end());
+      for (const Node *n : g_.nodes())
+        for (const Value *v : n->outputs) live.insert(v);
+      for (const auto &[name, q] : named)
+        if (live.count(q)) (*forms)[name] = q;
+    }
     return quantized_ops_;
   }
 
@@ -456,8 +466,9 @@ class Quantizer {
 
 }  // namespace
 
-int quantize(Graph &graph, const Calibration &calib, const QuantizeOptions &options) {
-  return Quantizer(graph, calib, options).run();
+int quantize(Graph &graph, const Calibration &calib, const QuantizeOptions &options,
+             Int8Forms *forms) {
+  return Quantizer(graph, calib, options).run(forms);
 }
 
 }  // namespace vacc::graph

@@ -51,6 +51,10 @@ struct PipelineOptions {
   // Float graphs: channels per block of the CPU backend's NCHWc layout (block_cpu_layout.h);
   // 0 keeps them plain (for the GPU fallback, whose kernels read plain tensors).
   int64_t cpu_block = 0;
+  // Stops after the pass of this name ("" runs them all): the quantization report takes the
+  // float graph as calibrate reads it (after "recognize_gelu") and the graph right after
+  // "quantize", each with its values' names as the compiled model has them.
+  std::string stop_after;
   std::string dump_dir;                          // when set, writes NN_<pass>.txt after every pass
   std::function<void(const std::string &)> log;  // one line per pass, with its time
 };
@@ -64,6 +68,9 @@ struct PassRecord {
 struct PipelineResult {
   std::vector<PassRecord> passes;
   MemoryPlan memory;
+  // quantize's int8 form of each float value (passes/quantize.h); the pointers hold while the
+  // graph stops after quantize (later passes replace the values).
+  Int8Forms int8_forms;
 };
 
 // `calibration` holds batches of sample inputs (as Executor::run takes them); required when

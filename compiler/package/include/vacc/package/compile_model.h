@@ -11,6 +11,7 @@
 
 #include "vacc/graph/graph.h"
 #include "vacc/graph/passes/calibrate.h"
+#include "vacc/graph/passes/quantize.h"
 #include "vacc/graph/tensor.h"
 #include "vacc/isa/config.h"
 #include "vacc/isa/package.h"
@@ -27,6 +28,7 @@ struct CompileOptions {
   bool quantize = true;     // false: the float model, every step on the CPU
   std::string calibration;  // .npy of sample inputs; "" = see calibration_batches()
   graph::CalibrationOptions calibration_options;  // method (--calibrate-method), percentile
+  graph::QuantizeOptions quantize_options;
   std::string dump_dir;     // graph after every pass, loop IR of every accelerator layer
   int vthreads = 2;         // latency hiding of the accelerator layers
   // Float models: channels per block of the CPU backend's NCHWc layout
@@ -66,6 +68,15 @@ struct CompiledModel {
 
 CompiledModel compile_model(const std::string &onnx_path, const isa::HwConfig &config,
                             const CompileOptions &options = {});
+
+// The ONNX model imported as compile_model imports it (its batch and input shape bound by
+// `options`).
+graph::Graph import_model(const std::string &onnx_path, const CompileOptions &options);
+
+// Inputs for `graph` (one input, batches of its batch size) from an .npy of samples [M, ...]
+// (`vacc quant-report --input`); a vacc::Error naming the file and both shapes otherwise.
+std::vector<std::vector<graph::Tensor>> sample_batches(const graph::Graph &graph,
+                                                       const std::string &npy_path);
 
 // Calibration inputs for `graph` (batches of its batch size): from `npy_path` when given;
 // else, for a model whose metadata names its input normalization (vacc.mean, vacc.std, as the

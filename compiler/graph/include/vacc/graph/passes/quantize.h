@@ -11,6 +11,9 @@
 // QuantizeLinear (scale 2^-f). The graph's inputs and outputs keep their float types.
 #pragma once
 
+#include <string>
+#include <unordered_map>
+
 #include "vacc/graph/graph.h"
 #include "vacc/graph/passes/calibrate.h"
 
@@ -23,9 +26,16 @@ struct QuantizeOptions {
   bool per_channel_weights = true;
 };
 
+// Each float value that quantize gave an int8 form, by the float value's name (the float
+// value itself is gone from the graph once nothing reads it): the int8 value holding it, with
+// the same shape and real value q * 2^-frac_bits. quant_report compares the two.
+using Int8Forms = std::unordered_map<std::string, const Value *>;
+
 // Quantizes `graph` in place using ranges from `calib` (taken on this same graph). Returns
-// the number of operators that now compute in integers.
-int quantize(Graph &graph, const Calibration &calib, const QuantizeOptions &options = {});
+// the number of operators that now compute in integers. With `forms`, fills it with every
+// int8 form still in the graph afterwards.
+int quantize(Graph &graph, const Calibration &calib, const QuantizeOptions &options = {},
+             Int8Forms *forms = nullptr);
 
 // The fraction bits f for a value of magnitude up to `abs_max`: the largest f with
 // abs_max * 2^f <= 127 (0 for abs_max == 0), clamped to [-24, 30].

@@ -1,0 +1,31 @@
+// `vacc quant-report`: the model compiled as `vacc compile` compiles it (graph/pipeline.h), up
+// to its float graph (as calibrate reads it) and its int8 graph (right after quantize), both
+// run on the same inputs and compared layer by layer (graph/quant_report.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "vacc/graph/quant_report.h"
+#include "vacc/isa/config.h"
+#include "vacc/package/compile_model.h"
+
+namespace vacc::package {
+
+struct ModelQuantReport {
+  graph::QuantReport report;
+  std::string calibration_source;  // where the calibration inputs came from
+  std::string input_source;        // where the compared inputs came from
+};
+
+// Compares on `inputs_npy`'s samples ([M, ...]), or on the calibration inputs when it is "".
+// A model quantized by its author (QDQ) is refused: it has no float form to compare with.
+ModelQuantReport quant_report(const std::string &onnx_path, const isa::HwConfig &config,
+                              const CompileOptions &options, const std::string &inputs_npy);
+
+// The same on the given input batches (each as Executor::run takes it).
+ModelQuantReport quant_report(const std::string &onnx_path, const isa::HwConfig &config,
+                              const CompileOptions &options,
+                              const std::vector<std::vector<graph::Tensor>> &inputs);
+
+}  // namespace vacc::package
