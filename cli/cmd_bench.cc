@@ -11,7 +11,7 @@
 
 #include "commands.h"
 #include "layer_bench.h"
-#include "output.h"
+#include "vacc/cli/output.h"
 #include "vacc/support/error.h"
 #include "vacc/support/file.h"
 

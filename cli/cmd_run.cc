@@ -14,9 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "calibration_options.h"
-#include "model_runner.h"
-#include "output.h"
+#include "vacc/cli/calibration_options.h"
+#include "vacc/cli/model_runner.h"
+#include "vacc/cli/output.h"
 #include "vacc/cli/gpu_kernels.h"
 #include "vacc/cli/reference_check.h"
 #include "vacc/driver/rtl_device.h"
