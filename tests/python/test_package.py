@@ -210,3 +210,23 @@ def test_tiny_model_runs_on_every_simulator_engine(tiny_model, tmp_path):
     assert np.array_equal(fsim, perf)
     expected, _ = cli_run(tiny_model, x, tmp_path, "--config", "small")
     assert np.array_equal(fsim, expected)
+
+
+def test_remote_engine_runs_on_a_vacc_serve(cnn_package, samples):
+    import subprocess
+    from conftest import EXE
+    server = subprocess.Popen([EXE, "serve", "--engine", "fsim", "--config", "default",
+                               "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+    try:
+        line = server.stdout.readline()
+        assert line.startswith("listening on "), line + server.stderr.read()
+        address = line.split()[-1]
+        x = samples[13:14]
+        r = cnn_package.run(x, engine=address)
+        assert r.engine == "fsim at " + address
+        assert np.array_equal(r.outputs[0], cnn_package.run(x, engine="fsim").outputs[0])
+        assert len(r.profile.rows) == cnn_package.steps
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
