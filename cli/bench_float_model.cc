@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "model_runner.h"
-#include "output.h"
+#include "vacc/cli/model_runner.h"
+#include "vacc/cli/output.h"
 #include "vacc/codegen/cpu/thread_pool.h"
 #include "vacc/support/error.h"
 

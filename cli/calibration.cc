@@ -8,7 +8,7 @@
 #include <random>
 
 #include "layer_bench.h"
-#include "model_runner.h"
+#include "vacc/cli/model_runner.h"
 #include "vacc/driver/perf_device.h"
 #include "vacc/driver/rtl_device.h"
 #include "vacc/progen/progen.h"

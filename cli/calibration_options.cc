@@ -1,4 +1,4 @@
-#include "calibration_options.h"
+#include "vacc/cli/calibration_options.h"
 
 #include "vacc/support/error.h"
 

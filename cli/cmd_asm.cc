@@ -4,7 +4,7 @@
 #include <fstream>
 
 #include "commands.h"
-#include "output.h"
+#include "vacc/cli/output.h"
 #include "vacc/isa/assembly.h"
 #include "vacc/isa/encoding.h"
 #include "vacc/support/error.h"

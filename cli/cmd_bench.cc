@@ -13,7 +13,7 @@
 #include "tuning_options.h"
 #include "vacc/tuning/tuning_db.h"
 #include "layer_bench.h"
-#include "output.h"
+#include "vacc/cli/output.h"
 #include "vacc/support/error.h"
 #include "vacc/support/file.h"
 

@@ -16,10 +16,10 @@
 
 #include "bench_float_model.h"
 #include "commands.h"
-#include "calibration_options.h"
 #include "tuning_options.h"
-#include "model_runner.h"
-#include "output.h"
+#include "vacc/cli/calibration_options.h"
+#include "vacc/cli/model_runner.h"
+#include "vacc/cli/output.h"
 #include "vacc/isa/command.h"
 #include "vacc/lower/lower.h"
 #include "vacc/support/error.h"

@@ -11,8 +11,8 @@
 
 #include "calibration.h"
 #include "commands.h"
-#include "model_runner.h"
-#include "output.h"
+#include "vacc/cli/model_runner.h"
+#include "vacc/cli/output.h"
 #include "vacc/support/error.h"
 
 namespace vacc::cli {

@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "calibration_options.h"
 #include "tuning_options.h"
-#include "model_runner.h"
-#include "output.h"
+#include "vacc/cli/calibration_options.h"
+#include "vacc/cli/model_runner.h"
+#include "vacc/cli/output.h"
 #include "vacc/support/error.h"
 #include "vacc/support/file.h"
 
@@ -45,11 +45,7 @@ void add_compile_command(CLI::App &app) {
   cmd->add_flag("-q,--quiet", a->quiet, "Print only the summary line");
   cmd->callback([a] {
     const isa::HwConfig config = load_named_config(a->config);
-    if (!path_exists(a->model)) fail("{}: no such model file", a->model);
-    if (std::filesystem::path(a->model).extension() != ".onnx")
-      fail("{}: vacc compile takes an ONNX model (.onnx)", a->model);
-    if (a->batch < 1) fail("--batch {}: must be at least 1", a->batch);
-    if (a->vthreads != 1 && a->vthreads != 2) fail("--vthreads {}: choose 1 or 2", a->vthreads);
+    check_compile_args(a->model, a->batch, a->vthreads);
     const std::string out =
         a->output.empty() ? std::filesystem::path(a->model).replace_extension(".vpkg").string()
                           : a->output;

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "output.h"
+#include "vacc/cli/output.h"
 #include "vacc/hw/dsp_packing.h"
 #include "vacc/isa/encoding.h"
 

@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "calibration_options.h"
-#include "model_runner.h"
-#include "output.h"
+#include "vacc/cli/calibration_options.h"
+#include "vacc/cli/model_runner.h"
+#include "vacc/cli/output.h"
 #include "vacc/graph/idx.h"
 #include "vacc/support/error.h"
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "commands.h"
-#include "output.h"
+#include "vacc/cli/output.h"
 #include "vacc/driver/device.h"
 #include "vacc/driver/xrt_device.h"
 #include "vacc/driver/xrt_kernel.h"

@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "commands.h"
-#include "output.h"
+#include "vacc/cli/output.h"
 #include "vacc/isa/program.h"
 #include "vacc/progen/progen.h"
 #include "vacc/simulator/cosim.h"

@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "calibration_options.h"
+#include "vacc/cli/calibration_options.h"
 #include "commands.h"
-#include "output.h"
+#include "vacc/cli/output.h"
 #include "quant_report_output.h"
 #include "vacc/package/quant_report.h"
 #include "vacc/support/error.h"

@@ -13,12 +13,12 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "calibration_options.h"
 #include "tuning_options.h"
-#include "model_runner.h"
-#include "output.h"
 #include "commands.h"
 #include "quant_report_output.h"
+#include "vacc/cli/calibration_options.h"
+#include "vacc/cli/model_runner.h"
+#include "vacc/cli/output.h"
 #include "vacc/host/gpu_kernels.h"
 #include "vacc/host/reference_check.h"
 #include "vacc/driver/rtl_device.h"

@@ -9,8 +9,8 @@
 #include <thread>
 
 #include "commands.h"
-#include "model_runner.h"
-#include "output.h"
+#include "vacc/cli/model_runner.h"
+#include "vacc/cli/output.h"
 #include "vacc/driver/rtl_device.h"
 #include "vacc/remote/protocol.h"
 #include "vacc/remote/server.h"

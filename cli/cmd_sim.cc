@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "output.h"
+#include "vacc/cli/output.h"
 #include "vacc/driver/device.h"
 #include "vacc/driver/rtl_device.h"
 #include "vacc/support/error.h"

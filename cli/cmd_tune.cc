@@ -10,10 +10,10 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "calibration_options.h"
+#include "vacc/cli/calibration_options.h"
 #include "commands.h"
-#include "model_runner.h"
-#include "output.h"
+#include "vacc/cli/model_runner.h"
+#include "vacc/cli/output.h"
 #include "vacc/lower/layer_json.h"
 #include "vacc/lower/schedule_space.h"
 #include "vacc/support/error.h"

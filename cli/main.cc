@@ -12,6 +12,7 @@ int main(int argc, char **argv) {
   CLI::App app{"vacc: a hardware/software co-design stack for deep-learning accelerators"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Print help for every subcommand");
+  app.set_version_flag("--version", "vacc " VACC_VERSION);
 
   vacc::cli::add_config_command(app);
   vacc::cli::add_asm_command(app);

@@ -1,4 +1,4 @@
-#include "model_runner.h"
+#include "vacc/cli/model_runner.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "output.h"
+#include "vacc/cli/output.h"
 #include "vacc/host/gpu_kernels.h"
 #include "vacc/host/llvm_kernels.h"
 #include "vacc/host/reference_kernels.h"
@@ -76,6 +76,13 @@ isa::Package load_model(const std::string &path, const isa::HwConfig &config,
   package::CompileOptions o = options;
   if (quiet) o.log = nullptr;
   return package::compile_model(path, config, o).package;
+}
+
+void check_compile_args(const std::string &model, int64_t batch, int vthreads) {
+  if (!path_exists(model)) fail("{}: no such model file", model);
+  if (extension(model) != ".onnx") fail("{}: vacc compile takes an ONNX model (.onnx)", model);
+  if (batch < 1) fail("--batch {}: must be at least 1", batch);
+  if (vthreads != 1 && vthreads != 2) fail("--vthreads {}: choose 1 or 2", vthreads);
 }
 
 std::unique_ptr<runtime::HostKernels> make_host_kernels(const std::string &name,

@@ -1,4 +1,4 @@
-#include "output.h"
+#include "vacc/cli/output.h"
 
 #include <fmt/format.h>
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "output.h"
+#include "vacc/cli/output.h"
 
 namespace vacc::cli {
 

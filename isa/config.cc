@@ -351,6 +351,37 @@ std::string to_yaml(const HwConfig &config) {
   return out.c_str();
 }
 
+std::string set_config_keys(const std::string &yaml_text,
+                            const std::vector<std::pair<std::string, std::string>> &values,
+                            const std::string &source_name) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::ParserException &e) {
+    fail("{}:{}:{}: invalid YAML: {}", source_name, e.mark.line + 1, e.mark.column + 1, e.msg);
+  }
+  if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  if (!root.IsMap())
+    fail("{}: expected a mapping of sections (gemm, dtype, buffers, memory, ...) at the top",
+         source_name);
+  for (const auto &[key, value] : values) {
+    // The value is a scalar, not YAML text to parse again ("a: b" stays text).
+    const YAML::Node scalar(value);
+    const size_t dot = key.find('.');
+    if (dot == std::string::npos) {
+      root[key] = scalar;
+      continue;
+    }
+    YAML::Node section = root[key.substr(0, dot)];
+    if (section.IsDefined() && !section.IsNull() && !section.IsMap())
+      fail("{}: key '{}': '{}' is not a section", source_name, key, key.substr(0, dot));
+    section[key.substr(dot + 1)] = scalar;
+  }
+  YAML::Emitter out;
+  out << root;
+  return out.c_str();
+}
+
 HwConfig load_config(const std::string &path) {
   return parse_config(read_file(path, "config file"), path);
 }

@@ -276,6 +276,7 @@ SweepSummary finalize_sweep(Store &store, const FinalizeInputs &in) {
   std::map<std::string, int64_t> by_status;
   for (const auto &r : rows) ++by_status[r.status];
   SweepSummary s;
+  s.results = doc;
   s.json["event"] = "finish";
   s.json["rows"] = by_status;
   s.json["database"] = store.path();

@@ -160,8 +160,13 @@ std::string log_dir(const std::string &out_dir) {
   return (fs::path(out_dir) / "logs").string();
 }
 
-int coordinate(const SweepOptions &o, const MpiSession *mpi) {
-  const std::string spec_text = read_file(o.spec_path, "sweep spec");
+std::string worker_executable(const SweepOptions &o) {
+  return o.worker_executable.empty() ? self_executable() : o.worker_executable;
+}
+
+int coordinate(const SweepOptions &o, const MpiSession *mpi, SweepSummary *out) {
+  const std::string spec_text =
+      o.spec_text.empty() ? read_file(o.spec_path, "sweep spec") : o.spec_text;
   const SweepSpec spec = parse_spec(spec_text, o.spec_path);
   const std::string spec_dir = fs::absolute(fs::path(o.spec_path)).parent_path().string();
   check_workload_files(spec, spec_dir);
@@ -249,7 +254,7 @@ int coordinate(const SweepOptions &o, const MpiSession *mpi) {
   for (const Workload &w : spec.workloads) workloads[w.name] = w;
   QueueSource queue(*store, by_id, workloads, spec_dir, o.synth_cache, progress);
   {
-    WorkerPool pool(jobs, self_executable(), log_dir(o.out_dir), "rank0-");
+    WorkerPool pool(jobs, worker_executable(o), log_dir(o.out_dir), "rank0-");
     if (mpi) {
       auto served = serve_ranks(queue, *mpi);
       pool.run(*served);
@@ -261,6 +266,7 @@ int coordinate(const SweepOptions &o, const MpiSession *mpi) {
   FinalizeInputs in{spec, o.out_dir, energy, area, o.report};
   const SweepSummary summary = finalize_sweep(*store, in);
   progress.finish(summary.json, summary.text);
+  if (out) *out = summary;
   return 0;
 }
 
@@ -268,7 +274,7 @@ void run_agent(const SweepOptions &o, const MpiSession &mpi) {
   const int jobs = o.jobs > 0 ? o.jobs : default_jobs(true);
   auto source = ask_rank0(mpi);
   {
-    WorkerPool pool(jobs, self_executable(), log_dir(o.out_dir),
+    WorkerPool pool(jobs, worker_executable(o), log_dir(o.out_dir),
                     fmt::format("rank{}-", mpi.rank()));
     pool.run(*source);
   }
@@ -277,15 +283,15 @@ void run_agent(const SweepOptions &o, const MpiSession &mpi) {
 
 }  // namespace
 
-int run_sweep(const SweepOptions &o) {
-  if (!launched_by_mpi()) return coordinate(o, nullptr);
+int run_sweep(const SweepOptions &o, SweepSummary *summary) {
+  if (!launched_by_mpi()) return coordinate(o, nullptr, summary);
   MpiSession mpi;
   if (mpi.rank() != 0) {
     run_agent(o, mpi);
     return 0;
   }
   try {
-    return coordinate(o, &mpi);
+    return coordinate(o, &mpi, summary);
   } catch (const Error &e) {
     std::fflush(stdout);
     fmt::print(stderr, "error: {}\n", e.what());

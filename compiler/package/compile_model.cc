@@ -47,80 +47,101 @@ graph::Tensor rows(const graph::Tensor &t, int64_t begin, int64_t count) {
 
 }  // namespace
 
+void check_input_array(const std::string &source, const std::string &dtype,
+                       const graph::Shape &array_shape, const graph::Shape &shape,
+                       const std::string &what) {
+  if (squeezed(array_shape) != squeezed(shape))
+    fail("{}: holds an array of shape {} but {} needs {} (float32)", source,
+         graph::shape_str(array_shape), what, graph::shape_str(shape));
+  if (dtype != "f4" && dtype != "f8")
+    fail("{}: holds {} elements but {} needs float32 ('<f4')", source, dtype, what);
+}
+
 graph::Tensor read_input_npy(const std::string &path, const graph::Shape &shape,
                              const std::string &what) {
   NpyArray a = read_npy(path);
+  check_input_array(path, a.dtype, a.shape, shape, what);
   graph::Tensor t(graph::DType::kFloat32, shape);
-  if (squeezed(a.shape) != squeezed(shape))
-    fail("{}: holds an array of shape {} but {} needs {} (float32)", path,
-         graph::shape_str(a.shape), what, graph::shape_str(shape));
   if (a.dtype == "f4") {
     std::memcpy(t.raw(), a.data.data(), t.nbytes());
-  } else if (a.dtype == "f8") {
-    for (int64_t i = 0; i < t.size(); ++i) t.data<float>()[i] = float(a.as<double>()[i]);
   } else {
-    fail("{}: holds {} elements but {} needs float32 ('<f4')", path, a.dtype, what);
+    for (int64_t i = 0; i < t.size(); ++i) t.data<float>()[i] = float(a.as<double>()[i]);
   }
   return t;
 }
 
 namespace {
 
-// Batches of the graph's batch size from an .npy of samples [M, ...] (M a multiple of the
-// batch; a remainder is left out). `what` names them in errors ("calibration").
-std::vector<std::vector<graph::Tensor>> npy_batches(const graph::Graph &graph,
-                                                    const std::string &npy_path,
-                                                    const std::string &what) {
+// The graph's one input, which calibration feeds.
+const graph::Value &calibrated_input(const graph::Graph &graph) {
+  if (graph.inputs().size() != 1)
+    fail("model '{}' has {} inputs; vacc calibrates models with one input", graph.name,
+         graph.inputs().size());
   const graph::Value *in = graph.inputs()[0];
+  if (in->shape.empty()) fail("model '{}': its input '{}' is a scalar", graph.name, in->name);
+  return *in;
+}
+
+}  // namespace
+
+std::vector<std::vector<graph::Tensor>> calibration_batches(const graph::Graph &graph,
+                                                            const NpyArray &a,
+                                                            const std::string &name,
+                                                            std::string *source) {
+  const graph::Value *in = &calibrated_input(graph);
   const graph::Shape &shape = in->shape;
   const int64_t batch = shape[0];
   std::vector<std::vector<graph::Tensor>> batches;
-  NpyArray a = read_npy(npy_path);
   graph::Shape one(shape.begin() + 1, shape.end());
   graph::Shape got(a.shape.begin() + (a.shape.empty() ? 0 : 1), a.shape.end());
   if (a.dtype != "f4" || a.shape.empty() || squeezed(got) != squeezed(one))
-    fail("{}: {} inputs must be float32 [M, {}] for input '{}', got {} {}", npy_path, what,
+    fail("{}: calibration inputs must be float32 [M, {}] for input '{}', got {} {}", name,
          graph::shape_str(one).substr(1, graph::shape_str(one).size() - 2), in->name, a.dtype,
          graph::shape_str(a.shape));
   if (a.shape[0] < batch)
-    fail("{}: holds {} {}samples, fewer than the batch size {}", npy_path, a.shape[0],
-         what == "sample" ? "" : what + " ", batch);
+    fail("{}: holds {} calibration samples, fewer than the batch size {}", name, a.shape[0],
+         batch);
   graph::Tensor all(graph::DType::kFloat32, a.shape);
   std::memcpy(all.raw(), a.data.data(), all.nbytes());
+  for (int64_t i = 0; i + batch <= a.shape[0]; i += batch)
+    batches.push_back({rows(all, i, batch).reshaped(shape)});
+  *source = fmt::format("{} ({} samples)", name, batches.size() * batch);
+  return batches;
+}
+
+std::vector<std::vector<graph::Tensor>> sample_batches(const graph::Graph &graph,
+                                                       const std::string &npy_path) {
+  const graph::Value *in = graph.inputs().size() == 1 ? graph.inputs()[0] : nullptr;
+  if (!in)
+    fail("model '{}' has {} inputs; vacc runs models with one input", graph.name,
+         graph.inputs().size());
+  if (in->shape.empty()) fail("model '{}': its input '{}' is a scalar", graph.name, in->name);
+  const graph::Shape &shape = in->shape;
+  const int64_t batch = shape[0];
+  const NpyArray a = read_npy(npy_path);
+  graph::Shape one(shape.begin() + 1, shape.end());
+  graph::Shape got(a.shape.begin() + (a.shape.empty() ? 0 : 1), a.shape.end());
+  if (a.dtype != "f4" || a.shape.empty() || squeezed(got) != squeezed(one))
+    fail("{}: sample inputs must be float32 [M, {}] for input '{}', got {} {}", npy_path,
+         graph::shape_str(one).substr(1, graph::shape_str(one).size() - 2), in->name, a.dtype,
+         graph::shape_str(a.shape));
+  if (a.shape[0] < batch)
+    fail("{}: holds {} samples, fewer than the batch size {}", npy_path, a.shape[0], batch);
+  graph::Tensor all(graph::DType::kFloat32, a.shape);
+  std::memcpy(all.raw(), a.data.data(), all.nbytes());
+  std::vector<std::vector<graph::Tensor>> batches;
   for (int64_t i = 0; i + batch <= a.shape[0]; i += batch)
     batches.push_back({rows(all, i, batch).reshaped(shape)});
   return batches;
 }
 
-void check_one_input(const graph::Graph &graph, const char *what) {
-  if (graph.inputs().size() != 1)
-    fail("model '{}' has {} inputs; vacc {} models with one input", graph.name,
-         graph.inputs().size(), what);
-  const graph::Value *in = graph.inputs()[0];
-  if (in->shape.empty()) fail("model '{}': its input '{}' is a scalar", graph.name, in->name);
-}
-
-}  // namespace
-
-std::vector<std::vector<graph::Tensor>> sample_batches(const graph::Graph &graph,
-                                                       const std::string &npy_path) {
-  check_one_input(graph, "runs");
-  return npy_batches(graph, npy_path, "sample");
-}
-
 std::vector<std::vector<graph::Tensor>> calibration_batches(const graph::Graph &graph,
                                                             const std::string &npy_path,
                                                             std::string *source) {
-  check_one_input(graph, "calibrates");
-  const graph::Value *in = graph.inputs()[0];
-  const graph::Shape &shape = in->shape;
+  const graph::Shape &shape = calibrated_input(graph).shape;
   const int64_t batch = shape[0];
+  if (!npy_path.empty()) return calibration_batches(graph, read_npy(npy_path), npy_path, source);
   std::vector<std::vector<graph::Tensor>> batches;
-  if (!npy_path.empty()) {
-    batches = npy_batches(graph, npy_path, "calibration");
-    *source = fmt::format("{} ({} samples)", npy_path, batches.size() * batch);
-    return batches;
-  }
   const auto mean = graph.metadata.find("vacc.mean"), stddev = graph.metadata.find("vacc.std");
   const std::string train = std::string(graph::kFashionMnistDir) + "/train-images-idx3-ubyte.gz";
   if (mean != graph.metadata.end() && stddev != graph.metadata.end() &&
@@ -146,55 +167,48 @@ std::vector<std::vector<graph::Tensor>> calibration_batches(const graph::Graph &
   return batches;
 }
 
-graph::Graph import_model(const std::string &onnx_path, const CompileOptions &options) {
-  graph::ImportOptions io;
-  io.dims["N"] = options.batch;
-  io.batch = options.batch;
-  io.input_shape = options.input_shape;
-  io.bind_hint =
-      "give the model's input with --input X.npy, whose shape binds every dimension (--batch N "
-      "binds dimension 0)";
-  graph::Graph g = graph::import_onnx(onnx_path, io);
-  if (g.name.empty()) g.name = std::filesystem::path(onnx_path).stem().string();
-  return g;
-}
+namespace {
 
-CompiledModel compile_model(const std::string &onnx_path, const isa::HwConfig &config,
-                            const CompileOptions &options) {
+// Everything after the import: `g` came from `source` (a file, or a model in memory).
+CompiledModel compile_graph(graph::Graph g, const std::string &source, double import_ms,
+                            const isa::HwConfig &config, const CompileOptions &options,
+                            Clock::time_point start) {
   CompiledModel result;
-  const auto start = Clock::now();
-  auto stage = [&](const std::string &name, Clock::time_point t0, std::string summary) {
-    result.stages.push_back({name, ms_since(t0), summary});
+  auto stage = [&](const std::string &name, Clock::time_point t0, std::string summary,
+                   std::optional<double> ms = std::nullopt) {
+    result.stages.push_back({name, ms ? *ms : ms_since(t0), summary});
     if (options.log)
       options.log(
           fmt::format("{:<16} {:8.1f} ms  {}", name, result.stages.back().milliseconds, summary));
   };
+  stage("import", start, fmt::format("{} nodes from {}", g.num_nodes(), source), import_ms);
 
-  auto t0 = Clock::now();
-  graph::Graph g = import_model(onnx_path, options);
-  stage("import", t0, fmt::format("{} nodes from {}", g.num_nodes(), onnx_path));
-
+  const bool calibration_given = !options.calibration.empty() || options.calibration_data;
   std::vector<std::vector<graph::Tensor>> calib;
   if (options.quantize && graph::has_qdq(g)) {
     // Quantized by its author: the model's own scales, nothing to calibrate.
-    if (!options.calibration.empty() ||
+    if (calibration_given ||
         options.calibration_options.method != graph::CalibrationMethod::kMinMax)
       fail(
           "{}: the model is quantized already (QuantizeLinear/DequantizeLinear) and runs with "
           "its own scales; drop --calibration and --calibrate-method",
-          onnx_path);
+          source);
     result.calibration_source = "none: the model's own scales (QuantizeLinear/DequantizeLinear)";
     stage("calibration data", Clock::now(), result.calibration_source);
   } else if (options.quantize) {
-    t0 = Clock::now();
-    calib = calibration_batches(g, options.calibration, &result.calibration_source);
+    const auto t0 = Clock::now();
+    calib = options.calibration_data
+                ? calibration_batches(
+                      g, *options.calibration_data,
+                      options.calibration.empty() ? "calibration array" : options.calibration,
+                      &result.calibration_source)
+                : calibration_batches(g, options.calibration, &result.calibration_source);
     stage("calibration data", t0, result.calibration_source);
   }
 
   graph::PipelineOptions po;
   po.quantize = options.quantize;
   po.calibration = options.calibration_options;
-  po.quantize_options = options.quantize_options;
   po.accel_legality = lower::accel_legality(config, options.vthreads);
   po.fold_windows = lower::window_folding(config, options.vthreads);
   po.fuse_residual_adds = po.accel_legality;
@@ -205,9 +219,9 @@ CompiledModel compile_model(const std::string &onnx_path, const isa::HwConfig &c
   graph::PipelineResult pr = graph::run_graph_pipeline(g, config, calib, po);
   for (const auto &p : pr.passes) result.stages.push_back({p.name, p.milliseconds, p.summary});
 
-  t0 = Clock::now();
+  auto t0 = Clock::now();
   isa::Package package = package_graph(g, pr.memory, config);
-  package.model = std::filesystem::path(onnx_path).filename().string();
+  package.model = std::filesystem::path(source).filename().string();
   stage("package", t0,
         fmt::format("{} steps, {} tensors, arena {} bytes", package.steps.size(),
                     package.tensors.size(), package.arena_bytes));
@@ -226,10 +240,44 @@ CompiledModel compile_model(const std::string &onnx_path, const isa::HwConfig &c
                                                   options.use_tuning_db, options.tuning_db_dir);
   const int lowered = lower::lower_model(g, config, package, lo);
   stage("lower_accel", t0, fmt::format("{} accelerator layers compiled", lowered));
-  package.validate(onnx_path);
+  package.validate(source);
   result.package = std::move(package);
   result.seconds = ms_since(start) / 1000.0;
   return result;
+}
+
+graph::ImportOptions import_options(const CompileOptions &options) {
+  graph::ImportOptions io;
+  io.dims["N"] = options.batch;
+  io.batch = options.batch;
+  io.input_shape = options.input_shape;
+  io.bind_hint =
+      "give the model's input with --input X.npy, whose shape binds every dimension (--batch N "
+      "binds dimension 0)";
+  return io;
+}
+
+}  // namespace
+
+graph::Graph import_model(const std::string &onnx_path, const CompileOptions &options) {
+  graph::Graph g = graph::import_onnx(onnx_path, import_options(options));
+  if (g.name.empty()) g.name = std::filesystem::path(onnx_path).stem().string();
+  return g;
+}
+
+CompiledModel compile_model(const std::string &onnx_path, const isa::HwConfig &config,
+                            const CompileOptions &options) {
+  const auto start = Clock::now();
+  graph::Graph g = import_model(onnx_path, options);
+  return compile_graph(std::move(g), onnx_path, ms_since(start), config, options, start);
+}
+
+CompiledModel compile_model_bytes(const std::string &onnx_bytes, const std::string &source,
+                                  const isa::HwConfig &config, const CompileOptions &options) {
+  const auto start = Clock::now();
+  graph::Graph g = graph::import_onnx_bytes(onnx_bytes, source, import_options(options));
+  if (g.name.empty()) g.name = std::filesystem::path(source).stem().string();
+  return compile_graph(std::move(g), source, ms_since(start), config, options, start);
 }
 
 }  // namespace vacc::package

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace vacc::isa {
@@ -95,6 +96,14 @@ struct HwConfig {
 // instruction that no longer fits 128 bits) throw vacc::Error naming the file, key and rule.
 HwConfig load_config(const std::string &path);
 HwConfig parse_config(const std::string &yaml_text, const std::string &source_name);
+
+// The text of a config derived from `yaml_text` (a config file's text): each key, as
+// config_keys() writes it ("gemm.block_in") or a top-level one ("name", "clock_mhz"), set to a
+// YAML scalar. parse_config() then checks the keys and rules as for a file; `source_name`
+// names the text in the message of a YAML error.
+std::string set_config_keys(const std::string &yaml_text,
+                            const std::vector<std::pair<std::string, std::string>> &values,
+                            const std::string &source_name);
 
 // Checks the rules on a config built in code; throws vacc::Error like load_config.
 void validate_config(const HwConfig &config);

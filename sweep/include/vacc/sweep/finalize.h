@@ -28,6 +28,7 @@ struct FinalizeInputs {
 struct SweepSummary {
   nlohmann::json json;
   std::string text;
+  nlohmann::ordered_json results;  // the document written to DIR/results.json
 };
 
 // Yosys results of this sweep's synthesized points, as fit samples.

@@ -9,10 +9,18 @@
 
 #include <string>
 
+#include "vacc/sweep/finalize.h"
+
 namespace vacc::sweep {
 
 struct SweepOptions {
   std::string spec_path;
+  // The spec's text, in place of reading spec_path (the Python module's dict); spec_path then
+  // only names it, and its directory (relative paths: the current one) anchors its paths.
+  std::string spec_text;
+  // The `vacc` executable whose hidden `sweep-worker` command runs each task; "" = this
+  // process's own executable (the `vacc` command itself).
+  std::string worker_executable;
   std::string out_dir;
   int jobs = 0;    // worker processes on this machine (this rank); 0: one per core (1 per rank)
   int verify = 0;  // points to also run on rtl
@@ -25,7 +33,8 @@ struct SweepOptions {
   bool report = true;
 };
 
-// Returns the process exit status; user errors throw vacc::Error.
-int run_sweep(const SweepOptions &options);
+// Returns the process exit status; user errors throw vacc::Error. The coordinator (rank 0)
+// fills `summary`, when given, with the finishing summary and every result row.
+int run_sweep(const SweepOptions &options, SweepSummary *summary = nullptr);
 
 }  // namespace vacc::sweep

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "vacc/isa/package.h"
 #include "vacc/lower/lower_model.h"
 #include "vacc/lower/operators.h"
+#include "vacc/support/npy.h"
 
 namespace vacc::package {
 
@@ -27,6 +29,9 @@ struct CompileOptions {
   std::vector<int64_t> input_shape;
   bool quantize = true;     // false: the float model, every step on the CPU
   std::string calibration;  // .npy of sample inputs; "" = see calibration_batches()
+  // Sample inputs in memory (the Python module's numpy array), in place of the .npy file;
+  // `calibration` then only names them in messages ("" = "calibration array").
+  std::optional<NpyArray> calibration_data;
   graph::CalibrationOptions calibration_options;  // method (--calibrate-method), percentile
   graph::QuantizeOptions quantize_options;
   std::string dump_dir;     // graph after every pass, loop IR of every accelerator layer
@@ -68,6 +73,10 @@ struct CompiledModel {
 
 CompiledModel compile_model(const std::string &onnx_path, const isa::HwConfig &config,
                             const CompileOptions &options = {});
+// The same from the bytes of a serialized ONNX ModelProto (a model exported in memory);
+// `source` names it in messages and becomes the package's model name.
+CompiledModel compile_model_bytes(const std::string &onnx_bytes, const std::string &source,
+                                  const isa::HwConfig &config, const CompileOptions &options = {});
 
 // The ONNX model imported as compile_model imports it (its batch and input shape bound by
 // `options`).
@@ -85,10 +94,21 @@ std::vector<std::vector<graph::Tensor>> sample_batches(const graph::Graph &graph
 std::vector<std::vector<graph::Tensor>> calibration_batches(const graph::Graph &graph,
                                                             const std::string &npy_path,
                                                             std::string *source);
+// The same from sample inputs already in memory, named `name` in messages.
+std::vector<std::vector<graph::Tensor>> calibration_batches(const graph::Graph &graph,
+                                                            const NpyArray &samples,
+                                                            const std::string &name,
+                                                            std::string *source);
 
 // A float32 tensor from a .npy file (f4, or f8 converted), checked against `shape`; a
 // mismatch is a vacc::Error naming the file, `what` and both shapes.
 graph::Tensor read_input_npy(const std::string &path, const graph::Shape &shape,
                              const std::string &what);
+// The rule read_input_npy applies, on an array's NumPy dtype code ("f4", "f8", ...) and shape:
+// the shape must equal `shape` up to dimensions of 1, and the elements be float32 (or float64,
+// converted). A mismatch is the same vacc::Error, naming `source` (the file, or the array).
+void check_input_array(const std::string &source, const std::string &dtype,
+                       const graph::Shape &array_shape, const graph::Shape &shape,
+                       const std::string &what);
 
 }  // namespace vacc::package

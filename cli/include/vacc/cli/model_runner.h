@@ -27,6 +27,9 @@ const char *fashion_mnist_class(int64_t label);
 isa::Package load_model(const std::string &path, const isa::HwConfig &config,
                         const package::CompileOptions &options, bool quiet);
 
+// `vacc compile`'s checks of its model file and options: a vacc::Error with its message.
+void check_compile_args(const std::string &model, int64_t batch, int vthreads);
+
 // The kernels for the steps the accelerator does not run. fallback "cpu": `name`'s CPU kernels,
 // "reference" (the graph reference executor) or "llvm" (the LLVM JIT CPU backend, its compiled
 // kernels cached on disk, codegen/cpu/kernel_cache.h); fallback "gpu": the GPU backend, with the
