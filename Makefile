@@ -20,9 +20,10 @@ $(BUILD_DIR)/build.ninja: | deps
 configure: deps $(BUILD_DIR)/build.ninja
 
 # What a user runs: the `vacc` command (with the RTL models of the bundled configs and the MPI
-# module it loads). The tests and benchmarks are built by `make test` and `make bench` only, so
-# that `make run` on a fresh machine compiles what its job needs and no more.
-PRODUCT_TARGETS ?= vacc
+# module it loads) and the Python module (build/python). The tests and benchmarks are built by
+# `make test` and `make bench` only, so that `make run` on a fresh machine compiles what its job
+# needs and no more.
+PRODUCT_TARGETS ?= vacc vacc_python
 
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target $(PRODUCT_TARGETS)
