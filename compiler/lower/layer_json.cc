@@ -50,6 +50,11 @@ class Fields {
     if (!j_.at(key).is_boolean()) fail("{}: field '{}' must be true or false", where_, key);
     return j_.at(key).get<bool>();
   }
+  Fields required(const char *key) const {
+    std::optional<Fields> o = object(key);
+    if (!o) fail("{}: field '{}' is missing", where_, key);
+    return *o;
+  }
   std::optional<Fields> object(const char *key) const {
     if (!j_.contains(key) || j_.at(key).is_null()) return std::nullopt;
     return Fields(j_.at(key), fmt::format("{}: field '{}'", where_, key));
@@ -74,7 +79,9 @@ OJson requant_json(const Requant &q) {
   return j;
 }
 
-Requant requant_from(const Fields &f) {
+// The layer's required `requant` object.
+Requant requant_from(const Fields &layer) {
+  const Fields f = layer.required("requant");
   Requant q;
   q.shift = static_cast<int>(f.integer("shift"));
   q.relu = f.flag("relu", true);
@@ -176,9 +183,7 @@ Layer layer_from_json(const Json &j, const std::string &where) {
     p.pad_h = f.integer("pad_h");
     p.pad_w = f.integer("pad_w");
     p.groups = f.integer("groups", 1);
-    const auto rq = f.object("requant");
-    if (!rq) fail("{}: field 'requant' is missing", where);
-    p.requant = requant_from(*rq);
+    p.requant = requant_from(f);
     if (const auto r = f.object("residual"))
       p.residual = Residual{static_cast<int>(r->integer("lshift_out")),
                             static_cast<int>(r->integer("lshift_skip")),
@@ -194,9 +199,7 @@ Layer layer_from_json(const Json &j, const std::string &where) {
     p.in_features = f.integer("in_features");
     p.out_features = f.integer("out_features");
     p.groups = f.integer("groups", 1);
-    const auto rq = f.object("requant");
-    if (!rq) fail("{}: field 'requant' is missing", where);
-    p.requant = requant_from(*rq);
+    p.requant = requant_from(f);
     layer.params = p;
   } else if (op == "add") {
     AddParams p;
