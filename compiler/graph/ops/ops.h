@@ -9,6 +9,7 @@
 #include <limits>
 #include <vector>
 
+#include "vacc/graph/blocked_layout.h"
 #include "vacc/graph/graph.h"
 #include "vacc/graph/op_registry.h"
 
@@ -105,18 +106,6 @@ std::vector<ResizeAxis> resize_axes(const Node &node, const Shape &x, const Shap
 // Offsets into a (broadcast) input for each element of the output, in row-major order
 // (common.cc).
 std::vector<int64_t> broadcast_offsets(const Shape &in, const Shape &out);
-// (layout.cc)
-Tensor block_tensor(const Tensor &plain, int64_t block_n, int64_t block_c);
-Tensor unblock_tensor(const Tensor &blocked, const Shape &plain_shape);
-// The plain NC... shape whose blocked form is `blocked` (padded channel/batch counts).
-Shape unblocked_shape(const Shape &blocked);
-Shape blocked_shape(const Shape &plain, int64_t block_n, int64_t block_c);
-// A windowed pack's unfolded (im2col) [N, C*kh*kw, OH, OW] form of x (x itself without a
-// kernel_shape attribute), and the unfolding.
-Shape unfolded_shape(const Shape &x, const Attributes &attrs);
-// A windowed pack's replicate_pads [top, left, bottom, right] ({0, 0, 0, 0} without).
-std::vector<int64_t> replicate_pads(const Attributes &attrs);
-Tensor unfold_windows(const Tensor &x, const Attributes &attrs);
 
 // A float convolution of plain x [N, C, S...] and w [M, C/group, K...] (the node's window and
 // group), plus bias b[m] and `sum` (a fused residual, the output's shape) when given, clamped

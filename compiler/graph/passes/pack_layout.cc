@@ -6,7 +6,6 @@
 #include "../ops/ops.h"
 #include "vacc/graph/macs.h"
 #include "vacc/graph/shape_inference.h"
-#include "vacc/support/block_groups.h"
 
 namespace vacc::graph {
 
@@ -100,7 +99,7 @@ class Packer {
       if (node->input(3)) node->inputs[3] = packed(node->inputs[3], batch, bo);
       Value *w = node->inputs[1];
       if (w->is_constant()) {
-        Tensor wb = ops::block_tensor(
+        Tensor wb = block_tensor(
             node->op == OpKind::kQConv ? sliced_groups(node) : *w->constant, bo, bi);
         Value *wp = g_.add_constant(g_.unique_name(w->name + ".packed"), std::move(wb));
         wp->layout = {true, bo, bi};
@@ -124,29 +123,14 @@ class Packer {
     infer_node(*node);
   }
 
-  // A grouped convolution's weight [O, C/group, kh, kw] expanded to the slices of whole
-  // channel blocks the accelerator runs (support/block_groups.h), [O, C'/parts, kh, kw], zero
-  // between the groups; the node's group becomes the number of slices. Ungrouped: unchanged.
+  // A grouped convolution's weight sliced into whole channel blocks (slice_weight_groups);
+  // the node's group becomes the number of slices. Ungrouped: unchanged.
   Tensor sliced_groups(Node *node) {
-    const Tensor &w = *node->inputs[1]->constant;
     const int64_t group = node->attrs.get_int("group", 1);
-    if (group == 1) return w;
-    const int64_t bi = config_.block_in, bo = config_.block_out;
-    const int64_t C = w.dim(1) * group, O = w.dim(0), K = w.dim(2) * w.dim(3);
-    const int64_t parts = block_groups(C, O, group, bi, bo);
-    const int64_t part_in = (C + bi - 1) / bi / parts * bi;
-    const int64_t part_out = (O + bo - 1) / bo / parts * bo;
-    Tensor out(DType::kInt8, {O, part_in, w.dim(2), w.dim(3)});
-    int8_t *po = out.data<int8_t>();
-    const int8_t *pw = w.data<int8_t>();
-    const int64_t cg = w.dim(1);
-    for (int64_t o = 0; o < O; ++o)
-      for (int64_t j = 0; j < part_in; ++j) {
-        const int64_t i = grouped_weight_channel(o, j, C, O, group, part_in, part_out);
-        for (int64_t k = 0; k < K; ++k)
-          po[(o * part_in + j) * K + k] = i < 0 ? 0 : pw[(o * cg + i) * K + k];
-      }
-    node->attrs.set("group", parts);
+    int64_t parts = 1;
+    Tensor out = slice_weight_groups(*node->inputs[1]->constant, group, config_.block_in,
+                                     config_.block_out, &parts);
+    if (group != 1) node->attrs.set("group", parts);
     return out;
   }
 

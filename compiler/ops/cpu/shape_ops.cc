@@ -3,7 +3,7 @@
 // vacc.UnpackNCHWnc layout transforms ([N, C, S...] <-> [ceil(N/bn), ceil(C/bc), S..., bn, bc],
 // zero-filled; a windowed pack unfolds the windows into channels first, as graph/ops/layout.cc
 // says).
-#include "../../graph/ops/ops.h"
+#include "vacc/graph/blocked_layout.h"
 #include "../../graph/window.h"
 #include "common.h"
 #include "vacc/graph/shape_inference.h"
@@ -131,7 +131,7 @@ CpuKernel build_shape_op(const Node &node) {
       int64_t bn = node.attrs.get_int("block_n"), bc = node.attrs.get_int("block_c");
       // With a window, channel f of the unfolded input is window tap (c, ky, kx) of channel c.
       const bool windowed = node.attrs.has("kernel_shape");
-      const Shape unfolded = graph::ops::unfolded_shape(in, node.attrs);
+      const Shape unfolded = graph::unfolded_shape(in, node.attrs);
       graph::Window w;
       if (windowed)
         w = graph::make_window(node.attrs, {in[2], in[3]}, node.attrs.get_ints("kernel_shape"),
@@ -145,7 +145,7 @@ CpuKernel build_shape_op(const Node &node) {
           const int kh = static_cast<int>(w.kernel[0]), kw = static_cast<int>(w.kernel[1]);
           Expr tap = c % (kh * kw);
           // The replicated edges (replicate_pads) repeat the grid's first and last windows.
-          const std::vector<int64_t> r = graph::ops::replicate_pads(node.attrs);
+          const std::vector<int64_t> r = graph::replicate_pads(node.attrs);
           Expr oy = tir::min(tir::max(Expr(i[2]) - static_cast<int>(r[0]), Expr(0)),
                              Expr(static_cast<int>(w.out[0] - 1)));
           Expr ox = tir::min(tir::max(Expr(i[3]) - static_cast<int>(r[1]), Expr(0)),

@@ -1,5 +1,7 @@
-// Host-side layout conversion for accelerator operators: plain NCHW / OIHW tensors to the
-// blocked layouts of compiler/ops.h (channels zero-padded to the config's blocks) and back,
+// Host-side layout conversion for accelerator operators, on plain vectors for benches and
+// tests: plain NCHW / OIHW tensors to the blocked layouts of compiler/ops.h (channels
+// zero-padded to the config's blocks) and back, by the graph's packers
+// (vacc/graph/blocked_layout.h, the ones compiled models use),
 // and the im2col folding that lets a conv with few input channels (ResNet-18's C1, 3
 // channels) use the GEMM core: each output pixel's kh x kw x C input window becomes its
 // channels, so the accelerator runs a 1x1 conv whose reduction covers the whole window.
