@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "common.h"
+#include "vacc/ops/compute/functions.h"
 #include "vacc/support/error.h"
 
 namespace vacc::ops::cpu {
@@ -33,12 +34,10 @@ Expr activate(const Node &node, Expr x, DataType t) {
       const Expr alpha = attr("alpha", 1.0f);
       return tir::max(zero, x) + tir::min(zero, alpha * exp_minus_one(x / alpha, t));
     }
-    case OpKind::kSoftplus:  // max(x, 0) + log(1 + exp(-|x|)): no overflow for large x
-      return tir::max(x, zero) +
-             call(tir::CallOp::kLog,
-                  fconst(t, 1.0) + call(tir::CallOp::kExp, zero - call(tir::CallOp::kAbs, x)));
+    case OpKind::kSoftplus:
+      return compute::softplus(x);
     case OpKind::kSoftsign:
-      return x / (fconst(t, 1.0) + call(tir::CallOp::kAbs, x));
+      return compute::softsign(x);
     case OpKind::kThresholdedRelu:
       return tir::select(x > attr("alpha", 1.0f), x, zero);
     case OpKind::kShrink: {

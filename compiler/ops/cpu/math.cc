@@ -1,11 +1,12 @@
 // Element-wise math on the CPU: Tanh, Exp, Log, Sqrt, Erf, Reciprocal, Floor, Ceil, Abs, Neg,
 // HardSigmoid, HardSwish, vacc.Gelu, Pow and the variadic Sum, Mean, Max and Min (broadcast).
-// Functions without an LLVM intrinsic are composed: tanh from exp in float64, erf as a rational
-// approximation (|error| < 1e-7, Eigen's), pow as exp(y log |x|) in float64 with the sign of
+// Functions without an LLVM intrinsic are composed: tanh from exp in float64, erf and GELU as
+// both backends define them (ops/compute), pow as exp(y log |x|) in float64 with the sign of
 // a negative base's integer powers.
 #include <cmath>
 
 #include "common.h"
+#include "vacc/ops/compute/functions.h"
 #include "vacc/support/error.h"
 
 namespace vacc::ops::cpu {
@@ -21,22 +22,6 @@ Expr tanh_of(Expr x, DataType t) {
   return tir::cast(t, tir::select(v < fconst(f64, 0.0), fconst(f64, 0.0) - r, r));
 }
 
-Expr erf_of(Expr x, DataType t) {
-  static const double kAlpha[] = {
-      -1.60960333262415e-02, -2.95459980854025e-03, -7.34990630326855e-04, -5.69250639462346e-05,
-      -2.10102402082508e-06, 2.77068142495902e-08,  -2.72614225801306e-10};
-  static const double kBeta[] = {-1.42647390514189e-02, -7.37332916720468e-03,
-                                 -1.68282697438203e-03, -2.13374055278905e-04,
-                                 -1.45660718464996e-05};
-  Expr c = tir::min(tir::max(x, fconst(t, -4.0)), fconst(t, 4.0));
-  Expr c2 = c * c;
-  Expr p = fconst(t, kAlpha[6]);
-  for (int k = 5; k >= 0; --k) p = p * c2 + fconst(t, kAlpha[k]);
-  Expr q = fconst(t, kBeta[4]);
-  for (int k = 3; k >= 0; --k) q = q * c2 + fconst(t, kBeta[k]);
-  return c * p / q;
-}
-
 Expr unary_math(const Node &node, Expr x, DataType t) {
   Expr zero = iconst(t, 0);
   switch (node.op) {
@@ -49,7 +34,7 @@ Expr unary_math(const Node &node, Expr x, DataType t) {
     case OpKind::kSqrt:
       return call(tir::CallOp::kSqrt, x);
     case OpKind::kErf:
-      return erf_of(x, t);
+      return compute::erf(x);
     case OpKind::kReciprocal:
       return fconst(t, 1.0) / x;
     case OpKind::kFloor:
@@ -138,11 +123,7 @@ CpuKernel build_math(const Node &node) {
 }  // namespace
 
 Expr gelu(const Expr &x, bool tanh_form) {
-  const DataType t = x.dtype();
-  Expr inner =
-      tanh_form ? tanh_of(fconst(t, std::sqrt(2 / M_PI)) * (x + fconst(t, 0.044715) * x * x * x), t)
-                : erf_of(x * fconst(t, M_SQRT1_2), t);
-  return fconst(t, 0.5) * x * (fconst(t, 1.0) + inner);
+  return compute::gelu(x, tanh_form, [](const Expr &v) { return tanh_of(v, v.dtype()); });
 }
 
 void add_math_lowerings(std::vector<CpuLowering> &lowerings) {

@@ -1,7 +1,8 @@
-// Element-wise operators on the GPU: one thread per element, 256 threads per block. GELU is
-// exact (erf, from Abramowitz and Stegun 7.1.26: |error| < 1.5e-7) or the tanh approximation;
-// Softplus is max(x, 0) + log(1 + exp(-|x|)), finite for large x.
+// Element-wise operators on the GPU: one thread per element, 256 threads per block. GELU, erf,
+// Softplus and Softsign are the CPU backend's definitions (ops/compute), with the GPU's float32
+// tanh.
 #include "common.h"
+#include "vacc/ops/compute/functions.h"
 #include "vacc/support/error.h"
 
 namespace vacc::ops::gpu {
@@ -11,14 +12,8 @@ Expr sigmoid(Expr v) {
   return f32(1) / (f32(1) + tir::Call::make(tir::CallOp::kExp, {f32(0) - v}));
 }
 
-Expr erf(Expr v) {
-  Expr a = tir::Call::make(tir::CallOp::kAbs, {v});
-  Expr t = f32(1) / (f32(1) + f32(0.3275911) * a);
-  Expr poly = t * (f32(0.254829592) +
-                   t * (f32(-0.284496736) +
-                        t * (f32(1.421413741) + t * (f32(-1.453152027) + t * f32(1.061405429)))));
-  Expr r = f32(1) - poly * tir::Call::make(tir::CallOp::kExp, {f32(0) - a * a});
-  return tir::select(v < f32(0), f32(0) - r, r);
+Expr tanh(const Expr &v) {
+  return tir::Call::make(tir::CallOp::kTanh, {v});
 }
 
 Expr apply(Unary op, Expr v) {
@@ -28,22 +23,17 @@ Expr apply(Unary op, Expr v) {
     case Unary::kSigmoid:
       return sigmoid(v);
     case Unary::kTanh:
-      return tir::Call::make(tir::CallOp::kTanh, {v});
+      return tanh(v);
     case Unary::kExp:
       return tir::Call::make(tir::CallOp::kExp, {v});
     case Unary::kGelu:
-      return f32(0.5) * v * (f32(1) + erf(v * f32(0.7071067811865476)));
-    case Unary::kGeluTanh: {
-      Expr inner = f32(0.7978845608028654) * (v + f32(0.044715) * v * v * v);
-      return f32(0.5) * v * (f32(1) + tir::Call::make(tir::CallOp::kTanh, {inner}));
-    }
-    case Unary::kSoftplus: {  // max(v, 0) + log(1 + exp(-|v|))
-      Expr e =
-          tir::Call::make(tir::CallOp::kExp, {f32(0) - tir::Call::make(tir::CallOp::kAbs, {v})});
-      return tir::max(v, f32(0)) + tir::Call::make(tir::CallOp::kLog, {f32(1) + e});
-    }
+      return compute::gelu(v, false, tanh);
+    case Unary::kGeluTanh:
+      return compute::gelu(v, true, tanh);
+    case Unary::kSoftplus:
+      return compute::softplus(v);
     case Unary::kSoftsign:
-      return v / (f32(1) + tir::Call::make(tir::CallOp::kAbs, {v}));
+      return compute::softsign(v);
   }
   return v;
 }
