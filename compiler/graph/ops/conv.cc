@@ -472,7 +472,8 @@ void add_conv_ops(std::vector<OpDef> &defs) {
                   .infer = infer_conv,
                   .reference = conv,
                   .quantize = QuantRule::kConv,
-                  .macs = conv_macs});
+                  .macs = conv_macs,
+                  .cpu_blocking = CpuBlocking::kConv});
   defs.push_back({.op = OpKind::kConvTranspose,
                   .name = "ConvTranspose",
                   .onnx = true,

@@ -331,29 +331,44 @@ void add_elementwise_ops(std::vector<OpDef> &defs) {
                   .onnx = true,
                   .infer = infer_unary,
                   .reference = unary,
-                  .quantize = QuantRule::kPassThrough});
+                  .quantize = QuantRule::kPassThrough,
+                  .cpu_blocking = CpuBlocking::kUnary});
   defs.push_back({.op = OpKind::kClip,
                   .name = "Clip",
                   .onnx = true,
                   .import = import_clip,
                   .infer = infer_unary,
-                  .reference = unary});
-  for (auto [op, name] :
-       {std::pair{OpKind::kLeakyRelu, "LeakyRelu"}, std::pair{OpKind::kSigmoid, "Sigmoid"},
-        std::pair{OpKind::kIdentity, "Identity"}}) {
-    defs.push_back(
-        {.op = op, .name = name, .onnx = true, .infer = infer_unary, .reference = unary});
+                  .reference = unary,
+                  .cpu_blocking = CpuBlocking::kUnary});
+  for (auto [op, name] : {std::pair{OpKind::kLeakyRelu, "LeakyRelu"}, std::pair{OpKind::kSigmoid, "Sigmoid"}}) {
+    defs.push_back({.op = op,
+                    .name = name,
+                    .onnx = true,
+                    .infer = infer_unary,
+                    .reference = unary,
+                    .cpu_blocking = CpuBlocking::kUnary});
   }
+  defs.push_back({.op = OpKind::kIdentity,
+                  .name = "Identity",
+                  .onnx = true,
+                  .infer = infer_unary,
+                  .reference = unary,
+                  .selects_elements = true});
   defs.push_back({.op = OpKind::kAdd,
                   .name = "Add",
                   .onnx = true,
                   .infer = infer_binary,
                   .reference = binary,
-                  .quantize = QuantRule::kAdd});
+                  .quantize = QuantRule::kAdd,
+                  .cpu_blocking = CpuBlocking::kBinary});
   for (auto [op, name] : {std::pair{OpKind::kSub, "Sub"}, std::pair{OpKind::kMul, "Mul"},
                           std::pair{OpKind::kDiv, "Div"}}) {
-    defs.push_back(
-        {.op = op, .name = name, .onnx = true, .infer = infer_binary, .reference = binary});
+    defs.push_back({.op = op,
+                    .name = name,
+                    .onnx = true,
+                    .infer = infer_binary,
+                    .reference = binary,
+                    .cpu_blocking = CpuBlocking::kBinary});
   }
   defs.push_back({.op = OpKind::kDropout,
                   .name = "Dropout",

@@ -303,13 +303,15 @@ void add_indexing_ops(std::vector<OpDef> &defs) {
                   .onnx = true,
                   .import = import_axes,
                   .infer = infer_squeeze,
-                  .reference = relabel});
+                  .reference = relabel,
+                  .selects_elements = true});
   defs.push_back({.op = OpKind::kUnsqueeze,
                   .name = "Unsqueeze",
                   .onnx = true,
                   .import = import_axes,
                   .infer = infer_unsqueeze,
-                  .reference = relabel});
+                  .reference = relabel,
+                  .selects_elements = true});
   defs.push_back({.op = OpKind::kGather,
                   .name = "Gather",
                   .onnx = true,

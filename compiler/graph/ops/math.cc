@@ -202,20 +202,22 @@ void add_math_ops(std::vector<OpDef> &defs) {
     OpKind op;
     const char *name;
     int opset_min;
+    CpuBlocking cpu_blocking = CpuBlocking::kNone;
   };
-  for (const Unary &u : {Unary{OpKind::kTanh, "Tanh", 1}, Unary{OpKind::kExp, "Exp", 1},
+  for (const Unary &u : {Unary{OpKind::kTanh, "Tanh", 1, CpuBlocking::kUnary}, Unary{OpKind::kExp, "Exp", 1},
                          Unary{OpKind::kLog, "Log", 1}, Unary{OpKind::kSqrt, "Sqrt", 1},
                          Unary{OpKind::kErf, "Erf", 9}, Unary{OpKind::kReciprocal, "Reciprocal", 1},
                          Unary{OpKind::kFloor, "Floor", 1}, Unary{OpKind::kCeil, "Ceil", 1},
                          Unary{OpKind::kAbs, "Abs", 1}, Unary{OpKind::kNeg, "Neg", 1},
-                         Unary{OpKind::kHardSigmoid, "HardSigmoid", 1},
-                         Unary{OpKind::kHardSwish, "HardSwish", 14}}) {
+                         Unary{OpKind::kHardSigmoid, "HardSigmoid", 1, CpuBlocking::kUnary},
+                         Unary{OpKind::kHardSwish, "HardSwish", 14, CpuBlocking::kUnary}}) {
     defs.push_back({.op = u.op,
                     .name = u.name,
                     .onnx = true,
                     .opset_min = u.opset_min,
                     .infer = infer_math,
-                    .reference = math});
+                    .reference = math,
+                    .cpu_blocking = u.cpu_blocking});
   }
   defs.push_back(
       {.op = OpKind::kGelu, .name = "vacc.Gelu", .infer = infer_math, .reference = math});

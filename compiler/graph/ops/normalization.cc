@@ -238,7 +238,8 @@ void add_normalization_ops(std::vector<OpDef> &defs) {
                   .onnx = true,
                   .import = import_batch_norm,
                   .infer = infer_batch_norm,
-                  .reference = batch_norm});
+                  .reference = batch_norm,
+                  .cpu_blocking = CpuBlocking::kBatchNorm});
   defs.push_back({.op = OpKind::kLayerNormalization,
                   .name = "LayerNormalization",
                   .onnx = true,

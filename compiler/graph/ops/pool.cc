@@ -7,6 +7,7 @@
 
 #include "../window.h"
 #include "ops.h"
+#include "vacc/graph/passes/block_cpu_layout.h"
 #include "vacc/graph/qpool.h"
 
 namespace vacc::graph::ops {
@@ -326,6 +327,11 @@ void infer_global_average_pool(Node &n) {
   set_blocked_like(n, x);
 }
 
+// A MaxPool whose Indices output nobody reads: the CPU's blocked pool has no indices.
+bool without_indices(const Node &node) {
+  return node.outputs.size() < 2 || !node.outputs[1];
+}
+
 }  // namespace
 
 void add_pool_ops(std::vector<OpDef> &defs) {
@@ -334,19 +340,25 @@ void add_pool_ops(std::vector<OpDef> &defs) {
                   .onnx = true,
                   .infer = infer_max_pool,
                   .reference = max_pool,
-                  .quantize = QuantRule::kPassThrough});
+                  .quantize = QuantRule::kPassThrough,
+                  .selects_elements = true,
+                  .cpu_blocking = CpuBlocking::kPool,
+                  .cpu_blocking_applies = without_indices});
   defs.push_back({.op = OpKind::kAveragePool,
                   .name = "AveragePool",
                   .onnx = true,
                   .infer = infer_average_pool,
                   .reference = average_pool,
-                  .quantize = QuantRule::kAvgPool});
+                  .quantize = QuantRule::kAvgPool,
+                  .cpu_blocking = CpuBlocking::kPool,
+                  .cpu_blocking_applies = blocked_average_pool_supported});
   defs.push_back({.op = OpKind::kGlobalAveragePool,
                   .name = "GlobalAveragePool",
                   .onnx = true,
                   .infer = infer_global_average_pool,
                   .reference = global_average_pool,
-                  .quantize = QuantRule::kAvgPool});
+                  .quantize = QuantRule::kAvgPool,
+                  .cpu_blocking = CpuBlocking::kPool});
   defs.push_back({.op = OpKind::kQAveragePool,
                   .name = "vacc.QAveragePool",
                   .infer = infer_qaverage_pool,

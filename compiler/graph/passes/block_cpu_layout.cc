@@ -11,25 +11,6 @@ namespace vacc::graph {
 
 namespace {
 
-bool is_blocked_unary(OpKind op) {
-  switch (op) {
-    case OpKind::kRelu:
-    case OpKind::kClip:
-    case OpKind::kLeakyRelu:
-    case OpKind::kSigmoid:
-    case OpKind::kHardSigmoid:
-    case OpKind::kHardSwish:
-    case OpKind::kTanh:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool is_blocked_binary(OpKind op) {
-  return op == OpKind::kAdd || op == OpKind::kSub || op == OpKind::kMul || op == OpKind::kDiv;
-}
-
 class Blocker {
  public:
   Blocker(Graph &g, int64_t block) : g_(g), block_(block) {}
@@ -55,26 +36,26 @@ class Blocker {
 
   // The node rewritten to compute in the blocked layout, or false (left as it is).
   bool convert(Node *node) {
-    if (node->op == OpKind::kConv) return convert_conv(node);
-    if (node->op == OpKind::kBatchNormalization) return convert_batch_norm(node);
+    const OpDef &def = op_def(node->op);
+    if (def.cpu_blocking_applies && !def.cpu_blocking_applies(*node)) return false;
+    if (def.cpu_blocking == CpuBlocking::kConv) return convert_conv(node);
+    if (def.cpu_blocking == CpuBlocking::kBatchNorm) return convert_batch_norm(node);
     Value *x = node->input(0);
     if (!blocked(x) || node->outputs.empty() || !node->outputs[0]) return false;
     Value *y = node->outputs[0];
     Shape plain_y;
-    if ((node->op == OpKind::kMaxPool && (node->outputs.size() < 2 || !node->outputs[1])) ||
-        node->op == OpKind::kGlobalAveragePool ||
-        (node->op == OpKind::kAveragePool && blocked_average_pool_supported(*node))) {
+    if (def.cpu_blocking == CpuBlocking::kPool) {
       if (plain_.at(x).size() != 4) return false;
       infer_node(*node);
       plain_y = unblocked_shape(y->shape, plain_.at(x)[1]);
-    } else if (is_blocked_unary(node->op)) {
+    } else if (def.cpu_blocking == CpuBlocking::kUnary) {
       for (size_t i = 1; i < node->inputs.size(); ++i) {
         const Value *v = node->inputs[i];
         if (v && !(v->is_constant() && v->constant->size() == 1)) return false;
       }
       infer_node(*node);
       plain_y = plain_.at(x);
-    } else if (is_blocked_binary(node->op)) {
+    } else if (def.cpu_blocking == CpuBlocking::kBinary) {
       const Value *b = node->input(1);
       if (!blocked(b)) return false;
       const Shape &pa = plain_.at(x), &pb = plain_.at(b);
@@ -88,7 +69,7 @@ class Blocker {
         return false;
       }
       infer_node(*node);
-    } else if (node->op == OpKind::kConcat) {
+    } else if (def.cpu_blocking == CpuBlocking::kConcat) {
       if (!convert_concat(node)) return false;
       infer_node(*node);
       plain_y = plain_.at(x);

@@ -6,6 +6,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "vacc/graph/op_registry.h"
 #include "vacc/graph/shape_inference.h"
 #include "vacc/support/error.h"
 
@@ -110,24 +111,11 @@ class QdqLowering {
     signed_codes();
     for (Node *node : g_.nodes()) {
       if (g_.index_of(node) < 0) continue;  // removed by an earlier rewrite
-      switch (node->op) {
-        case OpKind::kConv:
-        case OpKind::kGemm:
-        case OpKind::kMatMul:
-          integer_ops_ += accumulate(node);
-          break;
-        case OpKind::kMaxPool:
-        case OpKind::kReshape:
-        case OpKind::kFlatten:
-        case OpKind::kTranspose:
-        case OpKind::kSqueeze:
-        case OpKind::kUnsqueeze:
-        case OpKind::kIdentity:
-          integer_ops_ += on_codes(node);
-          break;
-        default:
-          break;
-      }
+      const OpDef &def = op_def(node->op);
+      if (def.quantize == QuantRule::kConv || def.quantize == QuantRule::kDense)
+        integer_ops_ += accumulate(node);
+      else if (def.selects_elements)
+        integer_ops_ += on_codes(node);
     }
     g_.remove_dead_nodes();
     g_.sort_topologically();

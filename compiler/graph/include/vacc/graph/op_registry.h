@@ -43,6 +43,18 @@ enum class QuantRule : uint8_t {
   kAvgPool,      // vacc.QAveragePool (AveragePool, GlobalAveragePool) of a 2-D quantized input
 };
 
+// How the CPU's blocked-layout pass (passes/block_cpu_layout.h) converts an operator reading a
+// blocked (NCHWc) value; kNone unblocks its inputs first.
+enum class CpuBlocking : uint8_t {
+  kNone,
+  kConv,       // vacc.ConvNCHWc
+  kBatchNorm,  // vacc.ConvNCHWc, depthwise 1x1 (its per-channel affine)
+  kPool,       // the same 2-D pool on the blocked tensor
+  kUnary,      // element by element, its other operands scalar constants
+  kBinary,     // two blocked operands of one shape, or one per channel of the other
+  kConcat,     // along the channels, every part but the last whole blocks
+};
+
 using KernelInputs = std::vector<const Tensor *>;
 
 struct OpDef {
@@ -73,6 +85,13 @@ struct OpDef {
   // The reference kernel reads only its inputs' static shapes (Shape), so the importer
   // folds the node whatever its inputs.
   bool reads_shapes_only = false;
+  // Every output element is one of input 0's elements, picked by position or by order
+  // (reshapes, transposes, max pooling): the operator computes the same on a quantized
+  // tensor's int8 codes as on its values (passes/quantize_qdq.h runs it on the codes).
+  bool selects_elements = false;
+  // The CPU's blocked layout, and when set, the condition under which the node converts.
+  CpuBlocking cpu_blocking = CpuBlocking::kNone;
+  bool (*cpu_blocking_applies)(const Node &node) = nullptr;
 };
 
 // The definition of `op`. Every OpKind has one.

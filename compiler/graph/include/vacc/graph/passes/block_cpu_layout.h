@@ -2,7 +2,8 @@
 // (the vector's floats), [N, ceil(C/block), H, W, 1, block] (NCHWc, as ONNX Runtime's NCHWc
 // transformer does), so that convolutions keep output channels in the vectors and store them
 // contiguously, depthwise convolutions and pooling vectorize over channels, and nothing between
-// two convolutions converts layouts.
+// two convolutions converts layouts. Each operator's OpDef says how it converts (cpu_blocking,
+// cpu_blocking_applies in op_registry.h); today's table:
 //
 //   Conv (float, 2-D, constant weights; one group, depthwise, or groups of whole blocks of
 //   inputs and outputs)  ->  vacc.ConvNCHWc
