@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "commands.h"
-#include "tuning_options.h"
+#include "vacc/cli/tuning_options.h"
 #include "vacc/tuning/tuning_db.h"
 #include "layer_bench.h"
 #include "vacc/cli/output.h"

@@ -16,7 +16,7 @@
 
 #include "bench_float_model.h"
 #include "commands.h"
-#include "tuning_options.h"
+#include "vacc/cli/tuning_options.h"
 #include "vacc/cli/calibration_options.h"
 #include "vacc/cli/model_runner.h"
 #include "vacc/cli/output.h"

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "tuning_options.h"
+#include "vacc/cli/tuning_options.h"
 #include "vacc/cli/calibration_options.h"
 #include "vacc/cli/model_runner.h"
 #include "vacc/cli/output.h"

@@ -13,7 +13,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "tuning_options.h"
+#include "vacc/cli/tuning_options.h"
 #include "commands.h"
 #include "quant_report_output.h"
 #include "vacc/cli/calibration_options.h"

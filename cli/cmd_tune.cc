@@ -1,213 +1,54 @@
 // `vacc tune MODEL.onnx|--bench resnet18-convs --config C -o LOG`: each accelerator workload's
 // schedule searched on the perf engine (tune/tuner.h), every trial logged, the best kept in
-// the per-user tuning database that compile, run, bench and sweep consult.
+// the per-user tuning database that compile, run, bench and sweep consult. The run itself is
+// vacc/cli/tune_session.h's; this file is its options and what it prints.
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <filesystem>
-#include <nlohmann/json.hpp>
 
-#include "vacc/cli/calibration_options.h"
 #include "commands.h"
-#include "vacc/cli/model_runner.h"
 #include "vacc/cli/output.h"
-#include "vacc/lower/layer_json.h"
-#include "vacc/lower/schedule_space.h"
-#include "vacc/support/error.h"
-#include "vacc/support/file.h"
-#include "vacc/sweep/tune_pool.h"
-#include "vacc/tune/measure.h"
-#include "vacc/tune/search_strategy.h"
-#include "vacc/tune/tuner.h"
-#include "vacc/tuning/tuning_db.h"
+#include "vacc/cli/tune_session.h"
 
 namespace vacc::cli {
 namespace {
 
 struct TuneArgs {
-  std::string model, bench, config = "default", log;
-  CalibrationArgs calibration;
-  int64_t batch = 1;
-  tune::TuneOptions options;
-  int jobs = 1;
-  int verify = 0;
+  TuneRequest request;
+  std::string config = "default";
   bool json = false, no_db_update = false;
 };
 
-// One line: a bar, trials, rate, and each task's best so far against its heuristic.
-std::string progress_line(const tune::TuneReport &r, int64_t total) {
-  const int width = 24;
-  const int filled = total ? static_cast<int>(width * std::min<int64_t>(r.measured, total) / total)
-                           : width;
-  std::string bests;
-  for (size_t i = 0; i < r.tasks.size() && i < 12; ++i)
-    bests += fmt::format(" {:.2f}", r.tasks[i].speedup());
-  return fmt::format("[{}{}] {}/{} trials, {:.1f}/s; best/heuristic per task:{}{}",
-                     std::string(filled, '#'), std::string(width - filled, '.'), r.measured,
-                     total, r.seconds > 0 ? r.measured / r.seconds : 0.0, bests,
-                     r.tasks.size() > 12 ? " ..." : "");
-}
-
-uint64_t weighted(const tune::TaskResult &t, const std::optional<tuning::Trial> &trial) {
-  return trial && trial->cycles ? *trial->cycles * static_cast<uint64_t>(t.task.weight) : 0;
-}
-
 void run_tune(const TuneArgs &a) {
-  if (a.model.empty() == a.bench.empty())
-    fail("vacc tune: give a model (MODEL.onnx) or --bench resnet18-convs, not both");
-  if (!a.bench.empty() && a.bench != "resnet18-convs")
-    fail("--bench {}: the benchmark vacc tune knows is resnet18-convs", a.bench);
-  if (!a.model.empty() && !path_exists(a.model)) fail("{}: no such model file", a.model);
-  if (a.options.trials < 1) fail("--trials {}: tune at least one trial per task", a.options.trials);
-  if (a.jobs < 1) fail("-j {}: at least one worker", a.jobs);
-  if (a.verify < 0) fail("--verify {}: a count of tasks", a.verify);
-  const auto &names = tune::strategy_names();
-  if (std::find(names.begin(), names.end(), a.options.strategy) == names.end())
-    fail("--strategy '{}': choose random, grid, anneal or model", a.options.strategy);
+  TuneRequest r = a.request;
+  r.update_db = !a.no_db_update;
   const isa::HwConfig config = load_named_config(a.config);
-
-  std::vector<tune::TuneTask> tasks;
-  if (!a.bench.empty()) {
-    tasks = tune::resnet18_conv_tasks(config);
-  } else {
-    package::CompileOptions co;
-    apply_calibration_options(a.calibration, &co);
-    co.batch = a.batch;
-    tasks = tune::model_tasks(a.model, config, co);
-  }
-  if (tasks.empty())
-    fail("{}: no layer runs on the accelerator of config '{}': nothing to tune",
-         a.model.empty() ? a.bench : a.model, config.name);
-  int64_t layers = 0;
-  for (const auto &t : tasks) layers += t.weight;
-  const int64_t total = a.options.trials * static_cast<int64_t>(tasks.size());
-  if (!a.json)
-    fmt::print(
-        "tuning {} workloads ({} accelerator layers) of {} on config '{}' (hardware {}): "
-        "strategy {}, up to {} trials each, {} worker(s), log {}\n",
-        tasks.size(), layers, a.model.empty() ? a.bench : a.model, config.name,
-        tuning::hw_key(config), a.options.strategy, a.options.trials, a.jobs, a.log);
-
-  tune::TuneOptions options = a.options;
-  options.log_path = a.log;
-  options.batch = std::max<size_t>(options.batch, static_cast<size_t>(a.jobs));
-  std::unique_ptr<tune::Measurer> measurer;
-  if (a.jobs > 1) {
-    const std::string log_dir = a.log + ".workers";
-    measurer = std::make_unique<sweep::PoolMeasurer>(a.jobs, log_dir);
-  } else {
-    measurer = std::make_unique<tune::LocalMeasurer>();
-  }
   const bool tty = isatty(fileno(stdout));
+  int64_t total = 0;
   double printed = -1;
-  const tune::TuneReport r = tune::tune(config, tasks, options, *measurer,
-                                        [&](const tune::TuneReport &now) {
-                                          if (a.json) return;
-                                          if (tty) {
-                                            fmt::print("\r{}", progress_line(now, total));
-                                            std::fflush(stdout);
-                                          } else if (now.seconds - printed >= 5) {
-                                            printed = now.seconds;
-                                            fmt::print("{}\n", progress_line(now, total));
-                                          }
-                                        });
-  if (tty && !a.json) fmt::print("\r{}\n", progress_line(r, total));
-
-  // Verify: the N tasks that gained most, rerun on the RTL; its cycles must equal perf's.
-  std::vector<std::string> verified;
-  if (a.verify > 0) {
-    std::vector<const tune::TaskResult *> order;
-    for (const auto &t : r.tasks)
-      if (t.best) order.push_back(&t);
-    std::sort(order.begin(), order.end(), [](auto *x, auto *y) {
-      return weighted(*x, x->heuristic) - weighted(*x, x->best) >
-             weighted(*y, y->heuristic) - weighted(*y, y->best);
-    });
-    for (size_t i = 0; i < order.size() && static_cast<int>(i) < a.verify; ++i) {
-      const tune::TaskResult &t = *order[i];
-      const tuning::Trial v = tune::measure(config, t.task.layer, t.best->schedule, "rtl");
-      if (!v.cycles || *v.cycles != *t.best->cycles)
-        fail("--verify: {} ({}) under {}: perf counted {} cycles, rtl {}", t.task.layers[0],
-             t.task.workload, lower::describe(t.best->schedule), *t.best->cycles,
-             v.cycles ? std::to_string(*v.cycles) : v.error);
-      verified.push_back(t.task.layers[0]);
-    }
-  }
-
-  if (!a.no_db_update) tuning::update_tuning_db(tuning::read_log(a.log));
-
-  uint64_t heuristic_total = 0, tuned_total = 0;
-  for (const auto &t : r.tasks) {
-    heuristic_total += weighted(t, t.heuristic);
-    tuned_total += weighted(t, t.best);
-  }
+  const TuneSummary s = run_tune_session(
+      r, config,
+      [&](const std::string &heading, int64_t trials) {
+        total = trials;
+        if (!a.json) fmt::print("{}\n", heading);
+      },
+      [&](const tune::TuneReport &now) {
+        if (a.json) return;
+        if (tty) {
+          fmt::print("\r{}", tune_progress_line(now, total));
+          std::fflush(stdout);
+        } else if (now.seconds - printed >= 5) {
+          printed = now.seconds;
+          fmt::print("{}\n", tune_progress_line(now, total));
+        }
+      });
   if (a.json) {
-    nlohmann::ordered_json j;
-    j["config"] = config.name;
-    j["hw"] = tuning::hw_key(config);
-    j["strategy"] = a.options.strategy;
-    j["log"] = a.log;
-    j["seconds"] = r.seconds;
-    j["measured"] = r.measured;
-    j["trials_per_second"] = r.seconds > 0 ? r.measured / r.seconds : 0;
-    j["ranked_per_second"] = r.ranked_per_second;
-    j["heuristic_cycles"] = heuristic_total;
-    j["tuned_cycles"] = tuned_total;
-    j["verified_on_rtl"] = verified;
-    nlohmann::ordered_json tj = nlohmann::ordered_json::array();
-    for (const auto &t : r.tasks) {
-      nlohmann::ordered_json e;
-      e["workload"] = t.task.workload;
-      e["layers"] = t.task.layers;
-      e["space"] = t.space;
-      e["candidates"] = t.candidates;
-      e["measured"] = t.measured;
-      e["resumed"] = t.resumed;
-      e["failed"] = t.failed;
-      e["heuristic_cycles"] = t.heuristic ? nlohmann::ordered_json(*t.heuristic->cycles) : nullptr;
-      e["best_cycles"] = t.best ? nlohmann::ordered_json(*t.best->cycles) : nullptr;
-      e["best_at"] = t.best_at;
-      e["schedule"] = t.best ? lower::to_json(t.best->schedule) : nlohmann::ordered_json();
-      tj.push_back(std::move(e));
-    }
-    j["tasks"] = std::move(tj);
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", s.json.dump(2));
     return;
   }
-  std::vector<std::vector<std::string>> rows = {{"#", "layers", "workload", "legal", "trials",
-                                                 "heuristic", "tuned", "gain", "at", "schedule"}};
-  for (size_t i = 0; i < r.tasks.size(); ++i) {
-    const auto &t = r.tasks[i];
-    const std::string names =
-        t.task.layers.size() > 1 ? fmt::format("{} (x{})", t.task.layers[0], t.task.weight)
-                                 : t.task.layers[0];
-    rows.push_back({std::to_string(i), names, t.task.workload,
-                    fmt::format("{}/{}", t.candidates, t.space),
-                    std::to_string(t.measured + t.resumed),
-                    t.heuristic ? std::to_string(*t.heuristic->cycles) : "-",
-                    t.best ? std::to_string(*t.best->cycles) : "-",
-                    fmt::format("{:.3f}x", t.speedup()),
-                    t.best_at > 0 ? std::to_string(t.best_at) : "-",
-                    t.best ? lower::describe(t.best->schedule) : "-"});
-  }
-  fmt::print("\n{}", format_table(rows));
-  fmt::print(
-      "\ntotal (each workload times its layers): heuristic {} cycles, tuned {} cycles ({:.3f}x); "
-      "{} trials measured in {:.1f} s ({:.1f} trials/s{}){}\n",
-      heuristic_total, tuned_total,
-      tuned_total ? double(heuristic_total) / double(tuned_total) : 1.0, r.measured, r.seconds,
-      r.seconds > 0 ? r.measured / r.seconds : 0.0,
-      r.ranked_per_second > 0
-          ? fmt::format(", the cost model ranked {:.0f} candidates/s", r.ranked_per_second)
-          : "",
-      verified.empty() ? "" : fmt::format("; rtl agrees with perf on {}", fmt::join(verified, ", ")));
-  if (!a.no_db_update)
-    fmt::print("the best schedules are in the tuning database ({}); vacc compile/run/bench use "
-               "them for config '{}'\n",
-               tuning::tuning_db_dir(), config.name);
+  if (tty) fmt::print("\n");
+  fmt::print("{}", s.text);
 }
 
 }  // namespace
@@ -223,25 +64,25 @@ void add_tune_command(CLI::App &app) {
       "of LOG; a rerun with the same LOG resumes. Strategies: random, grid, anneal, model (a "
       "learned cost model, XGBoost, ranks the candidates).");
   auto a = std::make_shared<TuneArgs>();
-  cmd->add_option("model", a->model, "ONNX model (.onnx)");
-  cmd->add_option("--bench", a->bench, "A built-in workload instead of a model: resnet18-convs");
+  cmd->add_option("model", a->request.model, "ONNX model (.onnx)");
+  cmd->add_option("--bench", a->request.bench, "A built-in workload instead of a model: resnet18-convs");
   cmd->add_option("--config", a->config, "Hardware config (YAML path or bundled name)")
       ->capture_default_str();
-  cmd->add_option("-o,--output", a->log, "Tuning log (JSON lines; resumed when it exists)")
+  cmd->add_option("-o,--output", a->request.log, "Tuning log (JSON lines; resumed when it exists)")
       ->required();
-  cmd->add_option("--trials", a->options.trials, "Trials per workload")->capture_default_str();
-  cmd->add_option("--time-budget", a->options.time_budget,
+  cmd->add_option("--trials", a->request.options.trials, "Trials per workload")->capture_default_str();
+  cmd->add_option("--time-budget", a->request.options.time_budget,
                   "Stop after this many seconds (0: no limit)");
-  cmd->add_option("-j,--jobs", a->jobs, "Worker processes measuring candidates")
+  cmd->add_option("-j,--jobs", a->request.jobs, "Worker processes measuring candidates")
       ->capture_default_str();
-  cmd->add_option("--strategy", a->options.strategy, "random, grid, anneal or model")
+  cmd->add_option("--strategy", a->request.options.strategy, "random, grid, anneal or model")
       ->capture_default_str();
-  cmd->add_option("--seed", a->options.seed, "Seed of the random choices")->capture_default_str();
-  cmd->add_option("--verify", a->verify,
+  cmd->add_option("--seed", a->request.options.seed, "Seed of the random choices")->capture_default_str();
+  cmd->add_option("--verify", a->request.verify,
                   "Rerun the best schedules of the N workloads that gained most on the RTL and "
                   "require its cycles to equal perf's");
-  add_calibration_options(cmd, &a->calibration, ".onnx models: ");
-  cmd->add_option("--batch", a->batch, "Value of the model's batch dimension")
+  add_calibration_options(cmd, &a->request.calibration, ".onnx models: ");
+  cmd->add_option("--batch", a->request.batch, "Value of the model's batch dimension")
       ->capture_default_str();
   cmd->add_flag("--no-db-update", a->no_db_update,
                 "Leave the tuning database as it is (the log still holds every trial)");

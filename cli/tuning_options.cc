@@ -1,4 +1,4 @@
-#include "tuning_options.h"
+#include "vacc/cli/tuning_options.h"
 
 #include "vacc/support/error.h"
 #include "vacc/support/file.h"

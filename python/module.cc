@@ -23,4 +23,5 @@ PYBIND11_MODULE(_vacc, m) {
   vacc::python::bind_config(m);
   vacc::python::bind_package(m);
   vacc::python::bind_sweep(m);
+  vacc::python::bind_tune(m);
 }

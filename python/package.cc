@@ -15,6 +15,7 @@
 #include "bindings.h"
 #include "config.h"
 #include "vacc/cli/calibration_options.h"
+#include "vacc/cli/tuning_options.h"
 #include "vacc/cli/model_runner.h"
 #include "vacc/cli/output.h"
 #include "vacc/graph/tensor.h"
@@ -223,6 +224,7 @@ struct CompileArgs {
   std::vector<int64_t> input_shape;
   int vthreads = 2;
   std::string dump_ir;
+  cli::TuningArgs tuning;
 };
 
 std::shared_ptr<Package> compile(const std::string &path_or_bytes, bool is_bytes,
@@ -232,6 +234,7 @@ std::shared_ptr<Package> compile(const std::string &path_or_bytes, bool is_bytes
   o.input_shape = a.input_shape;
   o.quantize = !a.float_model;
   cli::apply_calibration_options(a.calibration, &o);
+  cli::apply_tuning_options(a.tuning, &o);
   if (!a.calibration_data.is_none()) {
     const auto f = py::array::ensure(a.calibration_data, py::array::c_style);
     if (!f) fail("calibration: give a NumPy array of sample inputs, or a .npy path");
@@ -357,7 +360,8 @@ void bind_package(py::module_ &m) {
       [](const py::object &model, bool is_bytes, const std::string &source, const Config &config,
          const py::object &calibration, const std::string &calibrate_method, double percentile,
          bool float_model, int64_t batch, std::vector<int64_t> input_shape, int vthreads,
-         const std::string &dump_ir, bool verbose) {
+         const std::string &dump_ir, bool verbose, std::vector<std::string> tuning_logs,
+         bool tuning_db) {
         CompileArgs a{config};
         if (py::isinstance<py::str>(calibration)) {
           a.calibration.npy = calibration.cast<std::string>();
@@ -373,6 +377,8 @@ void bind_package(py::module_ &m) {
         a.vthreads = vthreads;
         a.dump_ir = dump_ir;
         a.verbose = verbose;
+        a.tuning.logs = std::move(tuning_logs);
+        a.tuning.no_db = !tuning_db;
         const std::string text =
             is_bytes ? std::string(model.cast<py::bytes>()) : model.cast<std::string>();
         return compile(text, is_bytes, is_bytes ? source : text, a);
@@ -380,7 +386,7 @@ void bind_package(py::module_ &m) {
       py::arg("model"), py::arg("is_bytes"), py::arg("source"), py::arg("config"),
       py::arg("calibration"), py::arg("calibrate_method"), py::arg("percentile"),
       py::arg("float_model"), py::arg("batch"), py::arg("input_shape"), py::arg("vthreads"),
-      py::arg("dump_ir"), py::arg("verbose"));
+      py::arg("dump_ir"), py::arg("verbose"), py::arg("tuning_logs"), py::arg("tuning_db"));
 }
 
 }  // namespace vacc::python

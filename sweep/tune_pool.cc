@@ -53,8 +53,8 @@ class TrialSource : public TaskSource {
 
 }  // namespace
 
-PoolMeasurer::PoolMeasurer(int workers, const std::string &log_dir)
-    : pool_(workers, self_executable(), log_dir, "tune-") {}
+PoolMeasurer::PoolMeasurer(int workers, const std::string &log_dir, const std::string &executable)
+    : pool_(workers, executable.empty() ? self_executable() : executable, log_dir, "tune-") {}
 
 std::vector<tuning::Trial> PoolMeasurer::measure(const isa::HwConfig &config,
                                                  const std::vector<Request> &requests) {

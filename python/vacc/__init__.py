@@ -15,8 +15,8 @@ import os as _os
 from ._vacc import Config, Error, Package, __version__
 from . import _vacc
 
-__all__ = ["Config", "Error", "Package", "RunResult", "Profile", "SweepResult", "compile",
-           "sweep", "__version__"]
+__all__ = ["Config", "Error", "Package", "RunResult", "Profile", "SweepResult", "TuneResult",
+           "compile", "sweep", "tune", "__version__"]
 
 
 def _frame(rows):
@@ -123,7 +123,7 @@ def _export_torch(module, example_inputs):
 
 def compile(model, config="default", *, example_inputs=None, calibration=None,
             calibrate_method="minmax", percentile=0.0, batch=None, vthreads=2, dump_ir="",
-            verbose=False, **options):
+            verbose=False, tuning_logs=(), tuning_db=True, **options):
     """Compiles a model into a Package, as ``vacc compile`` does.
 
     model: an ONNX file path, an ``onnx.ModelProto``, the bytes of one, or a
@@ -134,6 +134,8 @@ def compile(model, config="default", *, example_inputs=None, calibration=None,
     calibrate_method / percentile: ``--calibrate-method`` / ``--percentile``.
     float=True: the float model, every step on the CPU (``--float``).
     batch, vthreads, dump_ir: ``--batch``, ``--vthreads``, ``--dump-ir``.
+    tuning_logs: ``vacc tune`` logs (``--tuning-log``, repeatable); tuning_db=False:
+    ``--no-tuning-db``.
     """
     float_model = bool(options.pop("float", False))
     if options:
@@ -168,7 +170,8 @@ def compile(model, config="default", *, example_inputs=None, calibration=None,
         calibration = _os.fspath(calibration)
     return _vacc._compile(data, is_bytes, source, config, calibration, calibrate_method,
                           float(percentile), float_model, 1 if batch is None else int(batch),
-                          input_shape, int(vthreads), _os.fspath(dump_ir), bool(verbose))
+                          input_shape, int(vthreads), _os.fspath(dump_ir), bool(verbose),
+                          [_os.fspath(l) for l in tuning_logs], bool(tuning_db))
 
 
 class SweepResult:
@@ -221,3 +224,56 @@ def __getattr__(name):
         import importlib
         return importlib.import_module(".torch", __name__)
     raise AttributeError("module 'vacc' has no attribute %r" % name)
+
+
+class TuneResult:
+    """What ``vacc.tune`` returns: ``tasks`` (one dict per workload: layers, space,
+    candidates, measured, heuristic_cycles, best_cycles, best_at, schedule), as a DataFrame in
+    ``table`` when pandas is installed; ``summary`` (the whole of ``vacc tune --json``:
+    heuristic_cycles and tuned_cycles weighted by each workload's layers, trials_per_second,
+    ranked_per_second, verified_on_rtl); ``log`` (the tuning log, for ``compile``'s
+    ``tuning_logs``); ``text`` (the command's table)."""
+
+    def __init__(self, d):
+        self.summary = d["summary"]
+        self.tasks = self.summary["tasks"]
+        self.log = self.summary["log"]
+        self.text = d["text"]
+        self.heading = d["heading"]
+
+    @property
+    def table(self):
+        return _frame(self.tasks)
+
+    @property
+    def speedup(self):
+        """Heuristic cycles over tuned cycles, each workload weighted by its layers."""
+        t = self.summary["tuned_cycles"]
+        return self.summary["heuristic_cycles"] / t if t else 1.0
+
+    def __repr__(self):
+        return "<vacc.TuneResult %d workloads, %.3fx in %s>" % (len(self.tasks), self.speedup,
+                                                                 self.log)
+
+
+def tune(model, config="default", log=None, *, bench=None, trials=200, time_budget=0.0, jobs=1,
+         strategy="model", seed=1, verify=0, update_db=True, calibration=None,
+         calibrate_method="minmax", percentile=0.0, batch=1, verbose=False):
+    """Searches each accelerator layer's schedule on the perf engine, as ``vacc tune`` does.
+
+    model: an ONNX file path (or None with ``bench="resnet18-convs"``); config: a Config, or a
+    bundled config name or path; log: the tuning log to write or resume (``-o``, required).
+    trials, time_budget, jobs, strategy, seed, verify: ``--trials``, ``--time-budget``, ``-j``,
+    ``--strategy`` (random, grid, anneal, model), ``--seed``, ``--verify``. update_db=False:
+    ``--no-db-update``. calibration (.npy path), calibrate_method, percentile, batch: as
+    ``compile``'s. verbose: print the heading and the progress.
+    """
+    if log is None:
+        raise Error("vacc tune: give the tuning log to write (log=PATH)")
+    if not isinstance(config, Config):
+        config = Config(str(config))
+    return TuneResult(_vacc._tune(
+        "" if model is None else _os.fspath(model), bench or "", config, _os.fspath(log),
+        int(trials), float(time_budget), int(jobs), str(strategy), int(seed), int(verify),
+        bool(update_db), "" if calibration is None else _os.fspath(calibration),
+        calibrate_method, float(percentile), int(batch), bool(verbose)))

@@ -14,8 +14,9 @@ namespace vacc::sweep {
 
 class PoolMeasurer : public tune::Measurer {
  public:
-  // `workers` processes of this executable, their logs under `log_dir`.
-  PoolMeasurer(int workers, const std::string &log_dir);
+  // `workers` processes of `executable` (a vacc command; "" = this one), their logs under
+  // `log_dir`.
+  PoolMeasurer(int workers, const std::string &log_dir, const std::string &executable = "");
   std::vector<tuning::Trial> measure(const isa::HwConfig &config,
                                      const std::vector<Request> &requests) override;
 

@@ -1,0 +1,59 @@
+"""vacc.tune against `vacc tune` on the same model, seed and strategy, and its log used by
+vacc.compile (the tuned layers' schedules and cycles are the log's best)."""
+
+import json
+
+import numpy as np
+import pytest
+
+import vacc
+from conftest import MODEL, cli, cli_error
+
+
+def test_tune_equals_the_command_and_compile_uses_its_log(tmp_path, samples):
+    log = tmp_path / "py.jsonl"
+    r = vacc.tune(MODEL, "small", log, trials=6, strategy="random", seed=3, update_db=False)
+    assert r.log == str(log) and log.exists()
+    assert r.tasks and sum(len(t["layers"]) for t in r.tasks) >= len(r.tasks)
+    # The command, same model, config, strategy and seed, its own log.
+    _, out, _ = cli("tune", MODEL, "--config", "small", "-o", tmp_path / "cli.jsonl",
+                    "--trials", 6, "--strategy", "random", "--seed", 3, "--no-db-update",
+                    "--json")
+    theirs = json.loads(out)
+    assert len(theirs["tasks"]) == len(r.tasks)
+    for mine, ref in zip(r.tasks, theirs["tasks"]):
+        for k in ("workload", "layers", "space", "candidates", "heuristic_cycles", "best_cycles",
+                  "schedule"):
+            assert mine[k] == ref[k], k
+    assert r.summary["tuned_cycles"] == theirs["tuned_cycles"]
+    assert r.summary["heuristic_cycles"] == theirs["heuristic_cycles"]
+    # The heuristic's point is measured first: the best is never worse.
+    for t in r.tasks:
+        assert t["best_cycles"] <= t["heuristic_cycles"], t["workload"]
+    assert r.speedup >= 1.0
+
+    # The log's best schedules are what compile gives each accelerator layer; run on perf,
+    # every tuned layer takes the cycles its best trial measured.
+    pkg = vacc.compile(MODEL, "small", tuning_logs=[log], tuning_db=False)
+    res = pkg.run(samples[:1], engine="perf")
+    best = {name: t["best_cycles"] for t in r.tasks for name in t["layers"]}
+    tuned = [row for row in res.profile.rows if row.get("schedule", "").startswith("tuned")]
+    assert len(tuned) == len(best), [row.get("schedule") for row in res.profile.rows]
+    # Untuned: the heuristic's schedule on every layer.
+    plain = vacc.compile(MODEL, "small", tuning_db=False).run(samples[:1], engine="perf")
+    assert not any(row.get("schedule", "").startswith("tuned") for row in plain.profile.rows)
+    assert res.profile.total["cycles"] <= plain.profile.total["cycles"]
+    np.testing.assert_array_equal(res.outputs[0], plain.outputs[0])
+
+
+def test_tune_errors_are_the_commands(tmp_path):
+    with pytest.raises(vacc.Error) as e:
+        vacc.tune(MODEL, "small", tmp_path / "x.jsonl", strategy="exhaustive")
+    assert str(e.value) == cli_error("tune", MODEL, "--config", "small", "-o",
+                                     tmp_path / "y.jsonl", "--strategy", "exhaustive")
+    with pytest.raises(vacc.Error) as e:
+        vacc.tune(MODEL, "small", tmp_path / "x.jsonl", trials=0)
+    assert str(e.value) == cli_error("tune", MODEL, "--config", "small", "-o",
+                                     tmp_path / "y.jsonl", "--trials", 0)
+    with pytest.raises(vacc.Error, match="give the tuning log"):
+        vacc.tune(MODEL, "small")
