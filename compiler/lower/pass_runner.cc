@@ -29,7 +29,7 @@ void PassRunner::input(const tir::Func &f) {
 
 void PassRunner::finish(const std::string &name, double ms) {
   spdlog::debug("pass {:<24} {:8.3f} ms  ({})", name, ms, unit_);
-  if (records_) records_->push_back({name, ms});
+  if (records_) records_->push_back({name, ms, ""});
 }
 
 void PassRunner::after(const std::string &name, const tir::Func &f) {

@@ -12,8 +12,8 @@
 #include <random>
 
 #include "vacc/codegen/cpu/thread_pool.h"
-#include "vacc/schedule/lower.h"
 #include "vacc/schedule/schedule.h"
+#include "vacc/schedule/to_loop_ir.h"
 #include "vacc/support/error.h"
 #include "vacc/tir/equal.h"
 #include "vacc/tir/interpreter.h"
@@ -43,7 +43,7 @@ TEST(CpuJit, VectorizedElementwiseMatchesCpp) {
   schedule::Schedule s({c});
   auto [o, in] = s[c].split(s[c].axis()[0], 8);
   s[c].vectorize(in);
-  tir::Func f = schedule::lower(s, "axpy", {a, b, c});
+  tir::Func f = schedule::to_loop_ir(s, "axpy", {a, b, c});
   std::string ir = codegen::cpu::llvm_ir(f, false);
   EXPECT_NE(ir.find("<8 x float>"), std::string::npos) << ir;
   auto va = random_floats(1000, 1), vb = random_floats(1000, 2);
@@ -60,7 +60,7 @@ TEST(CpuJit, NonPowerOfTwoVectorLoopsArePowerOfTwoPieces) {
   te::Tensor c = te::compute("c", {3, 56}, [&](const auto &i) { return (*a)({i[0], i[1]}) * 2; });
   schedule::Schedule s({c});
   s[c].vectorize(s[c].axis()[1]);
-  tir::Func f = schedule::lower(s, "twice", {a, c});
+  tir::Func f = schedule::to_loop_ir(s, "twice", {a, c});
   std::string ir = codegen::cpu::llvm_ir(f, false);
   for (const char *v : {"<32 x float>", "<16 x float>", "<8 x float>"}) {
     EXPECT_NE(ir.find(v), std::string::npos) << v << "\n" << ir;
@@ -81,7 +81,7 @@ TEST(CpuJit, NarrowIntegerClampKeepsItsValue) {
                     tir::make_const(tir::int8(), 127));
   });
   schedule::Schedule s({c});
-  tir::Func f = schedule::lower(s, "clamp", {a, c});
+  tir::Func f = schedule::to_loop_ir(s, "clamp", {a, c});
   int8_t in[4] = {-128, -1, 0, 127}, out[4] = {};
   Jit::global().compile(f)->run({in, out});
   for (int k = 0; k < 4; ++k) EXPECT_EQ(out[k], in[k]) << tir::to_string(f);
@@ -285,7 +285,7 @@ TEST(CpuJit, GuardedLoadsStayInBounds) {
   te::Tensor a = te::placeholder("a", {10}, tir::float32());
   te::Tensor p = te::compute("p", {14}, [&](const auto &i) { return (*a)({i[0] - 2}); });
   schedule::Schedule s({p});
-  tir::Func f = schedule::lower(s, "pad", {a, p});
+  tir::Func f = schedule::to_loop_ir(s, "pad", {a, p});
   std::vector<float> va = random_floats(10, 4), vp(14, 7.f);
   Jit::global().compile(f)->run({va.data(), vp.data()});
   for (int k = 0; k < 14; ++k) EXPECT_EQ(vp[k], k < 2 || k >= 12 ? 0.f : va[k - 2]);
@@ -345,7 +345,7 @@ TEST(CpuJit, ScheduledMatmulMatchesCpp) {
   sl.reorder({sl.reduce_axis()[0], ax[0], ax[1]});
   sl.unroll(ax[0]);
   sl.vectorize(ax[1]);
-  tir::Func f = schedule::lower(s, "matmul", {a, b, c});
+  tir::Func f = schedule::to_loop_ir(s, "matmul", {a, b, c});
   auto va = random_floats(M * K, 5), vb = random_floats(K * N, 6);
   std::vector<float> vc(M * N);
   Jit::global().compile(f)->run({va.data(), vb.data(), vc.data()});
@@ -363,7 +363,7 @@ TEST(CpuJit, StructurallyEqualKernelsCompileOnce) {
     te::Tensor a = te::placeholder(name + "_a", {33}, tir::float32());
     te::Tensor c = te::compute(name + "_c", {33}, [&](const auto &i) { return (*a)({i[0]}) * 2; });
     schedule::Schedule s({c});
-    return schedule::lower(s, name, {a, c});
+    return schedule::to_loop_ir(s, name, {a, c});
   };
   tir::Func f1 = make("first"), f2 = make("second");
   EXPECT_EQ(tir::structural_hash(f1), tir::structural_hash(f2));
@@ -378,7 +378,7 @@ TEST(CpuJit, StructurallyEqualKernelsCompileOnce) {
   te::Tensor a = te::placeholder("a", {33}, tir::float32());
   te::Tensor c = te::compute("c", {33}, [&](const auto &i) { return (*a)({i[0]}) * 3; });
   schedule::Schedule s({c});
-  tir::Func f3 = schedule::lower(s, "third", {a, c});
+  tir::Func f3 = schedule::to_loop_ir(s, "third", {a, c});
   EXPECT_NE(tir::structural_hash(f1), tir::structural_hash(f3));
   EXPECT_NE(Jit::global().compile(f3).get(), k1.get());
 }

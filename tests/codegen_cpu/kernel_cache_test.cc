@@ -11,8 +11,8 @@
 #include <fstream>
 
 #include "vacc/codegen/cpu/jit.h"
-#include "vacc/schedule/lower.h"
 #include "vacc/schedule/schedule.h"
+#include "vacc/schedule/to_loop_ir.h"
 
 namespace vacc {
 namespace {
@@ -32,7 +32,7 @@ tir::Func scale_kernel(int64_t n, double scale, const std::string &xname = "x",
   schedule::Schedule s({y});
   auto [o, in] = s[y].split(s[y].axis()[0], 8);
   s[y].vectorize(in);
-  return schedule::lower(s, "scale", {x, y});
+  return schedule::to_loop_ir(s, "scale", {x, y});
 }
 
 std::string temp_dir() {

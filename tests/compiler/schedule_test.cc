@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "ir_test_util.h"
-#include "vacc/schedule/lower.h"
+#include "vacc/schedule/to_loop_ir.h"
 #include "vacc/tir/interpreter.h"
 
 namespace vacc {
@@ -24,7 +24,7 @@ std::vector<int64_t> run(
   te::Tensor c = te::compute("c", {7, 5}, [&](const auto &v) { return (*b)({v[0], v[1]}) + 1; });
   schedule::Schedule s({c});
   sched(s, b, c);
-  tir::Func f = schedule::lower(s, "f", {a, c});
+  tir::Func f = schedule::to_loop_ir(s, "f", {a, c});
   if (text) *text = tir::to_string(f);
   std::vector<std::vector<int64_t>> args = {std::vector<int64_t>(35), std::vector<int64_t>(35)};
   for (int i = 0; i < 35; ++i) args[0][i] = (i * 37) % 11 - 5;

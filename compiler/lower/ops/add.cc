@@ -17,8 +17,8 @@
 #include "vacc/isa/encoding.h"
 #include "vacc/lower/operators.h"
 #include "vacc/lower/schedule_space.h"
-#include "vacc/schedule/lower.h"
 #include "vacc/schedule/schedule.h"
+#include "vacc/schedule/to_loop_ir.h"
 #include "vacc/support/error.h"
 #include "vacc/tir/ops.h"
 
@@ -78,7 +78,7 @@ Operator define(const isa::HwConfig &c, const AddParams &p, const AccelSchedule 
   }
   Operator op;
   op.args = {a, b, weight, out};
-  op.func = schedule::lower(s, name, op.args);
+  op.func = schedule::to_loop_ir(s, name, op.args);
   return op;
 }
 
@@ -150,7 +150,8 @@ ScheduleSpace schedule_space(const isa::HwConfig &c, const AddParams &p) {
        "channel blocks per tile: fewer, longer loads and ALU runs; more INP and ACC"},
       {"tile_h", divisors(p.height), "rows per tile: as tile_oc"},
       {"tile_w", divisors(p.width), "columns per tile: as tile_oc"},
-      {"vthreads", {1, 2},
+      {"vthreads",
+       {1, 2},
        "2: one thread's loads under the other's compute, each with half of every scratchpad"},
   };
   return space;
@@ -160,10 +161,12 @@ std::optional<std::string> check_schedule(const isa::HwConfig &c, const AddParam
                                           const AccelSchedule &s) {
   const int64_t CB = p.channels / c.block_out, V = s.vthreads;
   if (s.tile_ic != 1 || s.vthread_rows || s.bias_once)
-    return std::string("an add tiles channels, rows and columns: tile_ic = 1, no vthread_rows "
-                       "or bias_once");
-  if (auto why = check_divides(
-          {{"tile_oc", s.tile_oc, CB}, {"tile_h", s.tile_h, p.height}, {"tile_w", s.tile_w, p.width}}))
+    return std::string(
+        "an add tiles channels, rows and columns: tile_ic = 1, no vthread_rows "
+        "or bias_once");
+  if (auto why = check_divides({{"tile_oc", s.tile_oc, CB},
+                                {"tile_h", s.tile_h, p.height},
+                                {"tile_w", s.tile_w, p.width}}))
     return why;
   if (auto why = check_threads(V, CB / s.tile_oc, "channel")) return why;
   // Both operands' tiles side by side in ACC and in INP (default_schedule's halves).

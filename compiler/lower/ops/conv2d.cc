@@ -17,8 +17,8 @@
 #include "vacc/isa/encoding.h"
 #include "vacc/lower/operators.h"
 #include "vacc/lower/schedule_space.h"
-#include "vacc/schedule/lower.h"
 #include "vacc/schedule/schedule.h"
+#include "vacc/schedule/to_loop_ir.h"
 #include "vacc/support/error.h"
 #include "vacc/tir/ops.h"
 
@@ -248,20 +248,22 @@ ScheduleSpace schedule_space(const isa::HwConfig &c, const Conv2dParams &p) {
       {"tile_h", divisors(p.result_height()),
        "output rows per tile: fewer tiles and instructions, less input halo reloaded; more "
        "INP and ACC per tile"},
-      {"tile_w", divisors(p.result_width()),
-       "output columns per tile: as tile_h, along the rows"},
+      {"tile_w", divisors(p.result_width()), "output columns per tile: as tile_h, along the rows"},
       {"tile_oc", divisors(OB),
        "output channel blocks per tile: the input tile reused by more blocks (less input "
        "traffic); more WGT and ACC per tile"},
       {"tile_ic", divisors(IBG),
        "input channel blocks per load: fewer, longer loads and GEMMs; more INP and WGT"},
-      {"vthreads", {1, 2},
+      {"vthreads",
+       {1, 2},
        "2: loads of one thread under the other's compute, each thread with half of every "
        "scratchpad"},
-      {"vthread_rows", {0, 1},
+      {"vthread_rows",
+       {0, 1},
        "1: the threads split the output rows (each loads its rows' input and all weights) "
        "instead of the channel blocks (each loads the whole input and its weights)"},
-      {"bias_once", {0, 1},
+      {"bias_once",
+       {0, 1},
        "1: a thread's bias and shifts loaded once at its start, not per channel tile (no "
        "LOAD ACC between tiles, which drains the compute units); costs ACC entries"},
   };
@@ -274,12 +276,12 @@ std::optional<std::string> check_schedule(const isa::HwConfig &c, const Conv2dPa
   const int64_t OH = p.result_height(), OW = p.result_width();
   const int64_t V = s.vthreads;
   const int64_t th = s.tile_h, tw = s.tile_w, toc = s.tile_oc, tic = s.tile_ic;
-  if (auto why = check_divides({{"tile_h", th, OH}, {"tile_w", tw, OW}, {"tile_oc", toc, OB},
-                                {"tile_ic", tic, IBG}}))
+  if (auto why = check_divides(
+          {{"tile_h", th, OH}, {"tile_w", tw, OW}, {"tile_oc", toc, OB}, {"tile_ic", tic, IBG}}))
     return why;
   if (s.vthread_rows && V < 2) return std::string("vthread_rows needs 2 virtual threads");
-  if (auto why = s.vthread_rows ? check_threads(V, OH / th, "row")
-                                : check_threads(V, OB / toc, "channel"))
+  if (auto why =
+          s.vthread_rows ? check_threads(V, OH / th, "row") : check_threads(V, OB / toc, "channel"))
     return why;
   if (toc > 1 && !one_tile_oc_ok(p, c))
     return fmt::format("a grouped convolution with {} output blocks per group tiles one block",
@@ -292,10 +294,9 @@ std::optional<std::string> check_schedule(const isa::HwConfig &c, const Conv2dPa
   const int64_t acc_tiles =
       p.pool ? toc * (ch * cw + th * tw) : (p.residual ? 2 : 1) * toc * th * tw;
   const int64_t load_blocks = p.groups > 1 && OB == p.groups ? (toc - 1) * IBG + tic : tic;
-  if (auto why = check_fits("ACC",
-                            acc_tiles + channel_vectors(p.requant) *
-                                            (s.bias_once ? thread_ob : toc),
-                            c.acc_depth() / V))
+  if (auto why = check_fits(
+          "ACC", acc_tiles + channel_vectors(p.requant) * (s.bias_once ? thread_ob : toc),
+          c.acc_depth() / V))
     return why;
   if (auto why = check_fits("INP", load_blocks * ih * iw + (p.residual ? toc * th * tw : 0),
                             c.inp_depth() / V))
@@ -430,8 +431,7 @@ Operator define(const isa::HwConfig &c, const Conv2dParams &p, const AccelSchedu
   std::optional<te::Tensor> shifts_l;
   if (p.requant.per_channel()) shifts_l = s.cache_read(shifts, Scope::kAcc, {stages[1]});
   std::optional<te::Tensor> mults_l;
-  if (p.requant.multiplied())
-    mults_l = s.cache_read(mults, Scope::kAcc, {stages[kMultiplyStage]});
+  if (p.requant.multiplied()) mults_l = s.cache_read(mults, Scope::kAcc, {stages[kMultiplyStage]});
   s[conv].set_scope(Scope::kAcc);
   for (size_t i = 0; i + 1 < stages.size(); ++i) s[stages[i]].set_scope(Scope::kAcc);
 
@@ -492,7 +492,7 @@ Operator define(const isa::HwConfig &c, const Conv2dParams &p, const AccelSchedu
   if (p.requant.multiplied()) op.args.push_back(mults);
   if (p.residual) op.args.insert(op.args.end(), {skip, skip_weight});
   op.args.push_back(out);
-  op.func = schedule::lower(s, name, op.args);
+  op.func = schedule::to_loop_ir(s, name, op.args);
   return op;
 }
 

@@ -12,8 +12,8 @@
 #include "schedule_rules.h"
 #include "vacc/lower/operators.h"
 #include "vacc/lower/schedule_space.h"
-#include "vacc/schedule/lower.h"
 #include "vacc/schedule/schedule.h"
+#include "vacc/schedule/to_loop_ir.h"
 #include "vacc/support/error.h"
 #include "vacc/tir/ops.h"
 
@@ -57,7 +57,8 @@ AccelSchedule rows_schedule(const isa::HwConfig &c, const DenseParams &p, int64_
         const double bytes =
             double(NB / tn) * OB * (CB * c.wgt_tile_bytes() + vectors * c.acc_tile_bytes()) +
             double(OB / toc) * NB * CB * c.inp_tile_bytes() + double(NB) * OB * c.out_tile_bytes();
-        const double insns = double(NB / tn) * double(OB / toc) * (double(CB / tic) * 3 + 4 + vectors);
+        const double insns =
+            double(NB / tn) * double(OB / toc) * (double(CB / tic) * 3 + 4 + vectors);
         const double compute = V > 1 ? std::max(gemm, alu) : gemm + alu;
         const double memory = bytes / c.mem_bytes_per_cycle;
         const double cost = modelled_time(compute, memory, static_cast<int>(V)) + 8 * insns;
@@ -128,7 +129,8 @@ ScheduleSpace schedule_space(const isa::HwConfig &c, const DenseParams &p) {
   space.knobs.push_back({"tile_ic", divisors(CB),
                          "input blocks per load: fewer, longer loads and GEMMs; more INP and "
                          "WGT"});
-  space.knobs.push_back({"vthreads", {1, 2},
+  space.knobs.push_back({"vthreads",
+                         {1, 2},
                          "2: one thread's loads under the other's compute, each with half of "
                          "every scratchpad"});
   return space;
@@ -139,15 +141,16 @@ std::optional<std::string> check_schedule(const isa::HwConfig &c, const DensePar
   const int64_t OB = p.out_features / c.block_out, CB = p.in_features / c.block_in;
   const int64_t NB = p.batch / c.batch, V = s.vthreads;
   if (s.tile_w != 1 || s.vthread_rows || s.bias_once)
-    return std::string("a dense layer's tiles are rows of vectors: tile_w = 1, no vthread_rows "
-                       "or bias_once");
+    return std::string(
+        "a dense layer's tiles are rows of vectors: tile_w = 1, no vthread_rows "
+        "or bias_once");
   if (auto why = check_divides(
           {{"tile_h", s.tile_h, NB}, {"tile_oc", s.tile_oc, OB}, {"tile_ic", s.tile_ic, CB}}))
     return why;
   if (auto why = check_threads(V, OB / s.tile_oc, "channel")) return why;
   // The capacities of default_schedule's searches (rows_schedule with several row blocks).
-  if (auto why = check_fits("ACC", (s.tile_h + channel_vectors(p.requant)) * s.tile_oc,
-                            c.acc_depth() / V))
+  if (auto why =
+          check_fits("ACC", (s.tile_h + channel_vectors(p.requant)) * s.tile_oc, c.acc_depth() / V))
     return why;
   if (auto why = check_fits("INP", s.tile_h * s.tile_ic, c.inp_depth() / V)) return why;
   return check_fits("WGT", s.tile_oc * s.tile_ic, c.wgt_depth() / V);
@@ -195,8 +198,8 @@ Operator define(const isa::HwConfig &c, const DenseParams &p, const AccelSchedul
       return (*t)(at_group(v, {tir::make_const(tir::int32(), 0), v[o + 1], v[o + 2], v[o + 3]}));
     };
   };
-  auto stages = requantize(acc, p.requant, c.inp_bits, channel(bias), channel(shifts),
-                           channel(mults));
+  auto stages =
+      requantize(acc, p.requant, c.inp_bits, channel(bias), channel(shifts), channel(mults));
   te::Tensor out = stages.back();
 
   schedule::Schedule s({out});
@@ -206,8 +209,7 @@ Operator define(const isa::HwConfig &c, const DenseParams &p, const AccelSchedul
   std::optional<te::Tensor> shifts_l;
   if (p.requant.per_channel()) shifts_l = s.cache_read(shifts, Scope::kAcc, {stages[1]});
   std::optional<te::Tensor> mults_l;
-  if (p.requant.multiplied())
-    mults_l = s.cache_read(mults, Scope::kAcc, {stages[kMultiplyStage]});
+  if (p.requant.multiplied()) mults_l = s.cache_read(mults, Scope::kAcc, {stages[kMultiplyStage]});
   s[acc].set_scope(Scope::kAcc);
   for (size_t i = 0; i + 1 < stages.size(); ++i) s[stages[i]].set_scope(Scope::kAcc);
 
@@ -270,7 +272,7 @@ Operator define(const isa::HwConfig &c, const DenseParams &p, const AccelSchedul
   if (p.requant.per_channel()) op.args.push_back(shifts);
   if (p.requant.multiplied()) op.args.push_back(mults);
   op.args.push_back(out);
-  op.func = schedule::lower(s, name, op.args);
+  op.func = schedule::to_loop_ir(s, name, op.args);
   return op;
 }
 

@@ -21,8 +21,8 @@
 #include "vacc/isa/encoding.h"
 #include "vacc/lower/operators.h"
 #include "vacc/lower/schedule_space.h"
-#include "vacc/schedule/lower.h"
 #include "vacc/schedule/schedule.h"
+#include "vacc/schedule/to_loop_ir.h"
 #include "vacc/support/error.h"
 #include "vacc/tir/ops.h"
 
@@ -156,7 +156,8 @@ ScheduleSpace schedule_space(const isa::HwConfig &c, const PoolParams &p) {
       {"tile_w", divisors(p.out_width), "output columns per tile: as tile_h"},
       {"tile_oc", divisors(p.channels / c.block_out),
        "channel blocks per tile: fewer, longer loads; more INP and ACC"},
-      {"vthreads", {1, 2},
+      {"vthreads",
+       {1, 2},
        "2: one thread's loads under the other's compute, each with half of every scratchpad"},
   };
   return space;
@@ -167,15 +168,16 @@ std::optional<std::string> check_schedule(const isa::HwConfig &c, const PoolPara
   const int64_t CB = p.channels / c.block_out, V = s.vthreads;
   const int64_t th = s.tile_h, tw = s.tile_w, toc = s.tile_oc;
   if (s.tile_ic != 1 || s.vthread_rows || s.bias_once)
-    return std::string("a pool tiles channels, rows and columns: tile_ic = 1, no vthread_rows "
-                       "or bias_once");
+    return std::string(
+        "a pool tiles channels, rows and columns: tile_ic = 1, no vthread_rows "
+        "or bias_once");
   if (auto why = check_divides(
           {{"tile_h", th, p.out_height}, {"tile_w", tw, p.out_width}, {"tile_oc", toc, CB}}))
     return why;
   if (auto why = check_threads(V, CB / toc, "channel")) return why;
   const int64_t ih = (th - 1) * p.stride_h + p.kernel_h, iw = (tw - 1) * p.stride_w + p.kernel_w;
-  const int64_t acc = is_max(p) ? toc * (ih * iw + th * tw)
-                                : toc * th * tw + (pool_counts_vary(p) ? th * tw : 0);
+  const int64_t acc =
+      is_max(p) ? toc * (ih * iw + th * tw) : toc * th * tw + (pool_counts_vary(p) ? th * tw : 0);
   if (auto why = check_fits("INP", toc * ih * iw, c.inp_depth() / V)) return why;
   return check_fits("ACC", acc, c.acc_depth() / V);
 }
@@ -373,7 +375,7 @@ Operator define(const isa::HwConfig &c, const PoolParams &p, const AccelSchedule
   op.args = {data, weight};
   if (mults) op.args.push_back(*mults);
   op.args.push_back(out);
-  op.func = schedule::lower(s, name, op.args);
+  op.func = schedule::to_loop_ir(s, name, op.args);
   return op;
 }
 

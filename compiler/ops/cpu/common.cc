@@ -5,7 +5,7 @@
 
 #include "vacc/codegen/cpu/jit.h"
 #include "vacc/ops/cpu/ops.h"
-#include "vacc/schedule/lower.h"
+#include "vacc/schedule/to_loop_ir.h"
 #include "vacc/support/error.h"
 
 namespace vacc::ops::cpu {
@@ -115,7 +115,7 @@ CpuKernel KernelBuilder::finish(const schedule::Schedule &s, const std::vector<T
   for (const Tensor &t : constant_tensors_) args.push_back(t);
   for (const Tensor &t : outs) args.push_back(t);
   CpuKernel k;
-  k.func = schedule::lower(s, std::string(graph::op_name(node_.op)), args);
+  k.func = schedule::to_loop_ir(s, std::string(graph::op_name(node_.op)), args);
   // Every present input is a parameter, even one the kernel does not read.
   std::vector<tir::Buffer> params;
   for (size_t i = 0; i < node_.inputs.size(); ++i) {

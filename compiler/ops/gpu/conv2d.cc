@@ -4,7 +4,7 @@
 // staged in shared memory; the input is read through the cache with zero padding from guards.
 #include "../../graph/window.h"
 #include "common.h"
-#include "vacc/schedule/lower.h"
+#include "vacc/schedule/to_loop_ir.h"
 #include "vacc/support/error.h"
 
 namespace vacc::ops::gpu {
@@ -75,7 +75,7 @@ tir::Func conv2d(const Conv2dShape &c, bool has_bias) {
   if (bias) args.push_back(bias);
   args.push_back(out);
   // The output [n, m, oh * ow] has the bytes of NCHW [n, m, oh, ow].
-  return schedule::lower(s, "conv2d", args);
+  return schedule::to_loop_ir(s, "conv2d", args);
 }
 
 namespace {

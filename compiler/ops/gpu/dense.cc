@@ -4,7 +4,7 @@
 // the block's a and b tiles are staged in shared memory (cache_read into the shared scope),
 // loaded cooperatively by all threads in consecutive (coalesced) order.
 #include "common.h"
-#include "vacc/schedule/lower.h"
+#include "vacc/schedule/to_loop_ir.h"
 
 namespace vacc::ops::gpu {
 
@@ -61,7 +61,7 @@ tir::Func dense(int64_t m, int64_t n, int64_t k, bool trans_b, bool has_bias) {
   std::vector<Tensor> args = {a, b};
   if (bias) args.push_back(bias);
   args.push_back(y);
-  return schedule::lower(s, "dense", args);
+  return schedule::to_loop_ir(s, "dense", args);
 }
 
 namespace {

@@ -3,10 +3,10 @@
 // produce a wrong program.
 #include <gtest/gtest.h>
 
-#include "vacc/lower/operators.h"
 #include "vacc/lower/lower.h"
-#include "vacc/schedule/lower.h"
+#include "vacc/lower/operators.h"
 #include "vacc/schedule/schedule.h"
+#include "vacc/schedule/to_loop_ir.h"
 #include "vacc/support/error.h"
 #include "vacc/tir/ops.h"
 
@@ -73,7 +73,7 @@ struct Matmul {
       S[wgt_l].compute_at(sa, sa.leaf_iter_vars()[0]);
       S[wgt_l].pragma(S[wgt_l].axis()[0], "dma_copy");
     }
-    return lower::lower_loops(schedule::lower(S, "matmul", {inp, wgt, out}), c);
+    return lower::lower_loops(schedule::to_loop_ir(S, "matmul", {inp, wgt, out}), c);
   }
 };
 
@@ -186,7 +186,7 @@ TEST(CompilerErrors, StoreWithoutNarrowingNamesTheOutput) {
   s[al].compute_at(s[o], s[o].axis()[0]);
   s[b].pragma(s[b].axis()[0], "alu");
   s[al].pragma(s[al].axis()[0], "dma_copy");
-  std::string msg = error_of([&] { lower::lower_loops(schedule::lower(s, "f", {a, o}), c); });
+  std::string msg = error_of([&] { lower::lower_loops(schedule::to_loop_ir(s, "f", {a, o}), c); });
   EXPECT_NE(msg.find("dma_copy to 'o': a store narrows the accumulator to the 8-bit output"),
             std::string::npos)
       << msg;

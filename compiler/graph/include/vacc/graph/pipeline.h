@@ -29,6 +29,7 @@
 #include "vacc/graph/passes/plan_memory.h"
 #include "vacc/graph/passes/quantize.h"
 #include "vacc/isa/config.h"
+#include "vacc/support/pass_record.h"
 
 namespace vacc::graph {
 
@@ -57,12 +58,6 @@ struct PipelineOptions {
   std::string stop_after;
   std::string dump_dir;                          // when set, writes NN_<pass>.txt after every pass
   std::function<void(const std::string &)> log;  // one line per pass, with its time
-};
-
-struct PassRecord {
-  std::string name;
-  double milliseconds = 0;
-  std::string summary;  // e.g. "12 nodes folded"
 };
 
 struct PipelineResult {

@@ -25,6 +25,7 @@
 #include "vacc/isa/command.h"
 #include "vacc/isa/config.h"
 #include "vacc/lower/operators.h"
+#include "vacc/support/pass_record.h"
 #include "vacc/tir/func.h"
 
 namespace vacc::lower {
@@ -48,11 +49,6 @@ struct CommandOptions {
   // With 2 threads and overlap: the compute engine's stream ordered so that its in-order
   // dispatch keeps the GEMM core fed (order_compute_dispatch.cc).
   bool order_dispatch = true;
-};
-
-struct PassRecord {
-  std::string name;
-  double ms = 0;
 };
 
 struct LowerOptions {

@@ -19,6 +19,7 @@
 #include "vacc/lower/lower_model.h"
 #include "vacc/lower/operators.h"
 #include "vacc/support/npy.h"
+#include "vacc/support/pass_record.h"
 
 namespace vacc::package {
 
@@ -34,8 +35,8 @@ struct CompileOptions {
   std::optional<NpyArray> calibration_data;
   graph::CalibrationOptions calibration_options;  // method (--calibrate-method), percentile
   graph::QuantizeOptions quantize_options;
-  std::string dump_dir;     // graph after every pass, loop IR of every accelerator layer
-  int vthreads = 2;         // latency hiding of the accelerator layers
+  std::string dump_dir;  // graph after every pass, loop IR of every accelerator layer
+  int vthreads = 2;      // latency hiding of the accelerator layers
   // Float models: channels per block of the CPU backend's NCHWc layout
   // (graph/passes/block_cpu_layout.h; 16 floats, an AVX-512 vector); 0 keeps tensors plain,
   // as the GPU fallback's kernels read them.
@@ -51,12 +52,6 @@ struct CompileOptions {
   lower::TunedLookup tuned;
 };
 
-struct StageRecord {
-  std::string name;
-  double milliseconds = 0;
-  std::string summary;
-};
-
 // An accelerator step's layer, as lowered (the tuner's tasks come from these).
 struct AccelLayer {
   size_t step = 0;
@@ -66,7 +61,7 @@ struct AccelLayer {
 struct CompiledModel {
   isa::Package package;
   std::vector<AccelLayer> accel_layers;
-  std::vector<StageRecord> stages;
+  std::vector<PassRecord> stages;
   double seconds = 0;
   std::string calibration_source;  // where the calibration inputs came from
 };

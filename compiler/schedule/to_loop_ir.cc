@@ -1,4 +1,4 @@
-#include "vacc/schedule/lower.h"
+#include "vacc/schedule/to_loop_ir.h"
 
 #include <algorithm>
 #include <map>
@@ -235,8 +235,8 @@ class Lowerer {
       std::vector<std::pair<tir::Var, Expr>> sub = root_substitution(ci);
       for (const auto &acc : lc.accesses) {
         for (size_t k = 0; k < acc.size(); ++k) {
-          Expr e = tir::simplify(
-              tir::substitute(tir::substitute(acc[k], sub), single_iteration), ranges_);
+          Expr e = tir::simplify(tir::substitute(tir::substitute(acc[k], sub), single_iteration),
+                                 ranges_);
           Expr mn;
           int64_t ext;
           relax(e, relaxed, shape[k], &mn, &ext);
@@ -501,7 +501,7 @@ class Lowerer {
 
 }  // namespace
 
-tir::Func lower(const Schedule &s, const std::string &name, const std::vector<Tensor> &args) {
+tir::Func to_loop_ir(const Schedule &s, const std::string &name, const std::vector<Tensor> &args) {
   for (const Tensor &t : args) {
     Stage &st = const_cast<Schedule &>(s)[t];
     if (!t->placeholder && !st.is_output()) {

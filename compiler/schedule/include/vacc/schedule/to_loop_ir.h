@@ -16,6 +16,6 @@
 namespace vacc::schedule {
 
 // `args` are the DRAM tensors of the function: placeholders and outputs, in call order.
-tir::Func lower(const Schedule &s, const std::string &name, const std::vector<Tensor> &args);
+tir::Func to_loop_ir(const Schedule &s, const std::string &name, const std::vector<Tensor> &args);
 
 }  // namespace vacc::schedule
