@@ -4,6 +4,7 @@
 // dense run bit-exact on fsim and rtl against the plain C++ reference; refused points say why.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 #include "layer_check.h"
@@ -222,8 +223,37 @@ TEST(ScheduleSpace, RefusedPointsSayWhy) {
   EXPECT_EQ(lower::check_schedule(c, layer, bad), "vthread_rows needs 2 virtual threads");
 }
 
-// Sampled legal points of conv and dense layers, each run on fsim and rtl (check_layer) against
-// the plain C++ reference of tests/compiler/reference.h.
+// Runs `layer` under schedule `s` on fsim and rtl (check_layer) against the plain C++ reference
+// of tests/compiler/reference.h, on random operands of seed `k`.
+void expect_bit_exact(const isa::HwConfig &c, const Layer &layer, const lower::AccelSchedule &s,
+                      int k) {
+  SCOPED_TRACE(lower::describe(s));
+  lower::LowerOptions o;
+  o.schedule = s;
+  const lower::LoweredLayer lowered = lower::lower(c, layer, o);
+  std::vector<std::vector<int64_t>> args;
+  std::vector<int64_t> want;
+  if (const auto *cp = std::get_if<lower::Conv2dParams>(&layer.params)) {
+    const auto data = test::random_values(cp->batch * cp->in_channels * cp->height * cp->width,
+                                          -128, 127, 1 + k);
+    const auto kernel = test::random_values(
+        cp->out_channels * cp->in_channels * cp->kernel_h * cp->kernel_w, -128, 127, 2 + k);
+    const auto bias = test::random_values(cp->batch / c.batch * cp->out_channels * c.batch,
+                                          -3000, 3000, 3 + k);
+    want = test::conv2d_reference(c, *cp, data, kernel, bias);
+    args = {data, kernel, bias, std::vector<int64_t>(want.size(), 0)};
+  } else {
+    const auto &dp = std::get<lower::DenseParams>(layer.params);
+    const auto data = test::random_values(dp.batch * dp.in_features, -128, 127, 4 + k);
+    const auto weight = test::random_values(dp.out_features * dp.in_features, -128, 127, 5 + k);
+    const auto bias = test::random_values(dp.out_features * c.batch, -3000, 3000, 6 + k);
+    want = test::dense_reference(c, dp, data, weight, bias);
+    args = {data, weight, bias, std::vector<int64_t>(want.size(), 0)};
+  }
+  test::check_layer(c, lowered, args, want);
+}
+
+// Sampled legal points of conv and dense layers, each bit-exact on fsim and rtl.
 TEST(ScheduleSpace, SampledPointsAreBitExactOnSmall) {
   const isa::HwConfig c = bundled("small");
   std::mt19937 rng(5);
@@ -247,35 +277,45 @@ TEST(ScheduleSpace, SampledPointsAreBitExactOnSmall) {
     ASSERT_GT(cand.size(), 4u);
     for (int k = 0; k < 4; ++k) {
       const size_t p = std::uniform_int_distribution<size_t>(0, cand.size() - 1)(rng);
-      SCOPED_TRACE(lower::describe(cand.schedule(p)));
-      lower::LowerOptions o;
-      o.schedule = cand.schedule(p);
-      const lower::LoweredLayer lowered = lower::lower(c, layer, o);
-      std::vector<std::vector<int64_t>> args;
-      std::vector<int64_t> want;
-      if (const auto *cp = std::get_if<lower::Conv2dParams>(&layer.params)) {
-        const auto data = test::random_values(cp->batch * cp->in_channels * cp->height * cp->width,
-                                              -128, 127, 1 + k);
-        const auto kernel = test::random_values(
-            cp->out_channels * cp->in_channels * cp->kernel_h * cp->kernel_w, -128, 127, 2 + k);
-        const auto bias = test::random_values(cp->batch / c.batch * cp->out_channels * c.batch,
-                                              -3000, 3000, 3 + k);
-        want = test::conv2d_reference(c, *cp, data, kernel, bias);
-        args = {data, kernel, bias, std::vector<int64_t>(want.size(), 0)};
-      } else {
-        const auto &dp = std::get<lower::DenseParams>(layer.params);
-        const auto data = test::random_values(dp.batch * dp.in_features, -128, 127, 4 + k);
-        const auto weight =
-            test::random_values(dp.out_features * dp.in_features, -128, 127, 5 + k);
-        const auto bias = test::random_values(dp.out_features * c.batch, -3000, 3000, 6 + k);
-        want = test::dense_reference(c, dp, data, weight, bias);
-        args = {data, weight, bias, std::vector<int64_t>(want.size(), 0)};
-      }
-      test::check_layer(c, lowered, args, want);
+      expect_bit_exact(c, layer, cand.schedule(p), k);
       ++runs;
     }
   }
   EXPECT_EQ(runs, 12);
+}
+
+// Three and four virtual threads, over channel tiles and over rows: legal points of each kind
+// are in the space and run bit-exact on fsim and rtl.
+TEST(ScheduleSpace, ThreeAndFourVirtualThreadsAreBitExactOnSmall) {
+  const isa::HwConfig c = bundled("small");
+  lower::Conv2dParams conv;
+  conv.in_channels = 2 * c.block_in;
+  conv.out_channels = 12 * c.block_out;
+  conv.height = conv.width = 12;
+  conv.requant.shift = 10;
+  lower::DenseParams dense;
+  dense.batch = 2 * c.batch;
+  dense.in_features = 2 * c.block_in;
+  dense.out_features = 12 * c.block_out;
+  dense.requant.shift = 7;
+  int runs = 0;
+  for (const Layer &layer : {Layer{"conv", conv}, Layer{"dense", dense}}) {
+    SCOPED_TRACE(layer.name);
+    const tune::Candidates cand = tune::enumerate_candidates(c, layer);
+    std::map<std::pair<int, bool>, size_t> first;  // (vthreads, over rows) -> a point
+    for (size_t p = 0; p < cand.size(); ++p) {
+      const lower::AccelSchedule s = cand.schedule(p);
+      if (s.vthreads > 2) first.emplace(std::make_pair(s.vthreads, s.vthread_rows), p);
+    }
+    for (int v : {3, 4}) EXPECT_TRUE(first.count({v, false})) << v << " threads over channels";
+    if (layer.name == "conv")
+      for (int v : {3, 4}) EXPECT_TRUE(first.count({v, true})) << v << " threads over rows";
+    for (const auto &[kind, p] : first) {
+      expect_bit_exact(c, layer, cand.schedule(p), runs);
+      ++runs;
+    }
+  }
+  EXPECT_EQ(runs, 6);
 }
 
 }  // namespace

@@ -255,9 +255,9 @@ ScheduleSpace schedule_space(const isa::HwConfig &c, const Conv2dParams &p) {
       {"tile_ic", divisors(IBG),
        "input channel blocks per load: fewer, longer loads and GEMMs; more INP and WGT"},
       {"vthreads",
-       {1, 2},
-       "2: loads of one thread under the other's compute, each thread with half of every "
-       "scratchpad"},
+       {1, 2, 3, 4},
+       "2 to 4: each thread's loads under the others' compute, each thread with 1/V of every "
+       "scratchpad (smaller tiles)"},
       {"vthread_rows",
        {0, 1},
        "1: the threads split the output rows (each loads its rows' input and all weights) "

@@ -130,9 +130,9 @@ ScheduleSpace schedule_space(const isa::HwConfig &c, const DenseParams &p) {
                          "input blocks per load: fewer, longer loads and GEMMs; more INP and "
                          "WGT"});
   space.knobs.push_back({"vthreads",
-                         {1, 2},
-                         "2: one thread's loads under the other's compute, each with half of "
-                         "every scratchpad"});
+                         {1, 2, 3, 4},
+                         "2 to 4: each thread's loads under the others' compute, each with 1/V "
+                         "of every scratchpad"});
   return space;
 }
 

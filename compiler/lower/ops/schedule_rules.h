@@ -21,11 +21,14 @@ inline std::optional<std::string> check_divides(
   return std::nullopt;
 }
 
-// One or two virtual threads, and `tiles` tiles along the axis they split.
+// Virtual threads a schedule may interleave: each takes 1/V of every scratchpad.
+constexpr int64_t kMaxVirtualThreads = 4;
+
+// 1 to kMaxVirtualThreads virtual threads, and `tiles` tiles along the axis they split.
 inline std::optional<std::string> check_threads(int64_t vthreads, int64_t tiles,
                                                 const char *axis) {
-  if (vthreads != 1 && vthreads != 2)
-    return fmt::format("vthreads = {} must be 1 or 2", vthreads);
+  if (vthreads < 1 || vthreads > kMaxVirtualThreads)
+    return fmt::format("vthreads = {} must be 1 to {}", vthreads, kMaxVirtualThreads);
   if (tiles % vthreads)
     return fmt::format("the {} {} tiles do not split between {} threads", tiles, axis, vthreads);
   return std::nullopt;
