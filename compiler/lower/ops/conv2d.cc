@@ -216,6 +216,14 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, in
       best = by_rows;
       best_cost = rows_cost;
     }
+    // One thread with the whole scratchpads where the model expects that cheaper: a thread's
+    // halves can force tiles so small that every weight is loaded once per row (ResNet-18's
+    // last layers at batch 2 on a narrow bus took twice the cycles).
+    const auto [one, one_cost] = search(1, false);
+    if (one_cost < best_cost) {
+      best = one;
+      best_cost = one_cost;
+    }
   }
   const int64_t V = vthreads;
   const int64_t acc_cap = c.acc_depth() / V, inp_cap = c.inp_depth() / V,
