@@ -251,7 +251,8 @@ OJson to_json(const AccelSchedule &s) {
   return {{"tile_h", s.tile_h},     {"tile_w", s.tile_w},
           {"tile_oc", s.tile_oc},   {"tile_ic", s.tile_ic},
           {"vthreads", s.vthreads}, {"vthread_rows", s.vthread_rows ? 1 : 0},
-          {"bias_once", s.bias_once ? 1 : 0}};
+          {"bias_once", s.bias_once ? 1 : 0},
+          {"resident", static_cast<int>(s.resident)}};
 }
 
 AccelSchedule schedule_from_json(const Json &j, const std::string &where) {
@@ -266,6 +267,10 @@ AccelSchedule schedule_from_json(const Json &j, const std::string &where) {
   s.vthreads = static_cast<int>(v);
   s.vthread_rows = f.integer("vthread_rows", 0) != 0;
   s.bias_once = f.integer("bias_once", 0) != 0;
+  const int64_t r = f.integer("resident", 0);
+  if (r < 0 || r > 2)
+    fail("{}: field 'resident' = {} must be 0 (none), 1 (weights) or 2 (inputs)", where, r);
+  s.resident = static_cast<AccelSchedule::Resident>(r);
   return s;
 }
 

@@ -73,7 +73,8 @@ std::optional<uint64_t> ScheduleSpace::find(const AccelSchedule &s) const {
     set_knob(&rebuilt, knobs[i].name, v);
   }
   for (const char *field :
-       {"tile_h", "tile_w", "tile_oc", "tile_ic", "vthreads", "vthread_rows", "bias_once"})
+       {"tile_h", "tile_w", "tile_oc", "tile_ic", "vthreads", "vthread_rows", "bias_once",
+        "resident"})
     if (knob_value(rebuilt, field) != knob_value(s, field)) return std::nullopt;
   return index(c);
 }
@@ -86,6 +87,7 @@ int64_t knob_value(const AccelSchedule &s, const std::string &knob) {
   if (knob == "vthreads") return s.vthreads;
   if (knob == "vthread_rows") return s.vthread_rows;
   if (knob == "bias_once") return s.bias_once;
+  if (knob == "resident") return static_cast<int64_t>(s.resident);
   VACC_CHECK(false) << "no schedule knob '" << knob << "'";
   return 0;
 }
@@ -105,14 +107,21 @@ void set_knob(AccelSchedule *s, const std::string &knob, int64_t value) {
     s->vthread_rows = value != 0;
   } else if (knob == "bias_once") {
     s->bias_once = value != 0;
+  } else if (knob == "resident") {
+    VACC_CHECK(value >= 0 && value <= 2) << "resident = " << value;
+    s->resident = static_cast<AccelSchedule::Resident>(value);
   } else {
     VACC_CHECK(false) << "no schedule knob '" << knob << "'";
   }
 }
 
 std::string describe(const AccelSchedule &s) {
-  return fmt::format("h{} w{} oc{} ic{} vt{}{}{}", s.tile_h, s.tile_w, s.tile_oc, s.tile_ic,
-                     s.vthreads, s.vthread_rows ? " rows" : "", s.bias_once ? " bias_once" : "");
+  using R = AccelSchedule::Resident;
+  return fmt::format("h{} w{} oc{} ic{} vt{}{}{}{}", s.tile_h, s.tile_w, s.tile_oc, s.tile_ic,
+                     s.vthreads, s.vthread_rows ? " rows" : "", s.bias_once ? " bias_once" : "",
+                     s.resident == R::kWeights  ? " wgt_resident"
+                     : s.resident == R::kInputs ? " inp_resident"
+                                                : "");
 }
 
 ScheduleSpace schedule_space(const isa::HwConfig &config, const Layer &layer) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vacc/lower/lower.h"
@@ -30,5 +31,13 @@ LayerRun run_layer(const std::string &engine, const isa::HwConfig &config,
 std::vector<int64_t> interpret_layer(const isa::HwConfig &config,
                                      const lower::LoweredLayer &layer,
                                      std::vector<std::vector<int64_t>> args, int64_t *macs);
+
+// The (virtual threads, resident operand) pairs a fused-operator test runs: one and two
+// threads in the default loop order, then two threads with the weights, then the inputs,
+// resident (AccelSchedule::resident, the tuner's loop-order knob).
+inline std::vector<std::pair<int, lower::AccelSchedule::Resident>> with_resident_orders() {
+  using R = lower::AccelSchedule::Resident;
+  return {{1, R::kNone}, {2, R::kNone}, {2, R::kWeights}, {2, R::kInputs}};
+}
 
 }  // namespace vacc::test

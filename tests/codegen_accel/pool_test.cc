@@ -15,11 +15,13 @@
 #include "reference.h"
 #include "vacc/graph/qpool.h"
 #include "vacc/lower/lower.h"
+#include "vacc/lower/schedule_space.h"
 #include "vacc/support/error.h"
 
 namespace vacc {
 namespace {
 
+using lower::AccelSchedule;
 using lower::LoweredLayer;
 using lower::LowerOptions;
 using lower::PoolParams;
@@ -181,10 +183,18 @@ TEST_P(OnConfig, ConvWithFusedMaxPoolEqualsConvThenPool) {
     p.requant.shift = 6;
     p.requant.relu = k.relu;
     p.pool = lower::PoolEpilogue{k.pool_k, k.pool_k, k.pool_s, k.pool_s};
-    for (int vt : {1, 2}) {
-      SCOPED_TRACE(fmt::format("case {} {}x{} vthreads {}", i, p.height, p.width, vt));
+    // Two threads also with each resident operand (the loop-order knob), where it fits.
+    for (auto [vt, resident] : test::with_resident_orders()) {
+      SCOPED_TRACE(fmt::format("case {} {}x{} vthreads {} resident {}", i, p.height, p.width, vt,
+                               static_cast<int>(resident)));
       LowerOptions o;
       o.vthreads = vt;
+      if (resident != AccelSchedule::Resident::kNone) {
+        AccelSchedule s = lower::default_schedule(c, p, vt, "conv");
+        s.resident = resident;
+        if (lower::check_schedule(c, p, s)) continue;  // the operand does not fit
+        o.schedule = s;
+      }
       const LoweredLayer layer = lower::compile_conv2d(c, p, o);
       std::vector<std::vector<int64_t>> args;
       args.push_back(test::random_values(layer.op.args[0]->buffer->elems(), -128, 127, 80 + i));

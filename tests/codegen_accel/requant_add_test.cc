@@ -14,12 +14,14 @@
 #include "reference.h"
 #include "vacc/lower/host_layout.h"
 #include "vacc/lower/lower.h"
+#include "vacc/lower/schedule_space.h"
 #include "vacc/support/error.h"
 
 namespace vacc {
 namespace {
 
 using lower::AddParams;
+using lower::AccelSchedule;
 using lower::LoweredLayer;
 using lower::LowerOptions;
 
@@ -123,10 +125,18 @@ TEST_P(OnConfig, ConvPerChannelShiftsAndClipBounds) {
       p.requant.clip_max = pick(1, 100);
     }
     p.requant.relu = i == 1;
-    for (int vt : {1, 2}) {
-      SCOPED_TRACE(fmt::format("case {} vthreads {}", i, vt));
+    // Two threads also with each resident operand (the loop-order knob), where it fits.
+    for (auto [vt, resident] : test::with_resident_orders()) {
+      SCOPED_TRACE(fmt::format("case {} vthreads {} resident {}", i, vt,
+                               static_cast<int>(resident)));
       LowerOptions o;
       o.vthreads = vt;
+      if (resident != AccelSchedule::Resident::kNone) {
+        AccelSchedule s = lower::default_schedule(c, p, vt, "conv");
+        s.resident = resident;
+        if (lower::check_schedule(c, p, s)) continue;  // the operand does not fit
+        o.schedule = s;
+      }
       LoweredLayer layer = lower::compile_conv2d(c, p, o);
       ASSERT_EQ(layer.op.args.size(), 5u);
       std::vector<std::vector<int64_t>> args;
@@ -244,10 +254,18 @@ TEST_P(OnConfig, ConvWithFusedResidualEqualsConvThenAdd) {
       EXPECT_ERROR(lower::compile_conv2d(c, p, LowerOptions{}), "gemm.block_in");
       return;
     }
-    for (int vt : {1, 2}) {
-      SCOPED_TRACE(fmt::format("case {} vthreads {}", i, vt));
+    // Two threads also with each resident operand (the loop-order knob), where it fits.
+    for (auto [vt, resident] : test::with_resident_orders()) {
+      SCOPED_TRACE(fmt::format("case {} vthreads {} resident {}", i, vt,
+                               static_cast<int>(resident)));
       LowerOptions o;
       o.vthreads = vt;
+      if (resident != AccelSchedule::Resident::kNone) {
+        AccelSchedule s = lower::default_schedule(c, p, vt, "conv");
+        s.resident = resident;
+        if (lower::check_schedule(c, p, s)) continue;  // the operand does not fit
+        o.schedule = s;
+      }
       LoweredLayer layer = lower::compile_conv2d(c, p, o);
       const size_t nargs = layer.op.args.size();
       ASSERT_EQ(nargs, k.per_channel ? 7u : 6u);

@@ -37,13 +37,14 @@ inline std::vector<int64_t> conv2d_accumulators(const isa::HwConfig &c,
   int64_t B = c.batch, BI = c.block_in, BO = c.block_out;
   int64_t N = p.batch, C = p.in_channels, O = p.out_channels, H = p.height, W = p.width;
   int64_t KH = p.kernel_h, KW = p.kernel_w, OH = p.out_height(), OW = p.out_width();
-  int64_t CB = C / BI, OB = O / BO;
+  // Grouped: output channel o reduces over its group's C / groups input channels.
+  int64_t CB = C / BI, OB = O / BO, CG = C / p.groups, OG = O / p.groups, IBG = CG / BI;
   std::vector<int64_t> out(N * O * OH * OW);
   auto d_at = [&](int64_t n, int64_t ch, int64_t h, int64_t w) {
     return data[((((n / B) * CB + ch / BI) * H + h) * W + w) * B * BI + (n % B) * BI + ch % BI];
   };
   auto k_at = [&](int64_t o, int64_t ch, int64_t kh, int64_t kw) {
-    return kernel[((((o / BO) * CB + ch / BI) * KH + kh) * KW + kw) * BO * BI + (o % BO) * BI +
+    return kernel[((((o / BO) * IBG + ch / BI) * KH + kh) * KW + kw) * BO * BI + (o % BO) * BI +
                   ch % BI];
   };
   for (int64_t n = 0; n < N; ++n)
@@ -51,12 +52,12 @@ inline std::vector<int64_t> conv2d_accumulators(const isa::HwConfig &c,
       for (int64_t oh = 0; oh < OH; ++oh)
         for (int64_t ow = 0; ow < OW; ++ow) {
           int64_t acc = 0;
-          for (int64_t ch = 0; ch < C; ++ch)
+          for (int64_t cg = 0; cg < CG; ++cg)
             for (int64_t kh = 0; kh < KH; ++kh)
               for (int64_t kw = 0; kw < KW; ++kw) {
                 int64_t h = oh * p.stride_h + kh - p.pad_h, w = ow * p.stride_w + kw - p.pad_w;
                 if (h < 0 || h >= H || w < 0 || w >= W) continue;
-                acc += d_at(n, ch, h, w) * k_at(o, ch, kh, kw);
+                acc += d_at(n, o / OG * CG + cg, h, w) * k_at(o, cg, kh, kw);
               }
           acc += bias[((n / B) * OB + o / BO) * B * BO + (n % B) * BO + o % BO];
           int64_t idx =

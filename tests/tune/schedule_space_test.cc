@@ -237,7 +237,8 @@ void expect_bit_exact(const isa::HwConfig &c, const Layer &layer, const lower::A
     const auto data = test::random_values(cp->batch * cp->in_channels * cp->height * cp->width,
                                           -128, 127, 1 + k);
     const auto kernel = test::random_values(
-        cp->out_channels * cp->in_channels * cp->kernel_h * cp->kernel_w, -128, 127, 2 + k);
+        cp->out_channels * cp->in_channels / cp->groups * cp->kernel_h * cp->kernel_w, -128, 127,
+        2 + k);
     const auto bias = test::random_values(cp->batch / c.batch * cp->out_channels * c.batch,
                                           -3000, 3000, 3 + k);
     want = test::conv2d_reference(c, *cp, data, kernel, bias);
@@ -316,6 +317,99 @@ TEST(ScheduleSpace, ThreeAndFourVirtualThreadsAreBitExactOnSmall) {
     }
   }
   EXPECT_EQ(runs, 6);
+}
+
+// The loop-order knob: with weights (inputs) resident, a layer's operands move once per tile of
+// the other operand's outer loop instead of once per tile (the load bytes drop by exactly the
+// reloads saved), and points of both orders run bit-exact on fsim and rtl, with and without
+// threads, over plain and depthwise convolutions and a many-row dense (the fused pool and
+// residual in tests/codegen_accel).
+TEST(ScheduleSpace, ResidentOperandsLoadOnceAndAreBitExactOnSmall) {
+  using Resident = AccelSchedule::Resident;
+  const isa::HwConfig c = bundled("small");
+  lower::Conv2dParams conv;
+  conv.in_channels = 2 * c.block_in;
+  conv.out_channels = 4 * c.block_out;
+  conv.height = conv.width = 8;
+  conv.kernel_h = conv.kernel_w = 3;
+  conv.pad_h = conv.pad_w = 1;
+  conv.requant.shift = 10;
+  lower::Conv2dParams depthwise = conv;
+  depthwise.in_channels = depthwise.out_channels;
+  depthwise.groups = depthwise.out_channels / c.block_out;
+  depthwise.requant.shift = 7;
+  lower::DenseParams dense;
+  dense.batch = 4 * c.batch;
+  dense.in_features = 3 * c.block_in;
+  dense.out_features = 4 * c.block_out;
+  dense.requant.shift = 7;
+
+  // The exact saving: (reloads - 1) x the operand's bytes.
+  {
+    const Layer layer{"conv", conv};
+    AccelSchedule s;
+    s.tile_h = s.tile_w = 4;  // four spatial tiles
+    s.tile_oc = 1;            // four channel tiles
+    s.tile_ic = 1;
+    s.bias_once = true;  // the bias moves once in every order
+    const auto load_bytes = [&](Resident r) {
+      AccelSchedule with = s;
+      with.resident = r;
+      EXPECT_EQ(lower::check_schedule(c, layer, with), std::nullopt);
+      lower::LowerOptions o;
+      o.schedule = with;
+      return lower::lower(c, layer, o).traffic.load_bytes;
+    };
+    const uint64_t none = load_bytes(Resident::kNone);
+    const uint64_t weights = 4 * 2 * 9 * c.wgt_tile_bytes();  // all of them, once
+    EXPECT_EQ(none - load_bytes(Resident::kWeights), (4 - 1) * weights);
+    // Each spatial tile's input window (less the padding, which the DMA does not read) moves
+    // once per channel tile without residency, once with it.
+    const uint64_t inputs = none - 4 * weights - 4 * c.acc_tile_bytes();
+    EXPECT_EQ(none - load_bytes(Resident::kInputs), inputs / 4 * (4 - 1));
+  }
+
+  int runs = 0;
+  for (const Layer &layer :
+       {Layer{"conv", conv}, Layer{"depthwise", depthwise}, Layer{"dense", dense}}) {
+    SCOPED_TRACE(layer.name);
+    const tune::Candidates cand = tune::enumerate_candidates(c, layer);
+    // One point per (resident, vthreads, over rows), resident ones only.
+    std::map<std::tuple<int, int, bool>, size_t> first;
+    for (size_t p = 0; p < cand.size(); ++p) {
+      const AccelSchedule s = cand.schedule(p);
+      if (s.resident != Resident::kNone)
+        first.emplace(std::make_tuple(static_cast<int>(s.resident), s.vthreads, s.vthread_rows),
+                      p);
+    }
+    EXPECT_TRUE(first.count({1, 1, false})) << "weights resident";
+    EXPECT_TRUE(first.count({1, 2, false})) << "weights resident, two threads";
+    if (layer.name == "depthwise")
+      EXPECT_FALSE(first.count({2, 1, false})) << "inputs resident, grouped";
+    else
+      EXPECT_TRUE(first.count({2, 2, false})) << "inputs resident, two threads";
+    for (const auto &[kind, p] : first) {
+      expect_bit_exact(c, layer, cand.schedule(p), runs);
+      ++runs;
+    }
+  }
+  EXPECT_GT(runs, 10);
+}
+
+TEST(ScheduleSpace, InputsResidentRefusedForGroupedConvolutions) {
+  const isa::HwConfig c = bundled("small");
+  lower::Conv2dParams p;
+  p.in_channels = p.out_channels = 4 * c.block_in;
+  p.groups = 4;
+  p.height = p.width = 8;
+  const Layer layer{"dw", p};
+  AccelSchedule s = lower::heuristic_schedule(c, layer, 1);
+  s.resident = AccelSchedule::Resident::kInputs;
+  EXPECT_EQ(lower::check_schedule(c, layer, s),
+            "inputs resident (resident = 2) needs groups = 1: a grouped convolution's channel "
+            "tiles read different inputs");
+  s.resident = AccelSchedule::Resident::kWeights;
+  EXPECT_EQ(lower::check_schedule(c, layer, s), std::nullopt);
 }
 
 }  // namespace

@@ -160,10 +160,11 @@ ScheduleSpace schedule_space(const isa::HwConfig &c, const AddParams &p) {
 std::optional<std::string> check_schedule(const isa::HwConfig &c, const AddParams &p,
                                           const AccelSchedule &s) {
   const int64_t CB = p.channels / c.block_out, V = s.vthreads;
-  if (s.tile_ic != 1 || s.vthread_rows || s.bias_once)
+  if (s.tile_ic != 1 || s.vthread_rows || s.bias_once ||
+      s.resident != AccelSchedule::Resident::kNone)
     return std::string(
-        "an add tiles channels, rows and columns: tile_ic = 1, no vthread_rows "
-        "or bias_once");
+        "an add tiles channels, rows and columns: tile_ic = 1, no vthread_rows, "
+        "bias_once or resident operand");
   if (auto why = check_divides({{"tile_oc", s.tile_oc, CB},
                                 {"tile_h", s.tile_h, p.height},
                                 {"tile_w", s.tile_w, p.width}}))

@@ -274,6 +274,13 @@ ScheduleSpace schedule_space(const isa::HwConfig &c, const Conv2dParams &p) {
        {0, 1},
        "1: a thread's bias and shifts loaded once at its start, not per channel tile (no "
        "LOAD ACC between tiles, which drains the compute units); costs ACC entries"},
+      {"resident",
+       p.groups == 1 ? std::vector<int64_t>{0, 1, 2} : std::vector<int64_t>{0, 1},
+       "the loop order: 0 channel tiles outside spatial tiles, both operands loaded per tile; "
+       "1 the same, a channel tile's weights (all input blocks) loaded once for all its "
+       "spatial tiles (less weight traffic, WGT holds them); 2 spatial tiles outside, a "
+       "spatial tile's input (all input blocks) loaded once for all channel tiles (less input "
+       "traffic, INP holds it; bias per tile unless bias_once)"},
   };
   return space;
 }
@@ -294,6 +301,11 @@ std::optional<std::string> check_schedule(const isa::HwConfig &c, const Conv2dPa
   if (toc > 1 && !one_tile_oc_ok(p, c))
     return fmt::format("a grouped convolution with {} output blocks per group tiles one block",
                        OB / p.groups);
+  using Resident = AccelSchedule::Resident;
+  if (s.resident == Resident::kInputs && p.groups > 1)
+    return std::string(
+        "inputs resident (resident = 2) needs groups = 1: a grouped convolution's channel tiles "
+        "read different inputs");
   // The capacities default_schedule's search checks.
   const int64_t ch = p.pool ? (th - 1) * p.pool->stride_h + p.pool->kernel_h : th;
   const int64_t cw = p.pool ? (tw - 1) * p.pool->stride_w + p.pool->kernel_w : tw;
@@ -306,10 +318,12 @@ std::optional<std::string> check_schedule(const isa::HwConfig &c, const Conv2dPa
           "ACC", acc_tiles + channel_vectors(p.requant) * (s.bias_once ? thread_ob : toc),
           c.acc_depth() / V))
     return why;
-  if (auto why = check_fits("INP", load_blocks * ih * iw + (p.residual ? toc * th * tw : 0),
+  const int64_t inp_blocks = s.resident == Resident::kInputs ? IBG : load_blocks;
+  if (auto why = check_fits("INP", inp_blocks * ih * iw + (p.residual ? toc * th * tw : 0),
                             c.inp_depth() / V))
     return why;
-  return check_fits("WGT", toc * tic * p.kernel_h * p.kernel_w + (p.residual ? 1 : 0),
+  const int64_t wgt_blocks = s.resident == Resident::kWeights ? IBG : tic;
+  return check_fits("WGT", toc * wgt_blocks * p.kernel_h * p.kernel_w + (p.residual ? 1 : 0),
                     c.wgt_depth() / V);
 }
 
@@ -444,24 +458,32 @@ Operator define(const isa::HwConfig &c, const Conv2dParams &p, const AccelSchedu
   for (size_t i = 0; i + 1 < stages.size(); ++i) s[stages[i]].set_scope(Scope::kAcc);
 
   auto &so = s[out];
-  const auto [thread, oc_o, ow_o] = tile_blocked_output(s, out, sc);
+  using Resident = AccelSchedule::Resident;
+  const OutputTiling t = tile_blocked_output(s, out, sc);
 
   // The convolution: input-channel blocks outermost, the GEMM tile innermost.
   auto &sconv = s[conv];
-  sconv.compute_at(so, ow_o);
+  sconv.compute_at(so, t.tile);
   auto ca = sconv.axis();
   auto cr = sconv.reduce_axis();
   auto [ic_o, ic_i] = sconv.split(cr[0], sc.tile_ic);
   sconv.reorder({ca[0], ic_o, cr[1], cr[2], ic_i, ca[1], ca[2], ca[3], ca[4], ca[5], cr[3]});
   sconv.tensorize(ca[4], "gemm");
-  s[data_l].compute_at(sconv, ic_o);
-  s[kernel_l].compute_at(sconv, ic_o);
+  // A resident operand's load covers all input blocks, outside the loop over the other's tiles.
+  if (sc.resident == Resident::kInputs)
+    s[data_l].compute_at(so, t.spatial);
+  else
+    s[data_l].compute_at(sconv, ic_o);
+  if (sc.resident == Resident::kWeights)
+    s[kernel_l].compute_at(so, t.channels);
+  else
+    s[kernel_l].compute_at(sconv, ic_o);
   s[data_l].pragma(s[data_l].axis()[0], "dma_copy");
   s[kernel_l].pragma(s[kernel_l].axis()[0], "dma_copy");
   // Bias and shifts depend on the output channels only: loaded once per thread or per channel
   // block, not per tile, so no LOAD ACC (which waits for both compute units) interrupts the
   // GEMM/ALU overlap inside a channel block.
-  const te::IterVar per_channel_at = sc.bias_once ? thread : oc_o;
+  const te::IterVar per_channel_at = sc.bias_once ? t.thread : t.channels;
   s[bias_l].compute_at(so, per_channel_at);
   s[bias_l].pragma(s[bias_l].axis()[0], "dma_copy");
   for (const auto &vector : {shifts_l, mults_l}) {
@@ -469,29 +491,29 @@ Operator define(const isa::HwConfig &c, const Conv2dParams &p, const AccelSchedu
     s[*vector].compute_at(so, per_channel_at);
     s[*vector].pragma(s[*vector].axis()[0], "dma_copy");
   }
-  for (const te::Tensor &t : pool_alu) {
-    s[t].set_scope(Scope::kAcc);
-    s[t].compute_at(so, ow_o);
-    s[t].pragma(s[t].axis()[0], "alu");
+  for (const te::Tensor &stage : pool_alu) {
+    s[stage].set_scope(Scope::kAcc);
+    s[stage].compute_at(so, t.tile);
+    s[stage].pragma(s[stage].axis()[0], "alu");
   }
   for (size_t i = 0; i + 1 < stages.size(); ++i) {
-    s[stages[i]].compute_at(so, ow_o);
+    s[stages[i]].compute_at(so, t.tile);
     s[stages[i]].pragma(s[stages[i]].axis()[0], "alu");
   }
   if (p.residual) {
     // The requantization's last stage is no longer the output's: it stays in ACC too.
     s[stages.back()].set_scope(Scope::kAcc);
-    s[stages.back()].compute_at(so, ow_o);
+    s[stages.back()].compute_at(so, t.tile);
     s[stages.back()].pragma(s[stages.back()].axis()[0], "alu");
     te::Tensor skip_l = s.cache_read(skip, Scope::kInp, {*skip_sum});
     te::Tensor skip_w_l = s.cache_read(skip_weight, Scope::kWgt, {*skip_sum});
-    schedule_through_gemm(s, *skip_sum, skip_l, so, ow_o);
+    schedule_through_gemm(s, *skip_sum, skip_l, so, t.tile);
     s[skip_w_l].compute_at(so, per_channel_at);
     s[skip_w_l].pragma(s[skip_w_l].axis()[0], "dma_copy");
-    for (const te::Tensor &t : residual_alu) {
-      s[t].set_scope(Scope::kAcc);
-      s[t].compute_at(so, ow_o);
-      s[t].pragma(s[t].axis()[0], "alu");
+    for (const te::Tensor &stage : residual_alu) {
+      s[stage].set_scope(Scope::kAcc);
+      s[stage].compute_at(so, t.tile);
+      s[stage].pragma(s[stage].axis()[0], "alu");
     }
   }
   Operator op;

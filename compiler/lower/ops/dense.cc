@@ -133,6 +133,14 @@ ScheduleSpace schedule_space(const isa::HwConfig &c, const DenseParams &p) {
                          {1, 2, 3, 4},
                          "2 to 4: each thread's loads under the others' compute, each with 1/V "
                          "of every scratchpad"});
+  if (NB > 1)
+    space.knobs.push_back(
+        {"resident",
+         {0, 1, 2},
+         "the loop order: 0 channel tiles outside row tiles, both operands loaded per tile; 1 "
+         "the same, a channel tile's weights (all input blocks) loaded once for all row tiles "
+         "(WGT holds them); 2 row tiles outside, a row tile's input (all input blocks) loaded "
+         "once for all channel tiles (INP holds it)"});
   return space;
 }
 
@@ -152,8 +160,11 @@ std::optional<std::string> check_schedule(const isa::HwConfig &c, const DensePar
   if (auto why =
           check_fits("ACC", (s.tile_h + channel_vectors(p.requant)) * s.tile_oc, c.acc_depth() / V))
     return why;
-  if (auto why = check_fits("INP", s.tile_h * s.tile_ic, c.inp_depth() / V)) return why;
-  return check_fits("WGT", s.tile_oc * s.tile_ic, c.wgt_depth() / V);
+  using Resident = AccelSchedule::Resident;
+  const int64_t inp_blocks = s.resident == Resident::kInputs ? CB : s.tile_ic;
+  if (auto why = check_fits("INP", s.tile_h * inp_blocks, c.inp_depth() / V)) return why;
+  const int64_t wgt_blocks = s.resident == Resident::kWeights ? CB : s.tile_ic;
+  return check_fits("WGT", s.tile_oc * wgt_blocks, c.wgt_depth() / V);
 }
 
 Operator define(const isa::HwConfig &c, const DenseParams &p, const AccelSchedule &sc,
@@ -217,30 +228,42 @@ Operator define(const isa::HwConfig &c, const DenseParams &p, const AccelSchedul
   auto ax = so.axis();
   auto [oc_o, oc_i] = so.split(ax[o + 1], sc.tile_oc);
   std::vector<te::IterVar> order;
+  te::IterVar channels = oc_o;
   if (sc.vthreads > 1) {
     auto [vt, oc_rest] = so.split_nparts(oc_o, sc.vthreads);
     so.bind_vthread(vt);
-    order = {vt, oc_rest};
-  } else {
-    order = {oc_o};
+    order = {vt};
+    channels = oc_rest;
   }
-  if (grouped) order.push_back(ax[0]);  // the groups inside a thread's channel blocks
-  // Rows: one per tile, or tiles of tile_h rows that share their weight loads.
-  te::IterVar store_at = ax[o];
   if (sc.tile_h > 1 && NB % sc.tile_h != 0)
     fail("{}: tile_h = {} rows per tile must divide the layer's {} row blocks", name, sc.tile_h,
          NB);
+  // Rows: one per tile, or tiles of tile_h rows that share their weight loads.
+  te::IterVar rows = ax[o];
+  std::vector<te::IterVar> inner = {oc_i, ax[o + 2], ax[o + 3]};
+  te::IterVar store = oc_i;
   if (sc.tile_h > 1) {
     auto [n_o, n_i] = so.split(ax[o], sc.tile_h);
-    order.insert(order.end(), {n_o, n_i, oc_i, ax[o + 2], ax[o + 3]});
-    so.reorder(order);
-    store_at = n_o;
-    so.pragma(n_i, "dma_copy");
-  } else {
-    order.insert(order.end(), {ax[o], oc_i, ax[o + 2], ax[o + 3]});
-    so.reorder(order);
-    so.pragma(oc_i, "dma_copy");
+    rows = n_o;
+    inner.insert(inner.begin(), n_i);
+    store = n_i;
   }
+  // The channel tiles outside the row tiles (the groups between them, inside a thread's
+  // channel blocks), or inside them with the inputs resident.
+  using Resident = AccelSchedule::Resident;
+  const bool inputs_resident = sc.resident == Resident::kInputs;
+  if (inputs_resident) {
+    if (grouped) order.push_back(ax[0]);
+    order.insert(order.end(), {rows, channels});
+  } else {
+    order.push_back(channels);
+    if (grouped) order.push_back(ax[0]);
+    order.push_back(rows);
+  }
+  order.insert(order.end(), inner.begin(), inner.end());
+  so.reorder(order);
+  so.pragma(store, "dma_copy");
+  const te::IterVar store_at = inputs_resident ? channels : rows;
 
   auto &sd = s[acc];
   sd.compute_at(so, store_at);
@@ -252,8 +275,15 @@ Operator define(const isa::HwConfig &c, const DenseParams &p, const AccelSchedul
   dorder.push_back(dr[1]);
   sd.reorder(dorder);
   sd.tensorize(da[o + 2], "gemm");
-  s[data_l].compute_at(sd, ic_o);
-  s[weight_l].compute_at(sd, ic_o);
+  // A resident operand's load covers all input blocks, outside the loop over the other's tiles.
+  if (inputs_resident)
+    s[data_l].compute_at(so, rows);
+  else
+    s[data_l].compute_at(sd, ic_o);
+  if (sc.resident == Resident::kWeights)
+    s[weight_l].compute_at(so, grouped ? ax[0] : channels);
+  else
+    s[weight_l].compute_at(sd, ic_o);
   s[data_l].pragma(s[data_l].axis()[0], "dma_copy");
   s[weight_l].pragma(s[weight_l].axis()[0], "dma_copy");
   s[bias_l].compute_at(so, store_at);

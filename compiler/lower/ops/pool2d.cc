@@ -167,10 +167,11 @@ std::optional<std::string> check_schedule(const isa::HwConfig &c, const PoolPara
                                           const AccelSchedule &s) {
   const int64_t CB = p.channels / c.block_out, V = s.vthreads;
   const int64_t th = s.tile_h, tw = s.tile_w, toc = s.tile_oc;
-  if (s.tile_ic != 1 || s.vthread_rows || s.bias_once)
+  if (s.tile_ic != 1 || s.vthread_rows || s.bias_once ||
+      s.resident != AccelSchedule::Resident::kNone)
     return std::string(
-        "a pool tiles channels, rows and columns: tile_ic = 1, no vthread_rows "
-        "or bias_once");
+        "a pool tiles channels, rows and columns: tile_ic = 1, no vthread_rows, "
+        "bias_once or resident operand");
   if (auto why = check_divides(
           {{"tile_h", th, p.out_height}, {"tile_w", tw, p.out_width}, {"tile_oc", toc, CB}}))
     return why;

@@ -13,7 +13,7 @@
 
 namespace vacc::tune {
 
-inline constexpr int kNumFeatures = 32;
+inline constexpr int kNumFeatures = 33;
 
 std::vector<float> schedule_features(const isa::HwConfig &config, const lower::Layer &layer,
                                      const lower::AccelSchedule &s);

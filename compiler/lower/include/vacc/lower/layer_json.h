@@ -13,7 +13,7 @@ namespace vacc::lower {
 nlohmann::ordered_json to_json(const Layer &layer);
 Layer layer_from_json(const nlohmann::json &j, const std::string &where);
 
-// {"tile_h": 7, ..., "vthreads": 2, "vthread_rows": 0, "bias_once": 1}
+// {"tile_h": 7, ..., "vthreads": 2, "vthread_rows": 0, "bias_once": 1, "resident": 0}
 nlohmann::ordered_json to_json(const AccelSchedule &s);
 AccelSchedule schedule_from_json(const nlohmann::json &j, const std::string &where);
 

@@ -185,6 +185,15 @@ struct AccelSchedule {
   // thread's channels: what a layer whose input traffic bounds it (few channel blocks, a
   // large or unfolded input) needs.
   bool vthread_rows = false;
+  // conv2d and dense: which operand a tile's loads keep in its scratchpad while the loop over
+  // the other operand's tiles runs. kNone: channel tiles outside the spatial (row) tiles, and
+  // every tile loads its input and weights per block of tile_ic. kWeights: the same order,
+  // each channel tile's weights of all input blocks loaded once and reused by all its spatial
+  // tiles (WGT holds them). kInputs: the spatial tiles outside the channel tiles, each spatial
+  // tile's input of all input blocks loaded once and reused by all channel tiles (INP holds
+  // it); bias and shifts then load per tile unless bias_once.
+  enum class Resident : int { kNone = 0, kWeights = 1, kInputs = 2 };
+  Resident resident = Resident::kNone;
 };
 
 // A scheduled operator: its arguments (the DRAM buffers, in order) and its loop IR. Conv and

@@ -45,7 +45,7 @@ struct ScheduleSpace {
 // A knob's value in `s`, and `s` with it set; the knob names are AccelSchedule's fields.
 int64_t knob_value(const AccelSchedule &s, const std::string &knob);
 void set_knob(AccelSchedule *s, const std::string &knob, int64_t value);
-// "h7 w14 oc2 ic4 vt2 rows bias_once": a schedule in one short line.
+// "h7 w14 oc2 ic4 vt2 rows bias_once wgt_resident": a schedule in one short line.
 std::string describe(const AccelSchedule &s);
 
 // Per operator, defined beside its default_schedule (compiler/lower/ops/<op>.cc): its space
