@@ -29,8 +29,6 @@ using tir::Expr;
 using tir::Scope;
 
 constexpr double kInsnOverheadCycles = 8;
-// How much cheaper (modelled) splitting the rows between threads must be to be chosen over
-// splitting the channel blocks, the split measured on more layers.
 
 // Grouped with several output blocks per slice, an output block's first input block is
 // (ob / (OB/groups)) * (CB/groups): tiles of one output block keep that division in the host

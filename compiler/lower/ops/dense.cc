@@ -133,14 +133,15 @@ ScheduleSpace schedule_space(const isa::HwConfig &c, const DenseParams &p) {
                          {1, 2, 3, 4},
                          "2 to 4: each thread's loads under the others' compute, each with 1/V "
                          "of every scratchpad"});
-  if (NB > 1)
-    space.knobs.push_back(
-        {"resident",
-         {0, 1, 2},
-         "the loop order: 0 channel tiles outside row tiles, both operands loaded per tile; 1 "
-         "the same, a channel tile's weights (all input blocks) loaded once for all row tiles "
-         "(WGT holds them); 2 row tiles outside, a row tile's input (all input blocks) loaded "
-         "once for all channel tiles (INP holds it)"});
+  // One row block: the weights are loaded once whatever the order, the input once per
+  // channel tile unless resident.
+  space.knobs.push_back(
+      {"resident",
+       NB > 1 ? std::vector<int64_t>{0, 1, 2} : std::vector<int64_t>{0, 2},
+       "the loop order: 0 channel tiles outside row tiles, both operands loaded per tile; 1 the "
+       "same, a channel tile's weights (all input blocks) loaded once for all row tiles (WGT "
+       "holds them); 2 row tiles outside, a row tile's input (all input blocks) loaded once for "
+       "all channel tiles (INP holds it)"});
   return space;
 }
 
