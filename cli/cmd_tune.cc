@@ -5,11 +5,15 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "commands.h"
 #include "vacc/cli/output.h"
 #include "vacc/cli/tune_session.h"
+#include "vacc/support/error.h"
+#include "vacc/sweep/mpi_transport.h"
+#include "vacc/sweep/worker_pool.h"
 
 namespace vacc::cli {
 namespace {
@@ -20,9 +24,23 @@ struct TuneArgs {
   bool json = false, no_db_update = false;
 };
 
-void run_tune(const TuneArgs &a) {
+// Ranks > 0 under mpirun: this rank's workers measure rank 0's candidates until it is done.
+void run_tune_agent(const TuneArgs &a, const sweep::MpiSession &mpi) {
+  {
+    sweep::WorkerPool pool(std::max(1, a.request.jobs),
+                           a.request.worker_executable.empty() ? sweep::self_executable()
+                                                               : a.request.worker_executable,
+                           tune_worker_log_dir(a.request.log),
+                           fmt::format("tune-rank{}-", mpi.rank()));
+    pool.run(*sweep::ask_rank0(mpi));
+  }
+  sweep::say_goodbye(mpi);
+}
+
+void run_tune_here(const TuneArgs &a, sweep::RankBatches *ranks) {
   TuneRequest r = a.request;
   r.update_db = !a.no_db_update;
+  r.ranks = ranks;
   const isa::HwConfig config = load_named_config(a.config);
   const bool tty = isatty(fileno(stdout));
   int64_t total = 0;
@@ -51,6 +69,22 @@ void run_tune(const TuneArgs &a) {
   fmt::print("{}", s.text);
 }
 
+// Under mpirun (or srun) rank 0 tunes and every rank's workers measure; else one process.
+void run_tune(const TuneArgs &a) {
+  if (!sweep::launched_by_mpi()) return run_tune_here(a, nullptr);
+  sweep::MpiSession mpi;
+  if (mpi.rank() != 0) return run_tune_agent(a, mpi);
+  try {
+    sweep::RankBatches ranks(mpi);
+    run_tune_here(a, &ranks);
+    ranks.close();
+  } catch (const Error &e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "error: {}\n", e.what());
+    mpi.abort(1);
+  }
+}
+
 }  // namespace
 
 void add_tune_command(CLI::App &app) {
@@ -62,7 +96,8 @@ void add_tune_command(CLI::App &app) {
       "Tasks: the model's accelerator layers grouped by workload (shape and fused stages), or "
       "the ResNet-18 conv layers of `vacc bench resnet18-convs`. Every trial is one JSON line "
       "of LOG; a rerun with the same LOG resumes. Strategies: random, grid, anneal, model (a "
-      "learned cost model, XGBoost, ranks the candidates).");
+      "learned cost model, XGBoost, ranks the candidates). Under mpirun (or srun) rank 0 tunes "
+      "and every rank's -j workers measure.");
   auto a = std::make_shared<TuneArgs>();
   cmd->add_option("model", a->request.model, "ONNX model (.onnx)");
   cmd->add_option("--bench", a->request.bench, "A built-in workload instead of a model: resnet18-convs");

@@ -11,6 +11,7 @@
 #include "vacc/lower/schedule_space.h"
 #include "vacc/support/error.h"
 #include "vacc/support/file.h"
+#include "vacc/sweep/mpi_transport.h"
 #include "vacc/sweep/tune_pool.h"
 #include "vacc/tune/measure.h"
 #include "vacc/tune/search_strategy.h"
@@ -74,18 +75,20 @@ TuneSummary run_tune_session(
   TuneSummary summary;
   summary.heading = fmt::format(
       "tuning {} workloads ({} accelerator layers) of {} on config '{}' (hardware {}): "
-      "strategy {}, up to {} trials each, {} worker(s), log {}",
+      "strategy {}, up to {} trials each, {} worker(s){}, log {}",
       tasks.size(), layers, a.model.empty() ? a.bench : a.model, config.name,
-      tuning::hw_key(config), a.options.strategy, a.options.trials, a.jobs, a.log);
+      tuning::hw_key(config), a.options.strategy, a.options.trials, a.jobs,
+      a.ranks ? fmt::format(" per rank x {} MPI ranks", a.ranks->ranks()) : "", a.log);
   if (started) started(summary.heading, total);
 
   tune::TuneOptions options = a.options;
   options.log_path = a.log;
-  options.batch = std::max<size_t>(options.batch, static_cast<size_t>(a.jobs));
+  const int workers = a.jobs * (a.ranks ? a.ranks->ranks() : 1);
+  options.batch = std::max<size_t>(options.batch, static_cast<size_t>(workers));
   std::unique_ptr<tune::Measurer> measurer;
-  if (a.jobs > 1) {
-    const std::string log_dir = a.log + ".workers";
-    measurer = std::make_unique<sweep::PoolMeasurer>(a.jobs, log_dir, a.worker_executable);
+  if (workers > 1) {
+    measurer = std::make_unique<sweep::PoolMeasurer>(a.jobs, tune_worker_log_dir(a.log),
+                                                     a.worker_executable, a.ranks);
   } else {
     measurer = std::make_unique<tune::LocalMeasurer>();
   }
@@ -132,6 +135,10 @@ TuneSummary run_tune_session(
     j["heuristic_cycles"] = heuristic_total;
     j["tuned_cycles"] = tuned_total;
     j["verified_on_rtl"] = verified;
+    if (a.ranks) {
+      j["mpi_ranks"] = a.ranks->ranks();
+      j["measured_on_other_ranks"] = a.ranks->handed_out();
+    }
     nlohmann::ordered_json tj = nlohmann::ordered_json::array();
     for (const auto &t : r.tasks) {
       nlohmann::ordered_json e;
@@ -169,13 +176,16 @@ TuneSummary run_tune_session(
   summary.text = "\n" + format_table(rows);
   summary.text += fmt::format(
       "\ntotal (each workload times its layers): heuristic {} cycles, tuned {} cycles ({:.3f}x); "
-      "{} trials measured in {:.1f} s ({:.1f} trials/s{}){}\n",
+      "{} trials measured in {:.1f} s ({:.1f} trials/s{}){}{}\n",
       heuristic_total, tuned_total,
       tuned_total ? double(heuristic_total) / double(tuned_total) : 1.0, r.measured, r.seconds,
       r.seconds > 0 ? r.measured / r.seconds : 0.0,
       r.ranked_per_second > 0
           ? fmt::format(", the cost model ranked {:.0f} candidates/s", r.ranked_per_second)
           : "",
+      a.ranks ? fmt::format("; {} of them on the other {} MPI rank(s)", a.ranks->handed_out(),
+                            a.ranks->ranks() - 1)
+              : "",
       verified.empty() ? "" : fmt::format("; rtl agrees with perf on {}", fmt::join(verified, ", ")));
   if (a.update_db)
     summary.text += fmt::format("the best schedules are in the tuning database ({}); vacc compile/run/bench use "

@@ -2,9 +2,11 @@
 
 #include <dlfcn.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
+#include <thread>
 
 #include "vacc/support/error.h"
 
@@ -169,6 +171,81 @@ std::unique_ptr<TaskSource> ask_rank0(const MpiSession &) {
 
 void say_goodbye(const MpiSession &) {
   send("", 0, kGoodbye);
+}
+
+class RankBatches::BatchSource : public TaskSource {
+ public:
+  BatchSource(TaskSource &batch, RankBatches &ranks) : batch_(batch), ranks_(ranks) {}
+  std::optional<Task> next() override { return batch_.next(); }
+  void done(const TaskOutcome &o) override { batch_.done(o); }
+  bool exhausted() override { return batch_.exhausted() && away_ == 0; }
+  void poll() override {
+    batch_.poll();
+    while (!ranks_.waiting_.empty()) {
+      std::optional<Task> t = batch_.next();
+      if (!t) break;
+      hand_out(*t, ranks_.waiting_.back());
+      ranks_.waiting_.pop_back();
+    }
+    while (auto m = receive_any(-1)) {
+      switch (m->tag) {
+        case kRequest:
+          if (auto t = batch_.next())
+            hand_out(*t, m->from);
+          else
+            ranks_.waiting_.push_back(m->from);
+          break;
+        case kOutcome:
+          batch_.done(outcome_from_json(nlohmann::json::parse(m->text)));
+          --away_;
+          break;
+        default:
+          VACC_CHECK(false) << "unexpected MPI tag " << m->tag << " from rank " << m->from
+                            << " during a batch";
+      }
+    }
+  }
+
+ private:
+  void hand_out(const Task &t, int rank) {
+    send(to_json(t).dump(), rank, kTask);
+    ++away_;
+    ++ranks_.handed_out_;
+  }
+  TaskSource &batch_;
+  RankBatches &ranks_;
+  int away_ = 0;  // tasks another rank is running
+};
+
+RankBatches::RankBatches(const MpiSession &session) : others_(session.size() - 1) {}
+
+RankBatches::~RankBatches() {
+  if (!closed_) close();
+}
+
+std::unique_ptr<TaskSource> RankBatches::serve(TaskSource &batch) {
+  VACC_CHECK(!closed_) << "a batch after close()";
+  return std::make_unique<BatchSource>(batch, *this);
+}
+
+void RankBatches::close() {
+  closed_ = true;
+  for (int rank : waiting_) send("", rank, kNoMore);
+  waiting_.clear();
+  while (goodbyes_ < others_) {
+    std::optional<Message> m = receive_any(-1);
+    if (!m) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      continue;
+    }
+    if (m->tag == kRequest)
+      send("", m->from, kNoMore);
+    else if (m->tag == kGoodbye)
+      ++goodbyes_;
+    else
+      VACC_CHECK(false) << "unexpected MPI tag " << m->tag << " from rank " << m->from
+                        << " after the last batch";
+  }
 }
 
 }  // namespace vacc::sweep

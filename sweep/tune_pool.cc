@@ -3,6 +3,7 @@
 #include <deque>
 
 #include "vacc/lower/schedule_space.h"
+#include "vacc/sweep/mpi_transport.h"
 #include "vacc/support/error.h"
 #include "vacc/tune/measure.h"
 
@@ -53,13 +54,18 @@ class TrialSource : public TaskSource {
 
 }  // namespace
 
-PoolMeasurer::PoolMeasurer(int workers, const std::string &log_dir, const std::string &executable)
-    : pool_(workers, executable.empty() ? self_executable() : executable, log_dir, "tune-") {}
+PoolMeasurer::PoolMeasurer(int workers, const std::string &log_dir, const std::string &executable,
+                           RankBatches *ranks)
+    : pool_(workers, executable.empty() ? self_executable() : executable, log_dir, "tune-"),
+      ranks_(ranks) {}
 
 std::vector<tuning::Trial> PoolMeasurer::measure(const isa::HwConfig &config,
                                                  const std::vector<Request> &requests) {
   TrialSource source(config, requests);
-  pool_.run(source);
+  if (ranks_)
+    pool_.run(*ranks_->serve(source));
+  else
+    pool_.run(source);
   return source.take();
 }
 

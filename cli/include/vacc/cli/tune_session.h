@@ -13,6 +13,10 @@
 #include "vacc/isa/config.h"
 #include "vacc/tune/tuner.h"
 
+namespace vacc::sweep {
+class RankBatches;  // mpi_transport.h
+}  // namespace vacc::sweep
+
 namespace vacc::cli {
 
 struct TuneRequest {
@@ -26,6 +30,7 @@ struct TuneRequest {
   int verify = 0;
   bool update_db = true;
   std::string worker_executable;  // the vacc command the workers run ("" = this executable)
+  sweep::RankBatches *ranks = nullptr;  // rank 0 under mpirun: the other ranks measure too
 };
 
 struct TuneSummary {
@@ -33,6 +38,9 @@ struct TuneSummary {
   nlohmann::ordered_json json;  // what `vacc tune --json` prints
   std::string text;             // the table and totals the command prints after the search
 };
+
+// Where the worker processes of a tune writing `log` keep their logs.
+inline std::string tune_worker_log_dir(const std::string &log) { return log + ".workers"; }
 
 // One line: a bar, trials, rate, and each task's best so far against its heuristic.
 std::string tune_progress_line(const tune::TuneReport &r, int64_t total);

@@ -7,7 +7,9 @@
 // plain `vacc` neither maps them nor pays for MPI_Init.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "vacc/sweep/worker_pool.h"
 
@@ -32,6 +34,31 @@ class MpiSession {
 // Rank 0: `local` (the coordinator's queue) also serves the other ranks; exhausted once it
 // is and every other rank has reported its last outcome.
 std::unique_ptr<TaskSource> serve_ranks(TaskSource &local, const MpiSession &session);
+
+// Rank 0 of `mpirun vacc tune`: the tuner's batches, one after another, also served to the
+// other ranks. A rank that asks while the batch has no task left waits for the next batch (or
+// for close()), so the ranks live from the first batch to the last.
+class RankBatches {
+ public:
+  explicit RankBatches(const MpiSession &session);
+  ~RankBatches();
+  RankBatches(const RankBatches &) = delete;
+  RankBatches &operator=(const RankBatches &) = delete;
+  // `batch` served to this rank's pool and the others'; exhausted once its every task was
+  // handed out and every outcome of one another rank ran has come back.
+  std::unique_ptr<TaskSource> serve(TaskSource &batch);
+  // No more batches: every other rank told so and its goodbye awaited.
+  void close();
+  int ranks() const { return others_ + 1; }
+  int64_t handed_out() const { return handed_out_; }  // tasks the other ranks ran, all batches
+
+ private:
+  class BatchSource;
+  std::vector<int> waiting_;  // ranks whose request for a task is unanswered
+  int others_ = 0, goodbyes_ = 0;
+  int64_t handed_out_ = 0;
+  bool closed_ = false;
+};
 
 // Ranks > 0: tasks asked from rank 0, outcomes sent back.
 std::unique_ptr<TaskSource> ask_rank0(const MpiSession &session);
