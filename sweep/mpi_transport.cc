@@ -219,10 +219,6 @@ class RankBatches::BatchSource : public TaskSource {
 
 RankBatches::RankBatches(const MpiSession &session) : others_(session.size() - 1) {}
 
-RankBatches::~RankBatches() {
-  if (!closed_) close();
-}
-
 std::unique_ptr<TaskSource> RankBatches::serve(TaskSource &batch) {
   VACC_CHECK(!closed_) << "a batch after close()";
   return std::make_unique<BatchSource>(batch, *this);

@@ -343,6 +343,8 @@ TEST(ScheduleSpace, ResidentOperandsLoadOnceAndAreBitExactOnSmall) {
   dense.in_features = 3 * c.block_in;
   dense.out_features = 4 * c.block_out;
   dense.requant.shift = 7;
+  lower::DenseParams one_row = dense;  // a classifier: no row tiles to keep weights across
+  one_row.batch = c.batch;
 
   // The exact saving: (reloads - 1) x the operand's bytes.
   {
@@ -370,8 +372,8 @@ TEST(ScheduleSpace, ResidentOperandsLoadOnceAndAreBitExactOnSmall) {
   }
 
   int runs = 0;
-  for (const Layer &layer :
-       {Layer{"conv", conv}, Layer{"depthwise", depthwise}, Layer{"dense", dense}}) {
+  for (const Layer &layer : {Layer{"conv", conv}, Layer{"depthwise", depthwise},
+                             Layer{"dense", dense}, Layer{"one_row", one_row}}) {
     SCOPED_TRACE(layer.name);
     const tune::Candidates cand = tune::enumerate_candidates(c, layer);
     // One point per (resident, vthreads, over rows), resident ones only.
@@ -382,8 +384,8 @@ TEST(ScheduleSpace, ResidentOperandsLoadOnceAndAreBitExactOnSmall) {
         first.emplace(std::make_tuple(static_cast<int>(s.resident), s.vthreads, s.vthread_rows),
                       p);
     }
-    EXPECT_TRUE(first.count({1, 1, false})) << "weights resident";
-    EXPECT_TRUE(first.count({1, 2, false})) << "weights resident, two threads";
+    EXPECT_EQ(first.count({1, 1, false}), layer.name != "one_row") << "weights resident";
+    EXPECT_EQ(first.count({1, 2, false}), layer.name != "one_row") << "weights resident, 2 threads";
     if (layer.name == "depthwise")
       EXPECT_FALSE(first.count({2, 1, false})) << "inputs resident, grouped";
     else
@@ -393,7 +395,33 @@ TEST(ScheduleSpace, ResidentOperandsLoadOnceAndAreBitExactOnSmall) {
       ++runs;
     }
   }
-  EXPECT_GT(runs, 10);
+  EXPECT_GT(runs, 12);
+}
+
+// A one-row dense layer's heuristic keeps its input resident where a thread has several channel
+// tiles: the input then moves once per thread, not once per channel tile.
+TEST(ScheduleSpace, OneRowDenseHeuristicKeepsItsInput) {
+  const isa::HwConfig c = bundled("small");
+  lower::DenseParams p;
+  p.batch = c.batch;
+  p.in_features = 8 * c.block_in;
+  p.out_features = 64 * c.block_out;
+  p.requant.shift = 7;
+  const Layer layer{"fc", p};
+  const AccelSchedule h = lower::heuristic_schedule(c, layer, 2);
+  ASSERT_GT(p.out_features / c.block_out / h.tile_oc / h.vthreads, 1);
+  EXPECT_EQ(h.resident, AccelSchedule::Resident::kInputs) << lower::describe(h);
+  AccelSchedule reloading = h;
+  reloading.resident = AccelSchedule::Resident::kNone;
+  lower::LowerOptions o;
+  o.schedule = reloading;
+  const uint64_t before = lower::lower(c, layer, o).traffic.load_bytes;
+  o.schedule = h;
+  const uint64_t after = lower::lower(c, layer, o).traffic.load_bytes;
+  const uint64_t input = 8 * c.batch * c.block_in * c.inp_bits / 8;
+  const uint64_t tiles_per_thread = p.out_features / c.block_out / h.tile_oc / h.vthreads;
+  EXPECT_EQ(before - after, h.vthreads * (tiles_per_thread - 1) * input);
+  expect_bit_exact(c, layer, h, 3);
 }
 
 TEST(ScheduleSpace, InputsResidentRefusedForGroupedConvolutions) {

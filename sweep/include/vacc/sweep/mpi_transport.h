@@ -41,13 +41,13 @@ std::unique_ptr<TaskSource> serve_ranks(TaskSource &local, const MpiSession &ses
 class RankBatches {
  public:
   explicit RankBatches(const MpiSession &session);
-  ~RankBatches();
   RankBatches(const RankBatches &) = delete;
   RankBatches &operator=(const RankBatches &) = delete;
   // `batch` served to this rank's pool and the others'; exhausted once its every task was
   // handed out and every outcome of one another rank ran has come back.
   std::unique_ptr<TaskSource> serve(TaskSource &batch);
-  // No more batches: every other rank told so and its goodbye awaited.
+  // No more batches: every other rank told so and its goodbye awaited. Not called on an
+  // error: rank 0 then aborts every rank (MpiSession::abort).
   void close();
   int ranks() const { return others_ + 1; }
   int64_t handed_out() const { return handed_out_; }  // tasks the other ranks ran, all batches
