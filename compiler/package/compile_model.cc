@@ -1,7 +1,9 @@
 #include "vacc/package/compile_model.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -14,6 +16,7 @@
 #include "vacc/lower/legality.h"
 #include "vacc/lower/lower_model.h"
 #include "vacc/package/graph_package.h"
+#include "vacc/package/quant_report.h"
 #include "vacc/support/error.h"
 #include "vacc/support/npy.h"
 
@@ -189,11 +192,23 @@ CompiledModel compile_model(const std::string &onnx_path, const isa::HwConfig &c
     calib = calibration_batches(g, options.calibration, &result.calibration_source);
     stage("calibration data", t0, result.calibration_source);
   }
+  graph::QuantizeOptions qo = options.quantize_options;
+  if (options.quantize && options.max_layer_loss_db && !calib.empty()) {
+    // The layers that lose most stay in float on the CPU (quant_report.h).
+    t0 = Clock::now();
+    qo.keep_float = layers_kept_float(onnx_path, config, options);
+    std::vector<std::string> names(qo.keep_float.begin(), qo.keep_float.end());
+    std::sort(names.begin(), names.end());
+    stage("max_layer_loss", t0,
+          fmt::format("{} layer{} below {} dB SQNR kept in float{}{}", names.size(),
+                      names.size() == 1 ? "" : "s", *options.max_layer_loss_db,
+                      names.empty() ? "" : ": ", fmt::join(names, ", ")));
+  }
 
   graph::PipelineOptions po;
   po.quantize = options.quantize;
   po.calibration = options.calibration_options;
-  po.quantize_options = options.quantize_options;
+  po.quantize_options = qo;
   po.accel_legality = lower::accel_legality(config, options.vthreads);
   po.fold_windows = lower::window_folding(config, options.vthreads);
   po.fuse_residual_adds = po.accel_legality;

@@ -173,11 +173,25 @@ Calibration calibrate(const Graph &graph, const std::vector<std::vector<Tensor>>
       });
     }
   };
+  std::unordered_map<const Value *, int64_t> mean_count;
   each_float([&](const Value &v, const Tensor &t) {
     Eigen::Map<const Eigen::ArrayXf> a(t.data<float>(), t.size());
     float &slot = calib.abs_max[&v];
     slot = std::max(slot, a.abs().maxCoeff());
+    if (t.rank() < 2 || t.dim(1) == 0) return;
+    // Sums per channel: each of the N items is an [inner x C] column-major matrix.
+    const int64_t n = t.dim(0), c = t.dim(1), inner = t.size() / (n * c);
+    std::vector<double> &sum = calib.channel_mean[&v];
+    sum.resize(c, 0.0);
+    for (int64_t i = 0; i < n; ++i) {
+      Eigen::Map<const Eigen::MatrixXf> m(t.data<float>() + i * c * inner, inner, c);
+      const Eigen::VectorXd s = m.cast<double>().colwise().sum().transpose();
+      for (int64_t k = 0; k < c; ++k) sum[k] += s[k];
+    }
+    mean_count[&v] += n * inner;
   });
+  for (auto &[v, sum] : calib.channel_mean)
+    for (double &x : sum) x /= double(std::max<int64_t>(1, mean_count[v]));
   calib.samples = static_cast<int>(batches.size());
   if (options.method == CalibrationMethod::kMinMax) {
     calib.threshold = calib.abs_max;

@@ -39,6 +39,9 @@ const char *calibration_method_name(CalibrationMethod method);
 struct Calibration {
   std::unordered_map<const Value *, float> abs_max;    // the largest magnitude seen
   std::unordered_map<const Value *, float> threshold;  // the method's choice (<= abs_max)
+  // The mean of each channel (dimension 1) of every float value of rank >= 2 over the
+  // batches (bias correction's reference: passes/correct_bias.h).
+  std::unordered_map<const Value *, std::vector<double>> channel_mean;
   int samples = 0;                                     // number of input batches seen
   CalibrationMethod method = CalibrationMethod::kMinMax;
   float range(const Value *v) const;  // the threshold; 0 when never seen
