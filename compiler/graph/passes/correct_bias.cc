@@ -1,12 +1,14 @@
 #include "vacc/graph/passes/correct_bias.h"
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
 #include <unordered_set>
 
 #include "vacc/graph/executor.h"
+#include "vacc/graph/passes/calibrate.h"
 #include "vacc/support/error.h"
 
 namespace vacc::graph {
@@ -73,6 +75,10 @@ int correct_bias(Graph &graph, const Int8Forms &forms, const ChannelMeans &float
                  const std::vector<std::vector<Tensor>> &batches) {
   const auto todo = layers(graph, forms, float_means);
   if (todo.empty() || batches.empty()) return 0;
+  // Every batch's values are held at once: the first kChannelMeanBatches (those the float
+  // model's channel means are taken over) bound the memory and the time.
+  const std::vector<std::vector<Tensor>> used(
+      batches.begin(), batches.begin() + std::min(batches.size(), kChannelMeanBatches));
   // The graph run node by node over every batch at once, so that each layer's correction is
   // measured with the layers before it corrected; a value is freed after its last use.
   const std::vector<Node *> nodes = graph.nodes();
@@ -81,13 +87,13 @@ int correct_bias(Graph &graph, const Int8Forms &forms, const ChannelMeans &float
     for (const Value *in : nodes[i]->inputs)
       if (in) last_use[in] = i;
   using Env = std::unordered_map<const Value *, std::shared_ptr<const Tensor>>;
-  std::vector<Env> env(batches.size());
-  for (size_t b = 0; b < batches.size(); ++b) {
-    if (batches[b].size() != graph.inputs().size())
-      fail("bias correction: a calibration batch has {} inputs, the graph {}", batches[b].size(),
+  std::vector<Env> env(used.size());
+  for (size_t b = 0; b < used.size(); ++b) {
+    if (used[b].size() != graph.inputs().size())
+      fail("bias correction: a calibration batch has {} inputs, the graph {}", used[b].size(),
            graph.inputs().size());
     for (size_t i = 0; i < graph.inputs().size(); ++i)
-      env[b][graph.inputs()[i]] = std::make_shared<const Tensor>(batches[b][i]);
+      env[b][graph.inputs()[i]] = std::make_shared<const Tensor>(used[b][i]);
   }
   auto run = [&](const Node &n, Env &e) {
     std::vector<const Tensor *> in;

@@ -4,9 +4,10 @@
 // Rounding weights and activations shifts each output channel's mean: E[y_int8] != E[y_float].
 // On the int8 graph right after quantize, for every convolution and 2-D dense layer in graph
 // order (ConvInteger / MatMulInteger, the Add of its int32 bias, vacc.Requantize), this pass
-// runs the int8 graph over the calibration batches — with the layers before it already
-// corrected — and adds to each channel's int32 bias the difference between the float model's
-// channel mean (Calibration::channel_mean) and the int8 layer's, measured before the
+// runs the int8 graph over the calibration batches (the first kChannelMeanBatches) — with the
+// layers before it already corrected — and adds to each channel's int32 bias the difference
+// between the float model's channel mean over the same batches (Calibration::channel_mean)
+// and the int8 layer's, measured before the
 // requantization's rounding and clip, in accumulator steps:
 //     bias'[o] += round((E[y_float[o]] - E[(acc + bias')[o] - 2^(s-1)] * 2^-(s+f_y)) * 2^(s+f_y))
 // Guarantees: only the bias constants of those layers change (their int32 shape and the
