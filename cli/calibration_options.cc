@@ -1,5 +1,8 @@
 #include "vacc/cli/calibration_options.h"
 
+#include <cmath>
+#include <stdexcept>
+
 #include "vacc/support/error.h"
 
 namespace vacc::cli {
@@ -17,12 +20,44 @@ void add_calibration_options(CLI::App *cmd, CalibrationArgs *args, const std::st
   cmd->add_option("--percentile", args->percentile,
                   "--calibrate-method percentile: the percentile of magnitudes kept (default "
                   "99.99)");
+  cmd->add_option("--bias-correction", args->bias_correction,
+                  "on: correct each layer's int32 bias so that its channels' means match the "
+                  "float model's on the calibration data (docs/quantization.md)")
+      ->capture_default_str();
+  cmd->add_option("--keep-float", args->keep_float,
+                  "Layers to leave in float on the CPU, by name as `vacc quant-report` lists them "
+                  "(comma-separated)")
+      ->delimiter(',');
+  cmd->add_option("--max-layer-loss", args->max_layer_loss,
+                  "Keep in float on the CPU every layer whose int8 output, with float inputs, "
+                  "has an SQNR below DB decibels on the calibration inputs (as `vacc "
+                  "quant-report` measures it), e.g. 30");
 }
 
 void apply_calibration_options(const CalibrationArgs &args, package::CompileOptions *options) {
   options->calibration = args.npy;
   graph::CalibrationOptions &c = options->calibration_options;
   c.method = graph::calibration_method_from_name(args.method);
+  if (args.bias_correction != "on" && args.bias_correction != "off")
+    fail("--bias-correction '{}': choose on or off", args.bias_correction);
+  options->quantize_options.correct_bias = args.bias_correction == "on";
+  for (const std::string &name : args.keep_float)
+    if (!name.empty()) options->quantize_options.keep_float.insert(name);
+  if (!args.max_layer_loss.empty()) {
+    double db = 0;
+    size_t used = 0;
+    try {
+      db = std::stod(args.max_layer_loss, &used);
+    } catch (const std::exception &) {
+      used = 0;
+    }
+    if (used != args.max_layer_loss.size() || !std::isfinite(db) || db <= 0)
+      fail(
+          "--max-layer-loss '{}': give the lowest SQNR a layer may keep, in dB above 0 (e.g. "
+          "30); `vacc quant-report` shows each layer's",
+          args.max_layer_loss);
+    options->max_layer_loss_db = db;
+  }
   if (args.percentile != 0) {
     if (c.method != graph::CalibrationMethod::kPercentile)
       fail("--percentile {} needs --calibrate-method percentile (the method is {})",

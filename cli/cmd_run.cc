@@ -306,8 +306,9 @@ void run(const RunArgs &a, const GivenOptions &given) {
         // The most costly layers, each as quant-report's JSON has it.
         const nlohmann::ordered_json all = quant_report_json({}, *layers)["layers"];
         nlohmann::ordered_json worst = nlohmann::ordered_json::array();
-        for (size_t k = 0; k < 3 && k < layers->ranking.size(); ++k)
-          worst.push_back(all[layers->ranking[k]]);
+        for (size_t k = 0; worst.size() < 3 && k < layers->ranking.size(); ++k)
+          if (!layers->layers[layers->ranking[k]].kept_float)
+            worst.push_back(all[layers->ranking[k]]);
         j["float"]["worst_layers"] = worst;
       }
     }

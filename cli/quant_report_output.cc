@@ -1,6 +1,7 @@
 #include "quant_report_output.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -84,7 +85,7 @@ std::string svg_plot(const graph::QuantReport &r) {
     const double x = left + i * slot + (slot - 2 * bar) / 2;
     const char *colors[2] = {"#1f77b4", "#ff7f0e"};
     const double vals[2] = {l.sqnr_local, l.sqnr_chained};
-    for (int k = 0; k < 2; ++k) {
+    for (int k = 0; k < 2 && !l.kept_float; ++k) {
       if (std::isnan(vals[k])) continue;
       const double y = y_of(vals[k]);
       s += fmt::format(
@@ -120,9 +121,11 @@ std::string db_str(double db) {
 
 std::string worst_layers(const graph::QuantReport &r, size_t count) {
   std::string out;
-  for (size_t k = 0; k < count && k < r.ranking.size(); ++k) {
+  size_t named = 0;
+  for (size_t k = 0; named < count && k < r.ranking.size(); ++k) {
     const graph::LayerQuantStats &l = r.layers[r.ranking[k]];
-    out += fmt::format("{}{} ({}) {} dB", k ? ", " : "", l.name, l.ops, db_str(l.sqnr_local));
+    if (l.kept_float) continue;
+    out += fmt::format("{}{} ({}) {} dB", named++ ? ", " : "", l.name, l.ops, db_str(l.sqnr_local));
   }
   return out;
 }
@@ -138,6 +141,11 @@ std::string quant_report_text(const QuantReportHeader &h, const graph::QuantRepo
        "clipped", "weights: max|w| per channel min / median / max (f)"}};
   for (size_t i = 0; i < r.layers.size(); ++i) {
     const graph::LayerQuantStats &l = r.layers[i];
+    if (l.kept_float) {
+      rows.push_back({std::to_string(i), l.name, l.ops, "float (kept)", "float (kept)", "-", "-",
+                      "-", weights_str(l.weights)});
+      continue;
+    }
     rows.push_back({std::to_string(i), l.name, l.ops, db_str(l.sqnr_local), db_str(l.sqnr_chained),
                     fmt::format("[{:.4g}, {:.4g}]", l.min, l.max),
                     fmt::format("{:.4g} ({})", l.int8_max, l.frac_bits),
@@ -149,12 +157,20 @@ std::string quant_report_text(const QuantReportHeader &h, const graph::QuantRepo
   out += format_table(rows);
   out += fmt::format(
       "\nmost costly layers (lowest SQNR with float inputs: the noise each adds by itself):\n");
-  for (size_t k = 0; k < top && k < r.ranking.size(); ++k) {
+  std::vector<std::string> kept;
+  size_t listed = 0;
+  for (size_t k = 0; k < r.ranking.size(); ++k) {
     const graph::LayerQuantStats &l = r.layers[r.ranking[k]];
-    out +=
-        fmt::format("  {}. {} ({}, #{}): {} dB with float inputs, {} dB with int8 inputs\n", k + 1,
-                    l.name, l.ops, r.ranking[k], db_str(l.sqnr_local), db_str(l.sqnr_chained));
+    if (l.kept_float) {
+      kept.push_back(l.name);
+    } else if (listed < top) {
+      out += fmt::format("  {}. {} ({}, #{}): {} dB with float inputs, {} dB with int8 inputs\n",
+                         ++listed, l.name, l.ops, r.ranking[k], db_str(l.sqnr_local),
+                         db_str(l.sqnr_chained));
+    }
   }
+  if (!kept.empty())
+    out += fmt::format("kept in float on the CPU ({}): {}\n", kept.size(), fmt::join(kept, ", "));
   return out;
 }
 
@@ -175,6 +191,7 @@ nlohmann::ordered_json quant_report_json(const QuantReportHeader &h, const graph
     e["name"] = l.name;
     e["ops"] = l.ops;
     e["value"] = l.value;
+    e["kept_float"] = l.kept_float;
     e["sqnr_float_inputs_db"] = json_db(l.sqnr_local);
     e["sqnr_int8_inputs_db"] = json_db(l.sqnr_chained);
     e["min"] = l.min;
@@ -211,13 +228,21 @@ std::string quant_report_html(const QuantReportHeader &h, const graph::QuantRepo
                      db_str(r.output_sqnr[i]), r.output_cosine[i]);
   s += "<h2>SQNR of each layer's int8 output against float</h2>\n" + svg_plot(r);
   std::vector<bool> worst(r.layers.size(), false);
-  for (size_t k = 0; k < 5 && k < r.ranking.size(); ++k) worst[r.ranking[k]] = true;
+  for (size_t k = 0; k < 5 && k < r.ranking.size(); ++k)
+    worst[r.ranking[k]] = !r.layers[r.ranking[k]].kept_float;
   s += "<h2>Layers</h2>\n<p>Rows in red: the five most costly layers (lowest SQNR with "
        "float inputs).</p>\n<table><tr><th>#</th><th>layer</th><th>ops</th><th>SQNR float-in "
        "(dB)</th><th>SQNR int8-in (dB)</th><th>float range</th><th>int8 max (f)</th>"
        "<th>clipped</th><th>weights: max|w| per channel min / median / max (f)</th></tr>\n";
   for (size_t i = 0; i < r.layers.size(); ++i) {
     const graph::LayerQuantStats &l = r.layers[i];
+    if (l.kept_float) {
+      s += fmt::format(
+          "<tr><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td colspan=\"5\">"
+          "kept in float</td><td class=\"l\">{}</td></tr>\n",
+          i, html_escape(l.name), l.ops, weights_str(l.weights));
+      continue;
+    }
     s += fmt::format(
         "<tr{}><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td>"
         "<td>[{:.4g}, {:.4g}]</td><td>{:.4g} ({})</td><td>{:.3f}%</td><td class=\"l\">{}</td>"

@@ -9,6 +9,7 @@
 #include "vacc/graph/passes/block_cpu_layout.h"
 #include "vacc/graph/passes/calibrate.h"
 #include "vacc/graph/passes/constant_folding.h"
+#include "vacc/graph/passes/correct_bias.h"
 #include "vacc/graph/passes/fold_batch_norm.h"
 #include "vacc/graph/passes/fold_windows.h"
 #include "vacc/graph/passes/fuse.h"
@@ -70,9 +71,16 @@ PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
       return fmt::format("{} batches, {} values, {}", calib.samples, calib.abs_max.size(),
                          calibration_method_name(calib.method));
     });
+    ChannelMeans float_means;  // by name: quantize replaces the float values
     step("quantize", [&] {
+      for (const auto &[v, m] : calib.channel_mean) float_means[v->name] = m;
       return fmt::format("{} integer ops",
                          quantize(graph, calib, options.quantize_options, &result.int8_forms));
+    });
+    step("correct_bias", [&] {
+      if (!options.quantize_options.correct_bias) return std::string("off");
+      return fmt::format("{} layers corrected",
+                         correct_bias(graph, result.int8_forms, float_means, calibration));
     });
     step("fold_constants", [&] { return fmt::format("{} nodes folded", fold_constants(graph)); });
     step("fuse", [&] { return fmt::format("{} fused", fuse(graph)); });

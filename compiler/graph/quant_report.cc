@@ -101,11 +101,13 @@ std::pair<double, double> energies(const Tensor &f, const Tensor &q, int frac_bi
 
 class Reporter {
  public:
-  Reporter(const Graph &fg, const Graph &qg, const Int8Forms &forms)
-      : fg_(fg), qg_(qg), forms_(forms) {
+  Reporter(const Graph &fg, const Graph &qg, const Int8Forms &forms,
+           const std::unordered_set<std::string> &kept)
+      : fg_(fg), qg_(qg), forms_(forms), kept_(kept) {
     for (const auto &[name, q] : forms) name_of_[q] = name;
     build_layers();
-    for (Layer &l : layers_) trace(l);
+    for (Layer &l : layers_)
+      if (!l.stats.kept_float) trace(l);
   }
 
   QuantReport run(const std::vector<std::vector<Tensor>> &inputs) {
@@ -147,6 +149,11 @@ class Reporter {
     }
     for (Layer &l : layers_) {
       LayerQuantStats s = l.stats;
+      if (s.kept_float) {
+        s.sqnr_local = s.sqnr_chained = std::numeric_limits<double>::infinity();
+        report.layers.push_back(std::move(s));
+        continue;
+      }
       s.sqnr_chained = sqnr_db(l.signal, l.noise_chained);
       s.sqnr_local = l.local ? sqnr_db(l.signal, l.noise_local) : kNaN;
       s.clipped = s.elements ? double(l.clipped) / double(s.elements) : 0.0;
@@ -201,10 +208,24 @@ class Reporter {
       layers_.push_back(std::move(l));
     };
     for (const Value *v : fg_.inputs()) add(v, nullptr);
-    for (const Node *n : fg_.nodes())
-      if (!n->outputs.empty() && n->outputs[0]) add(n->outputs[0], n);
+    for (const Node *n : fg_.nodes()) {
+      if (n->outputs.empty() || !n->outputs[0]) continue;
+      if (kept_.count(n->name)) {
+        Layer l;
+        l.stats.name = n->name;
+        l.stats.ops = op_def(n->op).name;
+        l.stats.value = n->outputs[0]->name;
+        l.stats.kept_float = true;
+        l.stats.weights = weight_range(*n);
+        l.local = false;
+        layers_.push_back(std::move(l));
+        continue;
+      }
+      add(n->outputs[0], n);
+    }
     for (size_t i = 0; i < layers_.size(); ++i) {
       Layer &l = layers_[i];
+      if (l.stats.kept_float) continue;
       l.stats.value = l.members.back();
       l.int8_end = forms_.at(l.stats.value);
       l.stats.frac_bits = l.int8_end->frac_bits.value_or(0);
@@ -295,6 +316,7 @@ class Reporter {
   const Graph &fg_;
   const Graph &qg_;
   const Int8Forms &forms_;
+  const std::unordered_set<std::string> &kept_;
   std::unordered_map<const Value *, std::string> name_of_;  // int8 form -> float value's name
   std::vector<Layer> layers_;
   std::unordered_map<const Value *, size_t> layer_of_end_;
@@ -304,8 +326,9 @@ class Reporter {
 }  // namespace
 
 QuantReport quant_report(const Graph &float_graph, const Graph &int8_graph, const Int8Forms &forms,
-                         const std::vector<std::vector<Tensor>> &inputs) {
-  return Reporter(float_graph, int8_graph, forms).run(inputs);
+                         const std::vector<std::vector<Tensor>> &inputs,
+                         const std::unordered_set<std::string> &kept_float) {
+  return Reporter(float_graph, int8_graph, forms, kept_float).run(inputs);
 }
 
 }  // namespace vacc::graph

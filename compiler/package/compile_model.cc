@@ -1,7 +1,9 @@
 #include "vacc/package/compile_model.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -15,6 +17,7 @@
 #include "vacc/lower/lower_model.h"
 #include "vacc/tuning/tuning_db.h"
 #include "vacc/package/graph_package.h"
+#include "vacc/package/quant_report.h"
 #include "vacc/support/error.h"
 #include "vacc/support/npy.h"
 
@@ -170,7 +173,9 @@ std::vector<std::vector<graph::Tensor>> calibration_batches(const graph::Graph &
 namespace {
 
 // Everything after the import: `g` came from `source` (a file, or a model in memory).
-CompiledModel compile_graph(graph::Graph g, const std::string &source, double import_ms,
+// `onnx_path`: the model's file ("" for a model given as bytes).
+CompiledModel compile_graph(graph::Graph g, const std::string &source,
+                            const std::string &onnx_path, double import_ms,
                             const isa::HwConfig &config, const CompileOptions &options,
                             Clock::time_point start) {
   CompiledModel result;
@@ -205,10 +210,29 @@ CompiledModel compile_graph(graph::Graph g, const std::string &source, double im
                 : calibration_batches(g, options.calibration, &result.calibration_source);
     stage("calibration data", t0, result.calibration_source);
   }
+  graph::QuantizeOptions qo = options.quantize_options;
+  if (options.quantize && options.max_layer_loss_db && !calib.empty()) {
+    // The layers that lose most stay in float on the CPU (quant_report.h).
+    if (onnx_path.empty() || options.calibration_data)
+      fail(
+          "{}: --max-layer-loss compares each layer against the model read from its file with "
+          "the calibration .npy; compile the model from a file, or name the layers to keep in "
+          "float (keep_float)",
+          source);
+    const auto t0 = Clock::now();
+    qo.keep_float = layers_kept_float(onnx_path, config, options);
+    std::vector<std::string> names(qo.keep_float.begin(), qo.keep_float.end());
+    std::sort(names.begin(), names.end());
+    stage("max_layer_loss", t0,
+          fmt::format("{} layer{} below {} dB SQNR kept in float{}{}", names.size(),
+                      names.size() == 1 ? "" : "s", *options.max_layer_loss_db,
+                      names.empty() ? "" : ": ", fmt::join(names, ", ")));
+  }
 
   graph::PipelineOptions po;
   po.quantize = options.quantize;
   po.calibration = options.calibration_options;
+  po.quantize_options = qo;
   po.accel_legality = lower::accel_legality(config, options.vthreads);
   po.fold_windows = lower::window_folding(config, options.vthreads);
   po.fuse_residual_adds = po.accel_legality;
@@ -269,7 +293,8 @@ CompiledModel compile_model(const std::string &onnx_path, const isa::HwConfig &c
                             const CompileOptions &options) {
   const auto start = Clock::now();
   graph::Graph g = import_model(onnx_path, options);
-  return compile_graph(std::move(g), onnx_path, ms_since(start), config, options, start);
+  return compile_graph(std::move(g), onnx_path, onnx_path, ms_since(start), config, options,
+                       start);
 }
 
 CompiledModel compile_model_bytes(const std::string &onnx_bytes, const std::string &source,
@@ -277,7 +302,7 @@ CompiledModel compile_model_bytes(const std::string &onnx_bytes, const std::stri
   const auto start = Clock::now();
   graph::Graph g = graph::import_onnx_bytes(onnx_bytes, source, import_options(options));
   if (g.name.empty()) g.name = std::filesystem::path(source).stem().string();
-  return compile_graph(std::move(g), source, ms_since(start), config, options, start);
+  return compile_graph(std::move(g), source, "", ms_since(start), config, options, start);
 }
 
 }  // namespace vacc::package

@@ -61,4 +61,32 @@ expect error-report-html 1 "^error: $tmp/nodir/r.html: cannot write the HTML rep
   "$vacc" quant-report "$model" --html "$tmp/nodir/r.html"
 expect error-report-batch 1 "^error: --batch 0: must be at least 1" -- \
   "$vacc" quant-report "$model" --batch 0
+# Bias correction (on by default) is a pass of its own in the compile log.
+expect compile-bias-correction 0 "correct_bias +[0-9.]+ ms  [1-9][0-9]* layers corrected" -- \
+  "$vacc" compile "$model" -o "$tmp/m2.vpkg"
+expect compile-bias-correction-off 0 "correct_bias +[0-9.]+ ms  off" -- \
+  "$vacc" compile "$model" -o "$tmp/m3.vpkg" --bias-correction off
+expect error-bias-correction 1 "^error: --bias-correction 'yes': choose on or off" -- \
+  "$vacc" quant-report "$model" --bias-correction yes
+# Precision fallback: --keep-float is stated in the report; --max-layer-loss keeps exactly the
+# layers the report (on the calibration inputs) shows below the bound.
+expect report-keep-float 0 "kept in float on the CPU \(1\): /conv3/Conv" -- \
+  "$vacc" quant-report "$model" --keep-float /conv3/Conv
+expect report-keep-float-json 0 '"kept_float": true' -- \
+  "$vacc" quant-report "$model" --keep-float /conv3/Conv --json
+"$vacc" quant-report "$model" --json >"$tmp/calib_report.json" 2>&1
+below=$("$py" -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+names = sorted(l["name"] for l in j["layers"] if l["ops"] != "input" and l["sqnr_float_inputs_db"] is not None and l["sqnr_float_inputs_db"] < 33)
+assert names, "no layer below 33 dB: pick another bound"
+print(", ".join(names))' "$tmp/calib_report.json")
+expect compile-max-layer-loss 0 "max_layer_loss +[0-9.]+ ms  [0-9]+ layers? below 33 dB SQNR kept in float: ${below}\$" -- \
+  "$vacc" compile "$model" -o "$tmp/m4.vpkg" --max-layer-loss 33
+expect run-keep-float 0 "float .*cosine 0\.99" -- \
+  "$vacc" run --sim --engine fsim "$model" --input "$tmp/one.npy" --keep-float /conv3/Conv --float
+expect error-keep-float 1 "^error: --keep-float 'nosuch': model '[^']+' has no layer of that name \(\`vacc quant-report\` lists them\)" -- \
+  "$vacc" compile "$model" -o "$tmp/m5.vpkg" --keep-float nosuch
+expect error-max-layer-loss 1 "^error: --max-layer-loss 'abc': give the lowest SQNR a layer may keep, in dB above 0 \(e.g. 30\)" -- \
+  "$vacc" compile "$model" -o "$tmp/m6.vpkg" --max-layer-loss abc
 expect_summary

@@ -14,6 +14,7 @@
 #include "vacc/graph/onnx_import.h"
 #include "vacc/graph/passes/calibrate.h"
 #include "vacc/graph/passes/constant_folding.h"
+#include "vacc/graph/passes/correct_bias.h"
 #include "vacc/graph/passes/quantize.h"
 #include "vacc/graph/pipeline.h"
 #include "vacc/lower/legality.h"
@@ -113,7 +114,13 @@ TEST(FashionMnist, PipelineIsBitExactWithUnfusedIntegerReference) {
         stddev = metadata_float(reference, "vacc.std");
   auto calib_data = calibration_batches(mean, stddev, n);
   fold_constants(reference);
-  quantize(reference, calibrate(reference, calib_data));
+  // quantize and correct_bias, unfused, as the pipeline runs them by default.
+  const Calibration calib = calibrate(reference, calib_data);
+  ChannelMeans means;
+  for (const auto &[v, m] : calib.channel_mean) means[v->name] = m;
+  Int8Forms forms;
+  quantize(reference, calib, {}, &forms);
+  EXPECT_GT(correct_bias(reference, forms, means, calib_data), 0);
   Graph compiled = load(n);
   PipelineOptions po;
   po.accel_legality = vacc::lower::accel_legality(default_config());

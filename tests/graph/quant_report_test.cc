@@ -261,6 +261,48 @@ TEST(QuantReport, OutputSqnrAndCosine) {
   EXPECT_NEAR(r.output_cosine[0], fq / std::sqrt(ff * qq), 1e-12);
 }
 
+// --keep-float: the layer stays a float Conv (behind a dequantize), the report states it, and
+// the next layer reads its output quantized.
+TEST(QuantReport, KeptFloatLayersAreStated) {
+  QuantizeOptions keep;
+  keep.keep_float = {"conv2"};
+  Quantized m = quantized_model(false, keep);
+  int convs = 0, int_convs = 0;
+  for (const Node *n : m.qg.nodes()) {
+    convs += n->op == OpKind::kConv;
+    int_convs += n->op == OpKind::kConvInteger;
+  }
+  EXPECT_EQ(convs, 1);
+  EXPECT_EQ(int_convs, 1);
+  const QuantReport r = quant_report(m.fg, m.qg, m.forms, inputs(2, 7), keep.keep_float);
+  const LayerQuantStats &c2 = layer(r, "conv2");
+  EXPECT_TRUE(c2.kept_float);
+  EXPECT_TRUE(std::isinf(c2.sqnr_local) && c2.sqnr_local > 0);
+  EXPECT_EQ(r.layers[r.ranking.back()].name, "conv2");
+  // The add of a float input stays float too; the dense layer reads its output quantized.
+  EXPECT_FALSE(layer(r, "fc").kept_float);
+  EXPECT_FALSE(m.forms.count("conv2"));
+  // The float conv2 (and its float Relu) no longer add their noise: the add's input from it
+  // is exact until the add quantizes it.
+  Quantized plain = quantized_model(false);
+  const QuantReport all = quant_report(plain.fg, plain.qg, plain.forms, inputs(2, 7));
+  EXPECT_GE(r.output_sqnr[0], all.output_sqnr[0] - 1.0);
+}
+
+TEST(QuantReport, KeepFloatNamesAnUnknownLayer) {
+  QuantizeOptions keep;
+  keep.keep_float = {"conv9"};
+  Graph g = model(false);
+  try {
+    quantize(g, calibrate(g, inputs(1, 100)), keep);
+    FAIL() << "no error";
+  } catch (const vacc::Error &e) {
+    EXPECT_STREQ(e.what(),
+                 "--keep-float 'conv9': model 'report' has no layer of that name (`vacc "
+                 "quant-report` lists them)");
+  }
+}
+
 TEST(QuantReport, NeedsAnInput) {
   Quantized m = quantized_model(false);
   EXPECT_THROW(quant_report(m.fg, m.qg, m.forms, {}), vacc::Error);

@@ -13,7 +13,7 @@ namespace vacc::graph {
 
 namespace {
 
-constexpr int kLevels = 128;  // magnitudes a symmetric int8 value holds (entropy's Q)
+constexpr int kLevels = 128;    // magnitudes a symmetric int8 value holds (entropy's Q)
 constexpr int kCandidates = 8;  // power-of-two scales tried below the largest magnitude's
 
 // The fraction bits a histogram method chooses among: the scale that holds abs_max, then the
@@ -94,8 +94,7 @@ double kl_divergence(const std::vector<double> &hist, size_t keep) {
 
 }  // namespace
 
-CalibrationMethod calibration_method_from_name(const std::string &name,
-                                               const std::string &option) {
+CalibrationMethod calibration_method_from_name(const std::string &name, const std::string &option) {
   for (CalibrationMethod m : {CalibrationMethod::kMinMax, CalibrationMethod::kPercentile,
                               CalibrationMethod::kMse, CalibrationMethod::kEntropy})
     if (name == calibration_method_name(m)) return m;
@@ -166,18 +165,33 @@ Calibration calibrate(const Graph &graph, const std::vector<std::vector<Tensor>>
   Calibration calib;
   calib.method = options.method;
   Executor executor(graph);
+  size_t batch_index = 0;  // of the batch each_float runs
   auto each_float = [&](const std::function<void(const Value &, const Tensor &)> &f) {
-    for (const std::vector<Tensor> &batch : batches) {
-      executor.run(batch, [&](const Value &v, const Tensor &t) {
+    for (batch_index = 0; batch_index < batches.size(); ++batch_index) {
+      executor.run(batches[batch_index], [&](const Value &v, const Tensor &t) {
         if (t.dtype() == DType::kFloat32 && t.size() > 0) f(v, t);
       });
     }
   };
+  std::unordered_map<const Value *, int64_t> mean_count;
   each_float([&](const Value &v, const Tensor &t) {
     Eigen::Map<const Eigen::ArrayXf> a(t.data<float>(), t.size());
     float &slot = calib.abs_max[&v];
     slot = std::max(slot, a.abs().maxCoeff());
+    if (t.rank() < 2 || t.dim(1) == 0 || batch_index >= kChannelMeanBatches) return;
+    // Sums per channel: each of the N items is an [inner x C] column-major matrix.
+    const int64_t n = t.dim(0), c = t.dim(1), inner = t.size() / (n * c);
+    std::vector<double> &sum = calib.channel_mean[&v];
+    sum.resize(c, 0.0);
+    for (int64_t i = 0; i < n; ++i) {
+      Eigen::Map<const Eigen::MatrixXf> m(t.data<float>() + i * c * inner, inner, c);
+      const Eigen::VectorXd s = m.cast<double>().colwise().sum().transpose();
+      for (int64_t k = 0; k < c; ++k) sum[k] += s[k];
+    }
+    mean_count[&v] += n * inner;
   });
+  for (auto &[v, sum] : calib.channel_mean)
+    for (double &x : sum) x /= double(std::max<int64_t>(1, mean_count[v]));
   calib.samples = static_cast<int>(batches.size());
   if (options.method == CalibrationMethod::kMinMax) {
     calib.threshold = calib.abs_max;

@@ -38,6 +38,15 @@ class Quantizer {
       : g_(graph), calib_(calib), options_(options) {}
 
   int run(Int8Forms *forms) {
+    for (const std::string &name : options_.keep_float) {
+      bool found = false;
+      for (const Node *node : g_.nodes()) found |= node->name == name;
+      if (!found)
+        fail(
+            "--keep-float '{}': model '{}' has no layer of that name (`vacc quant-report` lists "
+            "them)",
+            name, g_.name);
+    }
     for (Node *node : g_.nodes()) {
       if (try_quantize(node)) {
         ++quantized_ops_;
@@ -182,6 +191,7 @@ class Quantizer {
   bool float_input(Value *v) { return v && v->dtype == DType::kFloat32 && !v->is_constant(); }
 
   bool try_quantize(Node *node) {
+    if (options_.keep_float.count(node->name)) return false;
     switch (op_def(node->op).quantize) {
       case QuantRule::kConv:
         return quantize_conv(node);

@@ -1,9 +1,12 @@
 // The calibration options of every command that compiles a model (compile, run, bench model,
-// eval): the inputs (--calibration), the method (--calibrate-method) and its percentile.
+// eval): the inputs (--calibration), the method (--calibrate-method) and its percentile, and
+// bias correction from the calibration data (--bias-correction), and the layers kept in float
+// (--keep-float, --max-layer-loss).
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "vacc/package/compile_model.h"
 
@@ -12,7 +15,10 @@ namespace vacc::cli {
 struct CalibrationArgs {
   std::string npy;  // --calibration
   std::string method = "minmax";
-  double percentile = 0;  // 0: not given (the method's default)
+  double percentile = 0;                // 0: not given (the method's default)
+  std::string bias_correction = "on";   // --bias-correction on|off
+  std::vector<std::string> keep_float;  // --keep-float LAYER,...
+  std::string max_layer_loss;           // --max-layer-loss DB; "" not given
 };
 
 // Adds --calibration, --calibrate-method and --percentile to `cmd`; `what` prefixes the

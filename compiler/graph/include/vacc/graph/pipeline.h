@@ -2,8 +2,8 @@
 // timed by name, with the IR dumpable after every pass.
 //
 //   fold_constants, fold_batch_norm, fold_constants, recognize_layer_norm, recognize_gelu,
-//   calibrate, quantize, fold_constants, fuse, partition, fold_windows, fuse_residual_adds,
-//   fuse_pools, pack_layout, plan_memory
+//   calibrate, quantize, correct_bias, fold_constants, fuse, partition, fold_windows,
+//   fuse_residual_adds, fuse_pools, pack_layout, plan_memory
 //
 // Float graphs (quantize off) fuse activations into convolutions instead of quantizing and,
 // for the CPU backend (cpu_block > 0), take its blocked layout after pack_layout:
@@ -53,8 +53,9 @@ struct PipelineOptions {
   // 0 keeps them plain (for the GPU fallback, whose kernels read plain tensors).
   int64_t cpu_block = 0;
   // Stops after the pass of this name ("" runs them all): the quantization report takes the
-  // float graph as calibrate reads it (after "recognize_gelu") and the graph right after
-  // "quantize", each with its values' names as the compiled model has them.
+  // float graph as calibrate reads it (after "recognize_gelu") and the int8 graph as
+  // quantize and correct_bias leave it (after "correct_bias"), each with its values' names as
+  // the compiled model has them.
   std::string stop_after;
   std::string dump_dir;                          // when set, writes NN_<pass>.txt after every pass
   std::function<void(const std::string &)> log;  // one line per pass, with its time
@@ -64,7 +65,7 @@ struct PipelineResult {
   std::vector<PassRecord> passes;
   MemoryPlan memory;
   // quantize's int8 form of each float value (passes/quantize.h); the pointers hold while the
-  // graph stops after quantize (later passes replace the values).
+  // graph stops after quantize or correct_bias (later passes replace the values).
   Int8Forms int8_forms;
 };
 

@@ -19,6 +19,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "vacc/graph/graph.h"
@@ -43,6 +44,9 @@ struct LayerQuantStats {
   double clipped = 0;    // share of float values outside [-128.5, 127.5] * 2^-frac_bits
   int64_t elements = 0;  // values compared, over all inputs
   std::optional<WeightRange> weights;
+  // A layer left in float (QuantizeOptions::keep_float): it adds no noise (its SQNRs are
+  // +infinity); the next layer reads its output quantized.
+  bool kept_float = false;
 };
 
 struct QuantReport {
@@ -57,9 +61,11 @@ struct QuantReport {
 
 // `float_graph` is the graph `int8_graph` was quantized from (the same passes before
 // calibrate, so that values have the same names), `forms` quantize's int8 forms in
-// `int8_graph`; `inputs` one input list per run. Throws vacc::Error when there is no input.
+// `int8_graph`; `inputs` one input list per run; `kept_float` the nodes quantize left in float
+// on purpose (each gets a row). Throws vacc::Error when there is no input.
 QuantReport quant_report(const Graph &float_graph, const Graph &int8_graph, const Int8Forms &forms,
-                         const std::vector<std::vector<Tensor>> &inputs);
+                         const std::vector<std::vector<Tensor>> &inputs,
+                         const std::unordered_set<std::string> &kept_float = {});
 
 // 10 log10(signal / noise); +infinity for noise 0 (and signal > 0 or not).
 double sqnr_db(double signal, double noise);

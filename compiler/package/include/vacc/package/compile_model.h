@@ -35,6 +35,10 @@ struct CompileOptions {
   std::optional<NpyArray> calibration_data;
   graph::CalibrationOptions calibration_options;  // method (--calibrate-method), percentile
   graph::QuantizeOptions quantize_options;
+  // --max-layer-loss: keeps in float (besides quantize_options.keep_float) every layer whose
+  // int8 output, with float inputs, has an SQNR below this many dB on the calibration inputs
+  // (package/quant_report.h); unset: none. Needs the model as a file (compile_model).
+  std::optional<double> max_layer_loss_db;
   std::string dump_dir;  // graph after every pass, loop IR of every accelerator layer
   int vthreads = 2;      // latency hiding of the accelerator layers
   // Float models: channels per block of the CPU backend's NCHWc layout

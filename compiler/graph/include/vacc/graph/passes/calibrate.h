@@ -36,10 +36,17 @@ CalibrationMethod calibration_method_from_name(const std::string &name,
                                                const std::string &option = "--calibrate-method");
 const char *calibration_method_name(CalibrationMethod method);
 
+// How many of the batches channel means are taken over: bias correction runs the int8 graph
+// on as many, holding all of their values at once.
+constexpr size_t kChannelMeanBatches = 32;
+
 struct Calibration {
   std::unordered_map<const Value *, float> abs_max;    // the largest magnitude seen
   std::unordered_map<const Value *, float> threshold;  // the method's choice (<= abs_max)
-  int samples = 0;                                     // number of input batches seen
+  // The mean of each channel (dimension 1) of every float value of rank >= 2 over the first
+  // kChannelMeanBatches batches (bias correction's reference: passes/correct_bias.h).
+  std::unordered_map<const Value *, std::vector<double>> channel_mean;
+  int samples = 0;  // number of input batches seen
   CalibrationMethod method = CalibrationMethod::kMinMax;
   float range(const Value *v) const;  // the threshold; 0 when never seen
 };
