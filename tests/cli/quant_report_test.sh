@@ -61,11 +61,11 @@ expect error-report-html 1 "^error: $tmp/nodir/r.html: cannot write the HTML rep
   "$vacc" quant-report "$model" --html "$tmp/nodir/r.html"
 expect error-report-batch 1 "^error: --batch 0: must be at least 1" -- \
   "$vacc" quant-report "$model" --batch 0
-# Bias correction (on by default) is a pass of its own in the compile log.
+# Bias correction (off by default) is a pass of its own in the compile log.
 expect compile-bias-correction 0 "correct_bias +[0-9.]+ ms  [1-9][0-9]* layers corrected" -- \
-  "$vacc" compile "$model" -o "$tmp/m2.vpkg"
+  "$vacc" compile "$model" -o "$tmp/m2.vpkg" --bias-correction on
 expect compile-bias-correction-off 0 "correct_bias +[0-9.]+ ms  off" -- \
-  "$vacc" compile "$model" -o "$tmp/m3.vpkg" --bias-correction off
+  "$vacc" compile "$model" -o "$tmp/m3.vpkg"
 expect error-bias-correction 1 "^error: --bias-correction 'yes': choose on or off" -- \
   "$vacc" quant-report "$model" --bias-correction yes
 # Precision fallback: --keep-float is stated in the report; --max-layer-loss keeps exactly the

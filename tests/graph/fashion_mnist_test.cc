@@ -114,7 +114,7 @@ TEST(FashionMnist, PipelineIsBitExactWithUnfusedIntegerReference) {
         stddev = metadata_float(reference, "vacc.std");
   auto calib_data = calibration_batches(mean, stddev, n);
   fold_constants(reference);
-  // quantize and correct_bias, unfused, as the pipeline runs them by default.
+  // quantize and correct_bias, unfused, as the pipeline runs them with bias correction on.
   const Calibration calib = calibrate(reference, calib_data);
   ChannelMeans means;
   for (const auto &[v, m] : calib.channel_mean) means[v->name] = m;
@@ -123,6 +123,7 @@ TEST(FashionMnist, PipelineIsBitExactWithUnfusedIntegerReference) {
   EXPECT_GT(correct_bias(reference, forms, means, calib_data), 0);
   Graph compiled = load(n);
   PipelineOptions po;
+  po.quantize_options.correct_bias = true;
   po.accel_legality = vacc::lower::accel_legality(default_config());
   run_graph_pipeline(compiled, default_config(), calib_data, po);
 

@@ -16,7 +16,7 @@ struct CalibrationArgs {
   std::string npy;  // --calibration
   std::string method = "minmax";
   double percentile = 0;                // 0: not given (the method's default)
-  std::string bias_correction = "on";   // --bias-correction on|off
+  std::string bias_correction = "off";  // --bias-correction on|off
   std::vector<std::string> keep_float;  // --keep-float LAYER,...
   std::string max_layer_loss;           // --max-layer-loss DB; "" not given
 };
