@@ -77,11 +77,11 @@ PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
       return fmt::format("{} integer ops",
                          quantize(graph, calib, options.quantize_options, &result.int8_forms));
     });
-    step("correct_bias", [&] {
-      if (!options.quantize_options.correct_bias) return std::string("off");
-      return fmt::format("{} layers corrected",
-                         correct_bias(graph, result.int8_forms, float_means, calibration));
-    });
+    if (options.quantize_options.correct_bias)
+      step("correct_bias", [&] {
+        return fmt::format("{} layers corrected",
+                           correct_bias(graph, result.int8_forms, float_means, calibration));
+      });
     step("fold_constants", [&] { return fmt::format("{} nodes folded", fold_constants(graph)); });
     step("fuse", [&] { return fmt::format("{} fused", fuse(graph)); });
   } else {

@@ -64,8 +64,8 @@ expect error-report-batch 1 "^error: --batch 0: must be at least 1" -- \
 # Bias correction (off by default) is a pass of its own in the compile log.
 expect compile-bias-correction 0 "correct_bias +[0-9.]+ ms  [1-9][0-9]* layers corrected" -- \
   "$vacc" compile "$model" -o "$tmp/m2.vpkg" --bias-correction on
-expect compile-bias-correction-off 0 "correct_bias +[0-9.]+ ms  off" -- \
-  "$vacc" compile "$model" -o "$tmp/m3.vpkg"
+expect compile-bias-correction-off 0 "^no correct_bias pass$" -- bash -c \
+  "'$vacc' compile '$model' -o '$tmp/m3.vpkg' | grep -q correct_bias || echo no correct_bias pass"
 expect error-bias-correction 1 "^error: --bias-correction 'yes': choose on or off" -- \
   "$vacc" quant-report "$model" --bias-correction yes
 # Precision fallback: --keep-float is stated in the report; --max-layer-loss keeps exactly the

@@ -2,7 +2,7 @@
 // timed by name, with the IR dumpable after every pass.
 //
 //   fold_constants, fold_batch_norm, fold_constants, recognize_layer_norm, recognize_gelu,
-//   calibrate, quantize, correct_bias, fold_constants, fuse, partition, fold_windows,
+//   calibrate, quantize, [correct_bias,] fold_constants, fuse, partition, fold_windows,
 //   fuse_residual_adds, fuse_pools, pack_layout, plan_memory
 //
 // Float graphs (quantize off) fuse activations into convolutions instead of quantizing and,
@@ -54,8 +54,8 @@ struct PipelineOptions {
   int64_t cpu_block = 0;
   // Stops after the pass of this name ("" runs them all): the quantization report takes the
   // float graph as calibrate reads it (after "recognize_gelu") and the int8 graph as
-  // quantize and correct_bias leave it (after "correct_bias"), each with its values' names as
-  // the compiled model has them.
+  // quantize and correct_bias leave it (after "correct_bias" when bias correction is on, else
+  // after "quantize"), each with its values' names as the compiled model has them.
   std::string stop_after;
   std::string dump_dir;                          // when set, writes NN_<pass>.txt after every pass
   std::function<void(const std::string &)> log;  // one line per pass, with its time
