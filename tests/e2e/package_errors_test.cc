@@ -271,5 +271,20 @@ TEST_F(PackageErrors, CalibrationFileOfWrongShape) {
                    "[4,1,14,14]");
 }
 
+// --max-layer-loss reads the model from its file: a model given as bytes (the Python module's
+// in-memory models) gets a message instead.
+TEST_F(PackageErrors, MaxLayerLossNeedsTheModelFile) {
+  std::ifstream in(kModel, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  package::CompileOptions o;
+  o.max_layer_loss_db = 20;
+  const std::string e = error_of(
+      [&] { package::compile_model_bytes(bytes, "in-memory", config_named("default"), o); });
+  EXPECT_EQ(e,
+            "in-memory: --max-layer-loss compares each layer against the model read from its "
+            "file with the calibration .npy; compile the model from a file, or name the layers "
+            "to keep in float (keep_float)");
+}
+
 }  // namespace
 }  // namespace vacc
