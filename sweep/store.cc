@@ -114,6 +114,18 @@ std::unique_ptr<Store> Store::open(const std::string &dir, const std::string &fi
   store->path_ = path;
   store->db_ = std::make_unique<sql::Database>(path, kBusyMs);
   sql::Database &db = *store->db_;
+  // A damaged file (a disk fault, a copy cut short, another program's file): said at once,
+  // with what to do, not as a failing statement later.
+  try {
+    auto check = db.prepare("PRAGMA quick_check");
+    const std::string verdict = check.step() ? check.text(0) : "no answer";
+    if (verdict != "ok") fail("{}", verdict);
+  } catch (const Error &e) {
+    fail(
+        "{}: the sweep database is damaged or not a sweep database ({}). Its results cannot be "
+        "read: give another -o DIR, or delete {} to start over",
+        path, e.what(), dir);
+  }
   {
     sql::Transaction t(db);
     db.exec(schema());

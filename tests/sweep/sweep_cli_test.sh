@@ -3,17 +3,20 @@
 # 4 run on two workloads):
 #   run       the rows, their statuses and reasons, the exports
 #   resume    a rerun computes nothing; a sweep killed mid-way resumes to the same results
+#   kills     a sweep SIGKILLed at random moments VACC_SWEEP_KILLS times (default 3; make soak:
+#             10), rerun after each, ends with the reference's results; a damaged database is
+#             refused with its name
 #   two       two processes on one DIR run every task once, with the same results
 #   mpi       mpirun -n 2 gives the same results, rank 1 taking tasks
 #   crash     a worker process killed mid-task costs that task (recorded with the signal), the
 #             sweep goes on; --retry-failed runs it again
 #   errors    another spec's DIR, an unreadable model, an unwritable DIR: named, nothing lost
-# Usage: sweep_cli_test.sh VACC SOURCE_DIR [run resume two mpi crash errors]
+# Usage: sweep_cli_test.sh VACC SOURCE_DIR [run resume kills two mpi crash errors]
 set -u
 vacc=$1
 src=$2
 shift 2
-parts=${*:-run resume two mpi crash errors}
+parts=${*:-run resume kills two mpi crash errors}
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../cli/expect.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/vacc-sweep-test-XXXXXX")
@@ -124,6 +127,33 @@ if [[ $parts == *two* ]]; then
   "$vacc" sweep "$spec" -o "$out" >/dev/null 2>&1  # the last finalize sees every result
   expect "two processes' results equal the reference" 0 "^$" \
     -- same_figures "$ref/results.csv" "$out/results.csv"
+fi
+
+if [[ $parts == *kills* ]]; then
+  out=$work/kills
+  kills=${VACC_SWEEP_KILLS:-3}
+  RANDOM=7  # the same moments every run
+  landed=0
+  for k in $(seq "$kills"); do
+    # SIGKILL the sweep (no clean-up; its workers see their pipes close) 0.1 to 0.9 s in,
+    # while it plans, runs tasks, writes its database or its exports.
+    "$vacc" sweep "$spec" -o "$out" -j 1 >"$work/kill$k.out" 2>&1 &
+    pid=$!
+    sleep "0.$(( RANDOM % 9 + 1 ))"
+    kill -9 "$pid" 2>/dev/null && landed=$((landed + 1))
+    wait "$pid" 2>/dev/null
+  done
+  expect "kills landed mid-run" 0 "^[1-9]" -- echo "$landed of $kills"
+  expect "after $kills kills the sweep resumes and finishes" 0 "32 rows: 8 ok, 0 failed" \
+    -- "$vacc" sweep "$spec" -o "$out" -j 2
+  expect "killed and resumed results equal the reference" 0 "^$" \
+    -- same_figures "$ref/results.csv" "$out/results.csv"
+  damaged=$work/damaged
+  mkdir -p "$damaged"
+  head -c 4096 /dev/urandom >"$damaged/sweep.db"
+  expect "a damaged database is refused" 1 \
+    "sweep.db: the sweep database is damaged or not a sweep database .*delete $damaged to start over" \
+    -- "$vacc" sweep "$spec" -o "$damaged"
 fi
 
 if [[ $parts == *mpi* ]]; then
