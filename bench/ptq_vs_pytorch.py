@@ -110,8 +110,8 @@ def main():
         for name in args.models.split(","):
             model, shape = ex.build(name, args.seed, torch, torchvision)
             gen = torch.Generator().manual_seed(args.seed + 1)
-            tests = ex.images(torch, n, gen).unsqueeze(1)
-            calib = ex.images(torch, args.calib_inputs, gen).unsqueeze(1)
+            tests = ex.images(torch, n, gen, shape[-1]).unsqueeze(1)
+            calib = ex.images(torch, args.calib_inputs, gen, shape[-1]).unsqueeze(1)
             with torch.no_grad():
                 want = [model(x).numpy() for x in tests]
             onnx_path = os.path.join(tmp, f"{name}.onnx")

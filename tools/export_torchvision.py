@@ -3,7 +3,8 @@
 
 For each model writes, under --out (not committed; CTest's fixture writes build/fidelity-models):
 
-  <name>.onnx              opset 13, input "input" (1 x 3 x 224 x 224 float32 for the CNNs)
+  <name>.onnx              opset 13, input "input" (1 x 3 x 224 x 224 float32 for the CNNs,
+                           299 x 299 for inception_v3)
   <name>_input.npy         one seeded random input
   <name>_output.npy        PyTorch's float32 output for it
   <name>_inputs.npy        --test-inputs seeded random inputs, [K, *input shape]
@@ -28,21 +29,21 @@ DEFAULT_MODELS = ("resnet18,mobilenet_v2,mobilenet_v3_small,googlenet,squeezenet
                   "attention")
 
 
-def images(torch, n, gen):
+def images(torch, n, gen, size=224):
     """Random images with the structure of photographs rather than white noise: low-resolution
     noise upsampled (smooth regions and edges), a random contrast and brightness per image and
     channel, and some fine noise. Statistically, white-noise inputs are all the same image: a
     network's output then hardly depends on which one it sees, and int8-sized input noise
     moves it as much as the input does."""
     low = torch.randn(n, 3, 14, 14, generator=gen)
-    x = torch.nn.functional.interpolate(low, size=(224, 224), mode="bilinear", align_corners=False)
+    x = torch.nn.functional.interpolate(low, size=(size, size), mode="bilinear", align_corners=False)
     x = x / x.std(dim=(2, 3), keepdim=True)
     contrast = torch.rand(n, 3, 1, 1, generator=gen) + 0.5
     brightness = torch.rand(n, 3, 1, 1, generator=gen) - 0.5
-    return contrast * x + brightness + 0.2 * torch.randn(n, 3, 224, 224, generator=gen)
+    return contrast * x + brightness + 0.2 * torch.randn(n, 3, size, size, generator=gen)
 
 
-def calibrate_batch_norms(model, torch, seed):
+def calibrate_batch_norms(model, torch, seed, size=224):
     """Random BatchNorm scales and shifts, and running statistics measured on random inputs.
 
     torchvision's initialization leaves every BatchNorm an identity on its running statistics
@@ -62,7 +63,7 @@ def calibrate_batch_norms(model, torch, seed):
     model.train()
     with torch.no_grad():
         for _ in range(2):
-            model(images(torch, 8, gen))
+            model(images(torch, 8, gen, size))
     # A channel that random weights leave almost silent would have its noise amplified by its
     # tiny variance, which no trained network does (its scale shrinks instead): each channel's
     # variance is floored at its layer's mean.
@@ -106,11 +107,15 @@ def build(name, seed, torch, torchvision):
         return model.eval(), (1, 16, 64)
     ctor = getattr(torchvision.models, name)
     kwargs = {"weights": None}
+    size = 224
     if name == "googlenet":
         kwargs.update(aux_logits=False, init_weights=True)
+    if name == "inception_v3":  # its stride-2 stem needs 299 x 299 images
+        kwargs.update(aux_logits=False, init_weights=True)
+        size = 299
     model = ctor(**kwargs)
-    calibrate_batch_norms(model, torch, seed)
-    return model, (1, 3, 224, 224)
+    calibrate_batch_norms(model, torch, seed, size)
+    return model, (1, 3, size, size)
 
 
 def main():
@@ -141,8 +146,8 @@ def main():
         model, shape = build(name, args.seed, torch, torchvision)
         gen = torch.Generator().manual_seed(args.seed + 1)
         if len(shape) == 4:  # images
-            inputs = images(torch, args.test_inputs, gen).unsqueeze(1)
-            calib = images(torch, args.calib_inputs, gen).unsqueeze(1)
+            inputs = images(torch, args.test_inputs, gen, shape[-1]).unsqueeze(1)
+            calib = images(torch, args.calib_inputs, gen, shape[-1]).unsqueeze(1)
         else:  # token embeddings
             inputs = torch.randn(args.test_inputs, *shape, generator=gen)
             calib = torch.randn(args.calib_inputs, *shape, generator=gen)

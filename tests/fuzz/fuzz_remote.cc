@@ -1,16 +1,39 @@
 // The remote-run messages (`vacc serve`, `vacc run --remote`): the bytes parsed as a run
-// request and checked as the server does (protocol version, package against the default
-// config, each input's dtype and size), and as a run reply decoded as the client does. The
+// request, checked as the server does (protocol version, package against the default config,
+// each input's dtype and size) and, when admitted, executed as the server executes it (fsim,
+// the reference kernels, an operation limit); and as a run reply decoded as the client does. The
 // embedded package's checksum is recomputed first, as in fuzz_package, so that mutations reach
 // the package parser.
 #include <cstring>
+#include <memory>
 
 #include "fuzz_targets.h"
+#include "vacc/driver/device.h"
+#include "vacc/host/reference_kernels.h"
 #include "vacc/isa/package.h"
 #include "vacc/remote/protocol.h"
 #include "vacc/support/error.h"
 
 namespace vacc::fuzz {
+namespace {
+
+// What the server does with an admitted request (remote/server.cc), on fsim with the
+// reference kernels: a decoded request that passed every check must run to its outputs or stop
+// with a vacc::Error, never crash. Its operations are bounded, as a server's cycle limit
+// bounds a run.
+void execute(const remote::RunJob &job) {
+  bool has_accel = false;
+  for (const auto &s : job.package.steps) has_accel |= s.commands.has_value();
+  driver::DeviceOptions o;
+  o.cycle_limit = 2'000'000;
+  std::unique_ptr<driver::Device> device =
+      has_accel ? driver::open_device("fsim", default_config(), o) : nullptr;
+  host::ReferenceKernels cpu(job.package);
+  runtime::GraphExecutor exec(job.package, cpu, device.get(), default_config());
+  exec.run(job.inputs);
+}
+
+}  // namespace
 
 void fuzz_remote(const uint8_t *data, size_t size) {
   remote::v1::RunRequest request;
@@ -22,9 +45,11 @@ void fuzz_remote(const uint8_t *data, size_t size) {
       request.set_package(package);
     }
     try {
-      remote::decode_run_request(request, default_config(), "fuzz");
+      const remote::RunJob job = remote::decode_run_request(request, default_config(), "fuzz");
+      execute(job);
     } catch (const Error &) {
-      // A refused request; the reply reading below runs on the same bytes.
+      // A refused request or a run stopped with its reason; the reply reading below runs on
+      // the same bytes.
     }
   }
   remote::v1::RunReply reply;
