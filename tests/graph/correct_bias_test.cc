@@ -9,30 +9,17 @@
 #include <cmath>
 #include <random>
 
+#include "graph_builder.h"
 #include "vacc/graph/executor.h"
 #include "vacc/graph/passes/calibrate.h"
 #include "vacc/graph/passes/quantize.h"
 #include "vacc/graph/shape_inference.h"
 
 using namespace vacc::graph;
+using vacc::graph::test::add_op;
+using vacc::graph::test::random_floats;
 
 namespace {
-
-Tensor random_tensor(Shape shape, uint32_t seed, float scale = 1.0f, float offset = 0.0f) {
-  std::mt19937 rng(seed);
-  Tensor t(DType::kFloat32, std::move(shape));
-  for (int64_t i = 0; i < t.size(); ++i)
-    t.data<float>()[i] = offset + std::uniform_real_distribution<float>(-scale, scale)(rng);
-  return t;
-}
-
-Value *op(Graph &g, OpKind kind, const std::string &name, std::vector<Value *> inputs,
-          Attributes attrs = {}) {
-  Value *out = g.add_value(name, DType::kFloat32, {});
-  Node *node = g.add_node(kind, name, std::move(inputs), {out}, std::move(attrs));
-  infer_node(*node);
-  return out;
-}
 
 // conv1 relu, conv2 relu, flatten, dense; inputs with a positive mean, so that rounding the
 // weights shifts the outputs' means.
@@ -43,29 +30,29 @@ Graph model() {
   g.add_input(x);
   Attributes pads;
   pads.set("pads", std::vector<int64_t>{1, 1, 1, 1});
-  Value *c1 = op(g, OpKind::kConv, "conv1",
-                 {x, g.add_constant("w1", random_tensor({8, 3, 3, 3}, 1, 0.5f)),
-                  g.add_constant("b1", random_tensor({8}, 2, 0.1f))},
-                 pads);
-  Value *r1 = op(g, OpKind::kRelu, "relu1", {c1});
-  Value *c2 = op(g, OpKind::kConv, "conv2",
-                 {r1, g.add_constant("w2", random_tensor({8, 8, 3, 3}, 3, 0.2f)),
-                  g.add_constant("b2", random_tensor({8}, 4, 0.1f))},
-                 pads);
-  Value *r2 = op(g, OpKind::kRelu, "relu2", {c2});
-  Value *flat = op(g, OpKind::kFlatten, "flat", {r2});
+  Value *c1 = add_op(g, OpKind::kConv, "conv1",
+                     {x, g.add_constant("w1", random_floats({8, 3, 3, 3}, 1, 0.5f)),
+                      g.add_constant("b1", random_floats({8}, 2, 0.1f))},
+                     pads);
+  Value *r1 = add_op(g, OpKind::kRelu, "relu1", {c1});
+  Value *c2 = add_op(g, OpKind::kConv, "conv2",
+                     {r1, g.add_constant("w2", random_floats({8, 8, 3, 3}, 3, 0.2f)),
+                      g.add_constant("b2", random_floats({8}, 4, 0.1f))},
+                     pads);
+  Value *r2 = add_op(g, OpKind::kRelu, "relu2", {c2});
+  Value *flat = add_op(g, OpKind::kFlatten, "flat", {r2});
   Attributes gemm;
   gemm.set("transB", int64_t{1});
-  g.add_output(op(g, OpKind::kGemm, "fc",
-                  {flat, g.add_constant("wf", random_tensor({10, 288}, 5, 0.05f)),
-                   g.add_constant("bf", random_tensor({10}, 6, 0.1f))},
-                  gemm));
+  g.add_output(add_op(g, OpKind::kGemm, "fc",
+                      {flat, g.add_constant("wf", random_floats({10, 288}, 5, 0.05f)),
+                       g.add_constant("bf", random_floats({10}, 6, 0.1f))},
+                      gemm));
   return g;
 }
 
 std::vector<std::vector<Tensor>> batches() {
   std::vector<std::vector<Tensor>> out;
-  for (int i = 0; i < 4; ++i) out.push_back({random_tensor({1, 3, 6, 6}, 100 + i, 1.0f, 0.5f)});
+  for (int i = 0; i < 4; ++i) out.push_back({random_floats({1, 3, 6, 6}, 100 + i, 1.0f, 0.5f)});
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "../expect_error.h"
+#include "graph_builder.h"
 #include "vacc/graph/executor.h"
 #include "vacc/graph/passes/calibrate.h"
 #include "vacc/graph/passes/constant_folding.h"
@@ -24,6 +25,7 @@
 #include "vacc/lower/legality.h"
 
 using namespace vacc::graph;
+using vacc::graph::test::add_op;
 
 namespace {
 
@@ -42,14 +44,6 @@ Tensor random_tensor(DType dtype, Shape shape, uint32_t seed, float scale = 1.0f
   return t;
 }
 
-Value *op(Graph &g, OpKind kind, const std::string &name, std::vector<Value *> inputs,
-          Attributes attrs = {}) {
-  Value *out = g.add_value(name, DType::kFloat32, {});
-  Node *node = g.add_node(kind, name, std::move(inputs), {out}, std::move(attrs));
-  infer_node(*node);
-  return out;
-}
-
 Attributes conv_attrs(std::vector<int64_t> pads = {1, 1, 1, 1}) {
   Attributes a;
   a.set("pads", pads);
@@ -60,13 +54,13 @@ Attributes conv_attrs(std::vector<int64_t> pads = {1, 1, 1, 1}) {
 // seed + 1.
 Value *conv3x3(Graph &g, const std::string &name, Value *in, int64_t cin, int64_t cout, char tag,
                uint32_t seed, float w_scale, float b_scale) {
-  return op(g, OpKind::kConv, name,
-            {in,
-             g.add_constant(std::string{'w', tag},
-                            random_tensor(DType::kFloat32, {cout, cin, 3, 3}, seed, w_scale)),
-             g.add_constant(std::string{'b', tag},
-                            random_tensor(DType::kFloat32, {cout}, seed + 1, b_scale))},
-            conv_attrs());
+  return add_op(g, OpKind::kConv, name,
+                {in,
+                 g.add_constant(std::string{'w', tag},
+                                random_tensor(DType::kFloat32, {cout, cin, 3, 3}, seed, w_scale)),
+                 g.add_constant(std::string{'b', tag},
+                                random_tensor(DType::kFloat32, {cout}, seed + 1, b_scale))},
+                conv_attrs());
 }
 
 int count(const Graph &g, OpKind kind) {
@@ -83,18 +77,19 @@ Graph small_cnn() {
   Value *x = g.add_value("x", DType::kFloat32, {2, 3, 6, 6});
   g.add_input(x);
   Value *c1 = conv3x3(g, "c1", x, 3, 16, '1', 1, 0.5f, 0.1f);
-  Value *r1 = op(g, OpKind::kRelu, "r1", {c1});
+  Value *r1 = add_op(g, OpKind::kRelu, "r1", {c1});
   Value *c2 = conv3x3(g, "c2", r1, 16, 16, '2', 3, 0.2f, 0.1f);
-  Value *r2 = op(g, OpKind::kRelu, "r2", {c2});
-  Value *sum = op(g, OpKind::kAdd, "add", {r1, r2});
-  Value *r3 = op(g, OpKind::kRelu, "r3", {sum});
-  Value *flat = op(g, OpKind::kFlatten, "flat", {r3});
+  Value *r2 = add_op(g, OpKind::kRelu, "r2", {c2});
+  Value *sum = add_op(g, OpKind::kAdd, "add", {r1, r2});
+  Value *r3 = add_op(g, OpKind::kRelu, "r3", {sum});
+  Value *flat = add_op(g, OpKind::kFlatten, "flat", {r3});
   Attributes gemm;
   gemm.set("transB", int64_t{1});
-  Value *y = op(g, OpKind::kGemm, "fc",
-                {flat, g.add_constant("wf", random_tensor(DType::kFloat32, {20, 576}, 5, 0.05f)),
-                 g.add_constant("bf", random_tensor(DType::kFloat32, {20}, 6, 0.1f))},
-                gemm);
+  Value *y =
+      add_op(g, OpKind::kGemm, "fc",
+             {flat, g.add_constant("wf", random_tensor(DType::kFloat32, {20, 576}, 5, 0.05f)),
+              g.add_constant("bf", random_tensor(DType::kFloat32, {20}, 6, 0.1f))},
+             gemm);
   g.add_output(y);
   return g;
 }
@@ -126,9 +121,9 @@ TEST(ConstantFolding, FoldsConstantSubgraphsAndIdentities) {
   g.add_input(x);
   Value *a = g.add_constant("a", Tensor::from_vector<float>({4}, {1, 2, 3, 4}));
   Value *b = g.add_constant("b", Tensor::from_vector<float>({4}, {2, 2, 2, 2}));
-  Value *ab = op(g, OpKind::kMul, "ab", {a, b});
-  Value *id = op(g, OpKind::kIdentity, "id", {x});
-  Value *y = op(g, OpKind::kAdd, "y", {id, ab});
+  Value *ab = add_op(g, OpKind::kMul, "ab", {a, b});
+  Value *id = add_op(g, OpKind::kIdentity, "id", {x});
+  Value *y = add_op(g, OpKind::kAdd, "y", {id, ab});
   g.add_output(y);
   EXPECT_EQ(fold_constants(g), 2);
   ASSERT_EQ(g.num_nodes(), 1u);
@@ -151,9 +146,9 @@ TEST(ConstantFolding, PadsOfNothingAreBypassed) {
   Value *some = g.add_constant("some", Tensor::from_vector<int64_t>({8}, {0, 0, 1, 0, 0, 0, 0, 1}));
   Attributes constant;
   constant.set("mode", std::string("constant"));
-  Value *p0 = op(g, OpKind::kPad, "p0", {x, none}, constant);
-  Value *p1 = op(g, OpKind::kPad, "p1", {p0, some}, constant);
-  g.add_output(op(g, OpKind::kRelu, "y", {p1}));
+  Value *p0 = add_op(g, OpKind::kPad, "p0", {x, none}, constant);
+  Value *p1 = add_op(g, OpKind::kPad, "p1", {p0, some}, constant);
+  g.add_output(add_op(g, OpKind::kRelu, "y", {p1}));
   EXPECT_EQ(fold_constants(g), 1);
   ASSERT_EQ(g.num_nodes(), 2u);
   EXPECT_EQ(g.nodes()[0]->op, OpKind::kPad);
@@ -176,16 +171,16 @@ TEST(FoldBatchNorm, ConvBatchNormBecomesOneConv) {
   g.name = "bn";
   Value *x = g.add_value("x", DType::kFloat32, {1, 3, 5, 5});
   g.add_input(x);
-  Value *c =
-      op(g, OpKind::kConv, "conv",
-         {x, g.add_constant("w", random_tensor(DType::kFloat32, {8, 3, 3, 3}, 7))}, conv_attrs());
+  Value *c = add_op(g, OpKind::kConv, "conv",
+                    {x, g.add_constant("w", random_tensor(DType::kFloat32, {8, 3, 3, 3}, 7))},
+                    conv_attrs());
   Tensor var = random_tensor(DType::kFloat32, {8}, 11);
   for (int64_t i = 0; i < 8; ++i) var.data<float>()[i] = std::abs(var.data<float>()[i]) + 0.1f;
-  Value *y = op(g, OpKind::kBatchNormalization, "bn",
-                {c, g.add_constant("gamma", random_tensor(DType::kFloat32, {8}, 8)),
-                 g.add_constant("beta", random_tensor(DType::kFloat32, {8}, 9)),
-                 g.add_constant("mean", random_tensor(DType::kFloat32, {8}, 10)),
-                 g.add_constant("var", var)});
+  Value *y = add_op(g, OpKind::kBatchNormalization, "bn",
+                    {c, g.add_constant("gamma", random_tensor(DType::kFloat32, {8}, 8)),
+                     g.add_constant("beta", random_tensor(DType::kFloat32, {8}, 9)),
+                     g.add_constant("mean", random_tensor(DType::kFloat32, {8}, 10)),
+                     g.add_constant("var", var)});
   g.add_output(y);
   Tensor input = random_tensor(DType::kFloat32, {1, 3, 5, 5}, 12);
   Tensor before = Executor(g).run({input})[0];
@@ -259,7 +254,7 @@ TEST(IntegerSemantics, QConvMatchesPlainLoops) {
   a.set("shifts", std::vector<int64_t>{7, 9, 11});
   a.set("clip_min", int64_t{-100});
   a.set("clip_max", int64_t{90});
-  Value *y = op(g, OpKind::kQConv, "q", {x, g.add_constant("w", w), g.add_constant("b", b)}, a);
+  Value *y = add_op(g, OpKind::kQConv, "q", {x, g.add_constant("w", w), g.add_constant("b", b)}, a);
   g.add_output(y);
   Tensor xin = random_tensor(DType::kInt8, {1, 5, 4, 4}, 22);
   Tensor got = Executor(g).run({xin})[0];
@@ -297,7 +292,7 @@ TEST(IntegerSemantics, QAddMatchesPlainLoops) {
   attrs.set("rshift", int64_t{3});
   attrs.set("clip_min", int64_t{0});
   attrs.set("clip_max", int64_t{127});
-  g.add_output(op(g, OpKind::kQAdd, "s", {a, b}, attrs));
+  g.add_output(add_op(g, OpKind::kQAdd, "s", {a, b}, attrs));
   Tensor ta = random_tensor(DType::kInt8, {64}, 30), tb = random_tensor(DType::kInt8, {64}, 31);
   Tensor got = Executor(g).run({ta, tb})[0];
   for (int i = 0; i < 64; ++i) {
@@ -323,24 +318,25 @@ Graph pooled_cnn() {
   Value *x = g.add_value("x", DType::kFloat32, {1, 3, 12, 12});
   g.add_input(x);
   Value *c1 = conv3x3(g, "c1", x, 3, 16, '1', 1, 0.5f, 0.1f);
-  Value *r1 = op(g, OpKind::kRelu, "r1", {c1});
+  Value *r1 = add_op(g, OpKind::kRelu, "r1", {c1});
   Attributes mp;
   mp.set("kernel_shape", std::vector<int64_t>{3, 3});
   mp.set("strides", std::vector<int64_t>{2, 2});
   mp.set("pads", std::vector<int64_t>{1, 1, 1, 1});
-  Value *m = op(g, OpKind::kMaxPool, "mp", {r1}, mp);
+  Value *m = add_op(g, OpKind::kMaxPool, "mp", {r1}, mp);
   Attributes ap;
   ap.set("kernel_shape", std::vector<int64_t>{3, 3});
   ap.set("pads", std::vector<int64_t>{1, 1, 1, 1});
-  Value *a = op(g, OpKind::kAveragePool, "ap", {m}, ap);
-  Value *gap = op(g, OpKind::kGlobalAveragePool, "gap", {a});
-  Value *flat = op(g, OpKind::kFlatten, "flat", {gap});
+  Value *a = add_op(g, OpKind::kAveragePool, "ap", {m}, ap);
+  Value *gap = add_op(g, OpKind::kGlobalAveragePool, "gap", {a});
+  Value *flat = add_op(g, OpKind::kFlatten, "flat", {gap});
   Attributes gemm;
   gemm.set("transB", int64_t{1});
-  g.add_output(op(g, OpKind::kGemm, "fc",
-                  {flat, g.add_constant("wf", random_tensor(DType::kFloat32, {10, 16}, 5, 0.3f)),
-                   g.add_constant("bf", random_tensor(DType::kFloat32, {10}, 6, 0.1f))},
-                  gemm));
+  g.add_output(
+      add_op(g, OpKind::kGemm, "fc",
+             {flat, g.add_constant("wf", random_tensor(DType::kFloat32, {10, 16}, 5, 0.3f)),
+              g.add_constant("bf", random_tensor(DType::kFloat32, {10}, 6, 0.1f))},
+             gemm));
   return g;
 }
 
@@ -379,17 +375,18 @@ TEST(Quantize, AveragePoolAfterReLU6LeavesNoFloatStep) {
   Value *x = g.add_value("x", DType::kFloat32, {1, 3, 8, 8});
   g.add_input(x);
   Value *c1 = conv3x3(g, "c1", x, 3, 16, '1', 11, 0.8f, 0.3f);
-  Value *r6 = op(g, OpKind::kClip, "relu6",
-                 {c1, g.add_constant("lo", Tensor::scalar<float>(0.0f)),
-                  g.add_constant("hi", Tensor::scalar<float>(6.0f))});
-  Value *gap = op(g, OpKind::kGlobalAveragePool, "gap", {r6});
-  Value *flat = op(g, OpKind::kFlatten, "flat", {gap});
+  Value *r6 = add_op(g, OpKind::kClip, "relu6",
+                     {c1, g.add_constant("lo", Tensor::scalar<float>(0.0f)),
+                      g.add_constant("hi", Tensor::scalar<float>(6.0f))});
+  Value *gap = add_op(g, OpKind::kGlobalAveragePool, "gap", {r6});
+  Value *flat = add_op(g, OpKind::kFlatten, "flat", {gap});
   Attributes gemm;
   gemm.set("transB", int64_t{1});
-  g.add_output(op(g, OpKind::kGemm, "fc",
-                  {flat, g.add_constant("wf", random_tensor(DType::kFloat32, {10, 16}, 13, 0.3f)),
-                   g.add_constant("bf", random_tensor(DType::kFloat32, {10}, 14, 0.1f))},
-                  gemm));
+  g.add_output(
+      add_op(g, OpKind::kGemm, "fc",
+             {flat, g.add_constant("wf", random_tensor(DType::kFloat32, {10, 16}, 13, 0.3f)),
+              g.add_constant("bf", random_tensor(DType::kFloat32, {10}, 14, 0.1f))},
+             gemm));
   Tensor input = random_tensor(DType::kFloat32, {1, 3, 8, 8}, 15, 3.0f);
   Tensor want = Executor(g).run({input})[0];
   std::vector<std::vector<Tensor>> calib = {
@@ -427,7 +424,7 @@ TEST(IntegerSemantics, QAveragePoolMatchesPlainLoops) {
     a.set("count_include_pad", int64_t{include_pad});
     a.set("scale_bits", int64_t{18});
     a.set("rshift", int64_t{17});  // the output holds 2x the mean
-    g.add_output(op(g, OpKind::kQAveragePool, "p", {x}, a));
+    g.add_output(add_op(g, OpKind::kQAveragePool, "p", {x}, a));
     Tensor xin = random_tensor(DType::kInt8, {1, 2, 7, 6}, 40);
     Tensor got = Executor(g).run({xin})[0];
     ASSERT_EQ(got.shape(), (Shape{1, 2, 4, 3}));
@@ -468,7 +465,7 @@ TEST(IntegerSemantics, QAveragePoolRefusesBadAttributes) {
     a.set("scale_bits", int64_t{16});
     a.set("rshift", int64_t{16});
     for (const auto &[key, v] : kv) a.set(key, v);
-    op(g, OpKind::kQAveragePool, "p", {x}, a);
+    add_op(g, OpKind::kQAveragePool, "p", {x}, a);
   };
   const Shape s = {1, 2, 4, 4};
   infer(DType::kInt8, s, {});  // the base case is valid
@@ -488,7 +485,7 @@ TEST(IntegerSemantics, QAveragePoolRefusesBadAttributes) {
   a.set("dilations", std::vector<int64_t>{2, 2});
   a.set("scale_bits", int64_t{16});
   a.set("rshift", int64_t{16});
-  EXPECT_ERROR(op(g, OpKind::kQAveragePool, "p", {x}, a), "a dilated window (dilations 2)");
+  EXPECT_ERROR(add_op(g, OpKind::kQAveragePool, "p", {x}, a), "a dilated window (dilations 2)");
 }
 
 // A fused pool whose window does not fit the convolution's output, and a windowed pack's
@@ -628,11 +625,11 @@ TEST(PackLayout, BlockRoundTrip) {
   Attributes pa;
   pa.set("block_n", int64_t{2});
   pa.set("block_c", int64_t{16});
-  Value *p = op(g, OpKind::kPackNCHWnc, "p", {x}, pa);
+  Value *p = add_op(g, OpKind::kPackNCHWnc, "p", {x}, pa);
   EXPECT_EQ(p->shape, (Shape{2, 2, 2, 2, 2, 16}));
   Attributes ua = pa;
   ua.set("shape", Shape{3, 20, 2, 2});
-  g.add_output(op(g, OpKind::kUnpackNCHWnc, "u", {p}, ua));
+  g.add_output(add_op(g, OpKind::kUnpackNCHWnc, "u", {p}, ua));
   g.add_output(p);
   Tensor in = random_tensor(DType::kInt8, {3, 20, 2, 2}, 50);
   std::vector<Tensor> out = Executor(g).run({in});
@@ -653,7 +650,7 @@ TEST(PackLayout, WindowedPackUnfoldsWindowsLikePlainLoops) {
   pa.set("kernel_shape", std::vector<int64_t>{3, 2});
   pa.set("strides", std::vector<int64_t>{2, 3});
   pa.set("pads", std::vector<int64_t>{1, 0, 1, 1});
-  Value *p = op(g, OpKind::kPackNCHWnc, "p", {x}, pa);
+  Value *p = add_op(g, OpKind::kPackNCHWnc, "p", {x}, pa);
   // OH = (7 + 2 - 3) / 2 + 1 = 4, OW = (9 + 1 - 2) / 3 + 1 = 3; 3*3*2 = 18 channels, 2 blocks.
   EXPECT_EQ(p->shape, (Shape{2, 2, 4, 3, 1, 16}));
   g.add_output(p);
@@ -771,7 +768,7 @@ TEST(FuseResidualAdds, AnUnstridedProducerTakesTheAddBeforeAStridedOne) {
   Value *strided = qconv("downsample", x, 2);  // later, same reduction: the tie-break's pick
   Attributes aa;
   aa.set("rshift", int64_t{1});
-  Value *sum = op(g, OpKind::kQAdd, "add", {unstrided, strided}, aa);
+  Value *sum = add_op(g, OpKind::kQAdd, "add", {unstrided, strided}, aa);
   sum->producer->target = Target::kAccel;
   g.add_output(sum);
   EXPECT_EQ(fuse_residual_adds(g, vacc::lower::accel_legality(config)), 1);
@@ -811,19 +808,19 @@ Graph relu6_chain(int frac_bits, float lo, float hi) {
   g.add_input(x);
   Attributes rq;
   rq.set("shifts", std::vector<int64_t>{6});
-  Value *r = op(g, OpKind::kRequantize, "r", {x}, rq);
+  Value *r = add_op(g, OpKind::kRequantize, "r", {x}, rq);
   Tensor scale(DType::kFloat32, {});
   scale.data<float>()[0] = std::ldexp(1.0f, -frac_bits);
   Tensor zp(DType::kInt8, {});
   zp.data<int8_t>()[0] = 0;
   Value *s = g.add_constant("scale", scale), *z = g.add_constant("zp", zp);
-  Value *dq = op(g, OpKind::kDequantizeLinear, "dq", {r, s, z});
+  Value *dq = add_op(g, OpKind::kDequantizeLinear, "dq", {r, s, z});
   Tensor tlo(DType::kFloat32, {}), thi(DType::kFloat32, {});
   tlo.data<float>()[0] = lo;
   thi.data<float>()[0] = hi;
   Value *c =
-      op(g, OpKind::kClip, "clip", {dq, g.add_constant("lo", tlo), g.add_constant("hi", thi)});
-  g.add_output(op(g, OpKind::kQuantizeLinear, "q", {c, s, z}));
+      add_op(g, OpKind::kClip, "clip", {dq, g.add_constant("lo", tlo), g.add_constant("hi", thi)});
+  g.add_output(add_op(g, OpKind::kQuantizeLinear, "q", {c, s, z}));
   return g;
 }
 
@@ -856,10 +853,10 @@ TEST(PlanMemory, LiveTensorsNeverOverlapAndBuffersAreReused) {
   g.add_input(v);
   std::vector<Value *> values = {v};
   for (int i = 0; i < 6; ++i) {
-    v = op(g, OpKind::kRelu, "r" + std::to_string(i), {v});
+    v = add_op(g, OpKind::kRelu, "r" + std::to_string(i), {v});
     values.push_back(v);
   }
-  Value *y = op(g, OpKind::kAdd, "skip", {values[2], v});  // keeps r1 alive to the end
+  Value *y = add_op(g, OpKind::kAdd, "skip", {values[2], v});  // keeps r1 alive to the end
   g.add_output(y);
   MemoryPlan plan = plan_memory(g);
   EXPECT_EQ(plan.slots.size(), 8u);
@@ -903,7 +900,7 @@ TEST(Printer, DeterministicText) {
   g.add_input(x);
   Attributes a;
   a.set("alpha", 0.5f);
-  Value *y = op(g, OpKind::kLeakyRelu, "y", {x}, a);
+  Value *y = add_op(g, OpKind::kLeakyRelu, "y", {x}, a);
   g.add_output(y);
   EXPECT_EQ(print_graph(g),
             "graph p (%x: f32[1,4]) {\n"

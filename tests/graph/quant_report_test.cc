@@ -10,6 +10,7 @@
 #include <cmath>
 #include <random>
 
+#include "graph_builder.h"
 #include "vacc/graph/executor.h"
 #include "vacc/graph/passes/calibrate.h"
 #include "vacc/graph/passes/quantize.h"
@@ -17,29 +18,15 @@
 #include "vacc/support/error.h"
 
 using namespace vacc::graph;
+using vacc::graph::test::add_op;
+using vacc::graph::test::random_floats;
 
 namespace {
-
-Tensor random_tensor(Shape shape, uint32_t seed, float scale = 1.0f) {
-  std::mt19937 rng(seed);
-  Tensor t(DType::kFloat32, std::move(shape));
-  for (int64_t i = 0; i < t.size(); ++i)
-    t.data<float>()[i] = std::uniform_real_distribution<float>(-scale, scale)(rng);
-  return t;
-}
-
-Value *op(Graph &g, OpKind kind, const std::string &name, std::vector<Value *> inputs,
-          Attributes attrs = {}) {
-  Value *out = g.add_value(name, DType::kFloat32, {});
-  Node *node = g.add_node(kind, name, std::move(inputs), {out}, std::move(attrs));
-  infer_node(*node);
-  return out;
-}
 
 Value *conv(Graph &g, const std::string &name, Value *in, Tensor w, Tensor b) {
   Attributes a;
   a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
-  return op(
+  return add_op(
       g, OpKind::kConv, name,
       {in, g.add_constant(name + ".w", std::move(w)), g.add_constant(name + ".b", std::move(b))},
       a);
@@ -57,30 +44,30 @@ Graph model(bool outlier) {
   g.name = "report";
   Value *x = g.add_value("x", DType::kFloat32, {1, 3, 6, 6});
   g.add_input(x);
-  Tensor b1 = random_tensor({8}, 2, 0.1f);
+  Tensor b1 = random_floats({8}, 2, 0.1f);
   if (outlier) b1.data<float>()[7] = -100.0f;
-  Value *c1 = conv(g, "conv1", x, random_tensor({8, 3, 3, 3}, 1, 0.5f), std::move(b1));
-  Value *r1 = op(g, OpKind::kRelu, "relu1", {c1});
-  Tensor w2 = random_tensor({8, 8, 3, 3}, 3, 0.2f);
+  Value *c1 = conv(g, "conv1", x, random_floats({8, 3, 3, 3}, 1, 0.5f), std::move(b1));
+  Value *r1 = add_op(g, OpKind::kRelu, "relu1", {c1});
+  Tensor w2 = random_floats({8, 8, 3, 3}, 3, 0.2f);
   if (outlier) w2.data<float>()[kOutlier] = 20.0f;
-  Value *c2 = conv(g, "conv2", r1, std::move(w2), random_tensor({8}, 4, 0.1f));
-  Value *r2 = op(g, OpKind::kRelu, "relu2", {c2});
-  Value *sum = op(g, OpKind::kAdd, "add", {r1, r2});
-  Value *r3 = op(g, OpKind::kRelu, "relu3", {sum});
-  Value *flat = op(g, OpKind::kFlatten, "flat", {r3});
+  Value *c2 = conv(g, "conv2", r1, std::move(w2), random_floats({8}, 4, 0.1f));
+  Value *r2 = add_op(g, OpKind::kRelu, "relu2", {c2});
+  Value *sum = add_op(g, OpKind::kAdd, "add", {r1, r2});
+  Value *r3 = add_op(g, OpKind::kRelu, "relu3", {sum});
+  Value *flat = add_op(g, OpKind::kFlatten, "flat", {r3});
   Attributes gemm;
   gemm.set("transB", int64_t{1});
-  Value *y = op(g, OpKind::kGemm, "fc",
-                {flat, g.add_constant("fc.w", random_tensor({10, 288}, 5, 0.05f)),
-                 g.add_constant("fc.b", random_tensor({10}, 6, 0.1f))},
-                gemm);
+  Value *y = add_op(g, OpKind::kGemm, "fc",
+                    {flat, g.add_constant("fc.w", random_floats({10, 288}, 5, 0.05f)),
+                     g.add_constant("fc.b", random_floats({10}, 6, 0.1f))},
+                    gemm);
   g.add_output(y);
   return g;
 }
 
 std::vector<std::vector<Tensor>> inputs(int n, uint32_t seed) {
   std::vector<std::vector<Tensor>> out;
-  for (int i = 0; i < n; ++i) out.push_back({random_tensor({1, 3, 6, 6}, seed + i)});
+  for (int i = 0; i < n; ++i) out.push_back({random_floats({1, 3, 6, 6}, seed + i)});
   return out;
 }
 
@@ -228,7 +215,7 @@ TEST(QuantReport, RanksTheLayerThatLosesMostFirst) {
 TEST(QuantReport, WeightRangesPerChannel) {
   Quantized m = quantized_model(true);
   const QuantReport r = quant_report(m.fg, m.qg, m.forms, inputs(1, 7));
-  const Tensor w = random_tensor({8, 8, 3, 3}, 3, 0.2f);
+  const Tensor w = random_floats({8, 8, 3, 3}, 3, 0.2f);
   std::vector<float> maxes(8, 0.0f);
   for (int64_t i = 0; i < w.size(); ++i)
     maxes[i / 72] = std::max(maxes[i / 72], std::abs(i == kOutlier ? 20.0f : w.data<float>()[i]));
