@@ -55,4 +55,9 @@ expect err_bad_log 1 "bad.log:1: not JSON" -- \
   "$vacc" tune "$model" --config small -o "$tmp/bad.log" --trials 2
 expect err_tuning_log_missing 1 '--tuning-log .*none.log: no such file' -- \
   "$vacc" compile "$model" --tuning-log "$tmp/none.log" -o "$tmp/y.vpkg"
+# A log whose schedule names a loop order that does not exist.
+head -1 "$tmp/fm.log" | sed 's/"resident":[0-9]/"resident":5/' >"$tmp/bad_order.log"
+expect err_tuning_log_resident 1 \
+  "bad_order.log:1: field 'schedule': field 'resident' = 5 must be 0 \(none\), 1 \(weights\) or 2 \(inputs\)" \
+  -- "$vacc" compile "$model" --config small --tuning-log "$tmp/bad_order.log" -o "$tmp/z.vpkg"
 expect_summary
