@@ -92,8 +92,7 @@ void run_model_bench(const ModelBenchArgs &a) {
   apply_tuning_options(a.tuning, &co);
   co.batch = a.batch;
   const isa::Package pkg = load_model(a.model, config, co, /*quiet=*/true);
-  bool has_accel = false;
-  for (const auto &s : pkg.steps) has_accel |= s.commands.has_value();
+  const bool has_accel = pkg.accelerator_steps() > 0;
   driver::DeviceOptions device_options;
   device_options.build_rtl_model = !a.no_build;
   if (!a.timeline_dir.empty()) {

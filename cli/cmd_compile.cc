@@ -60,8 +60,7 @@ void add_compile_command(CLI::App &app) {
     const package::CompiledModel m = package::compile_model(a->model, config, o);
     isa::save_package(m.package, out);
     const auto bytes = std::filesystem::file_size(out);
-    int lowered = 0;
-    for (const auto &s : m.package.steps) lowered += s.commands.has_value();
+    const int lowered = m.package.accelerator_steps();
     if (a->json) {
       nlohmann::ordered_json j;
       j["model"] = a->model;

@@ -81,8 +81,7 @@ void eval(const EvalArgs &a) {
     fail("{}: input '{}' is {}, not a batch of 28x28 images", model, in.name,
          graph::shape_str(in.shape));
 
-  bool has_accel = false;
-  for (const auto &s : qp.steps) has_accel |= s.commands.has_value();
+  const bool has_accel = qp.accelerator_steps() > 0;
   std::unique_ptr<driver::Device> device;
   driver::DeviceOptions device_options;
   device_options.build_rtl_model = !a.no_build;

@@ -197,8 +197,7 @@ void run(const RunArgs &a, const GivenOptions &given) {
          graph::shape_str(in.shape));
   }
 
-  bool has_accel = false;
-  for (const auto &s : pkg.steps) has_accel |= s.commands.has_value();
+  const bool has_accel = pkg.accelerator_steps() > 0;
   runtime::RunProfile profile;
   std::optional<host::ReferenceCheck> check;
   std::vector<runtime::HostTensor> outs;

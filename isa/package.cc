@@ -126,6 +126,12 @@ int64_t PackageTensor::bytes() const {
   return elements() * package_dtype_size(dtype);
 }
 
+int Package::accelerator_steps() const {
+  int n = 0;
+  for (const PackageStep &s : steps) n += s.commands.has_value();
+  return n;
+}
+
 uint32_t Package::add_blob(std::vector<uint8_t> bytes) {
   blobs.push_back(std::move(bytes));
   return static_cast<uint32_t>(blobs.size() - 1);

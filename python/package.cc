@@ -168,9 +168,7 @@ RunOutcome run_package(Package &p, std::vector<runtime::HostTensor> inputs, cons
     auto runner = std::make_unique<Runner>();
     runner->key = key;
     runner->config = run_config(p, o);
-    bool has_accel = false;
-    for (const auto &s : p.package->steps) has_accel |= s.commands.has_value();
-    if (has_accel) {
+    if (p.package->accelerator_steps() > 0) {
       driver::DeviceOptions d;
       d.xclbin = o.xclbin;
       d.xrt_device = o.device;
@@ -304,11 +302,7 @@ void bind_package(py::module_ &m) {
       .def_property_readonly("source", [](const Package &p) { return p.source; })
       .def_property_readonly("steps", [](const Package &p) { return p.package->steps.size(); })
       .def_property_readonly("accelerator_steps",
-                             [](const Package &p) {
-                               int n = 0;
-                               for (const auto &s : p.package->steps) n += s.commands.has_value();
-                               return n;
-                             })
+                             [](const Package &p) { return p.package->accelerator_steps(); })
       .def_property_readonly("arena_bytes", [](const Package &p) { return p.package->arena_bytes; })
       .def_property_readonly("inputs", [](const Package &p) { return tensors(*p.package, p.package->inputs); })
       .def_property_readonly("outputs", [](const Package &p) { return tensors(*p.package, p.package->outputs); })

@@ -216,10 +216,8 @@ class Service final : public v1::Accelerator::Service {
     result.config_name = o_.config.name;
     result.cpu = o_.cpu;
     const std::optional<std::string> failed = run_thread_.run([&] {
-      bool has_accel = false;
-      for (const auto &s : job.package.steps) has_accel |= s.commands.has_value();
       std::unique_ptr<driver::Device> device =
-          has_accel ? limit_run_time(o_.open_device(), o_.run_time_limit_seconds) : nullptr;
+          job.package.accelerator_steps() > 0 ? limit_run_time(o_.open_device(), o_.run_time_limit_seconds) : nullptr;
       std::unique_ptr<runtime::HostKernels> host = o_.host_kernels(job.package);
       runtime::GraphExecutor exec(job.package, *host, device.get(), o_.config);
       result.outputs = exec.run(job.inputs, &result.profile);

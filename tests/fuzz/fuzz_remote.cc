@@ -22,12 +22,10 @@ namespace {
 // with a vacc::Error, never crash. Its operations are bounded, as a server's cycle limit
 // bounds a run.
 void execute(const remote::RunJob &job) {
-  bool has_accel = false;
-  for (const auto &s : job.package.steps) has_accel |= s.commands.has_value();
   driver::DeviceOptions o;
   o.cycle_limit = 2'000'000;
   std::unique_ptr<driver::Device> device =
-      has_accel ? driver::open_device("fsim", default_config(), o) : nullptr;
+      job.package.accelerator_steps() > 0 ? driver::open_device("fsim", default_config(), o) : nullptr;
   host::ReferenceKernels cpu(job.package);
   runtime::GraphExecutor exec(job.package, cpu, device.get(), default_config());
   exec.run(job.inputs);

@@ -82,6 +82,9 @@ struct Package {
   std::vector<std::vector<uint8_t>> blobs;
 
   uint32_t add_blob(std::vector<uint8_t> bytes);
+  // The steps that run on the accelerator (those with a command list): 0 means a run needs no
+  // device.
+  int accelerator_steps() const;
   // Throws vacc::Error (naming `path`) when the package targets another ISA layout.
   void check_config(const isa::HwConfig &config, const std::string &path) const;
   // Checks the internal consistency (indices in range, constants sized as their shape);
