@@ -26,15 +26,11 @@ struct TuneArgs {
 
 // Ranks > 0 under mpirun: this rank's workers measure rank 0's candidates until it is done.
 void run_tune_agent(const TuneArgs &a, const sweep::MpiSession &mpi) {
-  {
-    sweep::WorkerPool pool(std::max(1, a.request.jobs),
-                           a.request.worker_executable.empty() ? sweep::self_executable()
-                                                               : a.request.worker_executable,
-                           tune_worker_log_dir(a.request.log),
-                           fmt::format("tune-rank{}-", mpi.rank()));
-    pool.run(*sweep::ask_rank0(mpi));
-  }
-  sweep::say_goodbye(mpi);
+  sweep::work_for_rank0(std::max(1, a.request.jobs),
+                        a.request.worker_executable.empty() ? sweep::self_executable()
+                                                            : a.request.worker_executable,
+                        tune_worker_log_dir(a.request.log), fmt::format("tune-rank{}-", mpi.rank()),
+                        mpi);
 }
 
 void run_tune_here(const TuneArgs &a, sweep::RankBatches *ranks) {

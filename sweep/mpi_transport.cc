@@ -173,6 +173,15 @@ void say_goodbye(const MpiSession &) {
   send("", 0, kGoodbye);
 }
 
+void work_for_rank0(int workers, const std::string &executable, const std::string &log_dir,
+                    const std::string &log_prefix, const MpiSession &session) {
+  {
+    WorkerPool pool(workers, executable, log_dir, log_prefix);
+    pool.run(*ask_rank0(session));
+  }
+  say_goodbye(session);
+}
+
 class RankBatches::BatchSource : public TaskSource {
  public:
   BatchSource(TaskSource &batch, RankBatches &ranks) : batch_(batch), ranks_(ranks) {}

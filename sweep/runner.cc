@@ -272,13 +272,8 @@ int coordinate(const SweepOptions &o, const MpiSession *mpi, SweepSummary *out) 
 
 void run_agent(const SweepOptions &o, const MpiSession &mpi) {
   const int jobs = o.jobs > 0 ? o.jobs : default_jobs(true);
-  auto source = ask_rank0(mpi);
-  {
-    WorkerPool pool(jobs, worker_executable(o), log_dir(o.out_dir),
-                    fmt::format("rank{}-", mpi.rank()));
-    pool.run(*source);
-  }
-  say_goodbye(mpi);
+  work_for_rank0(jobs, worker_executable(o), log_dir(o.out_dir),
+                 fmt::format("rank{}-", mpi.rank()), mpi);
 }
 
 }  // namespace

@@ -64,5 +64,9 @@ class RankBatches {
 std::unique_ptr<TaskSource> ask_rank0(const MpiSession &session);
 // Ranks > 0: tell rank 0 this rank is done (after its pool has drained).
 void say_goodbye(const MpiSession &session);
+// Ranks > 0, all of it: `workers` processes of `executable` (logs under `log_dir`, named
+// `log_prefix`...) run the tasks asked from rank 0 until it has no more; then goodbye.
+void work_for_rank0(int workers, const std::string &executable, const std::string &log_dir,
+                    const std::string &log_prefix, const MpiSession &session);
 
 }  // namespace vacc::sweep
