@@ -86,12 +86,14 @@ std::vector<float> schedule_features(const isa::HwConfig &c, const lower::Layer 
                ic_tiles = n.IB / tic, batch_tiles = n.NB / tn;
   const double spatial = row_tiles * col_tiles * batch_tiles;
   const double tiles = spatial * oc_tiles;
-  // A resident operand is loaded once per tile of the other's outer loop, not per tile.
+  // A resident operand is loaded once per tile of the other's outer loop, not per tile. A
+  // convolution's batch blocks are its outermost loop: resident weights load once per block.
   using Resident = lower::AccelSchedule::Resident;
   const double inp_loads = s.resident == Resident::kInputs ? spatial * (s.vthread_rows ? 1 : V)
                                                            : tiles;
-  const double wgt_loads = s.resident == Resident::kWeights ? oc_tiles * (s.vthread_rows ? V : 1)
-                                                            : tiles;
+  const double wgt_loads = s.resident == Resident::kWeights
+                               ? oc_tiles * (s.vthread_rows ? V : 1) * (dense ? 1 : batch_tiles)
+                               : tiles;
   const double inp_bytes = inp_loads * ic_tiles * tn * tic * ih * iw * c.inp_tile_bytes();
   const double wgt_bytes = wgt_loads / oc_tiles * n.OB * n.IB * n.KH * n.KW * c.wgt_tile_bytes();
   const double out_bytes = n.NB * n.OB * n.OH * n.OW * c.out_tile_bytes();

@@ -111,8 +111,8 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const DenseParams &p, int
     fail("{}: no tile fits the scratchpads of config '{}' with {} virtual thread(s)", name, c.name,
          V);
   // The row's input kept in INP (inputs resident) serves every channel tile of a thread, which
-  // would otherwise load it again each: the classifiers of ResNet-18 and MobileNetV2 took
-  // 1.001-1.11x fewer cycles that way on every config measured (bench_loop_order).
+  // would otherwise load it again each: the models measured (bench/RESULTS.md, "The loop
+  // order") took the same or fewer cycles, the Fashion-MNIST CNN on small 1.021x fewer.
   if (CB <= inp_cap && OB / best.tile_oc / V > 1) best.resident = AccelSchedule::Resident::kInputs;
   return best;
 }

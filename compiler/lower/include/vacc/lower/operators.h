@@ -189,7 +189,8 @@ struct AccelSchedule {
   // the other operand's tiles runs. kNone: channel tiles outside the spatial (row) tiles, and
   // every tile loads its input and weights per block of tile_ic. kWeights: the same order,
   // each channel tile's weights of all input blocks loaded once and reused by all its spatial
-  // tiles (WGT holds them). kInputs: the spatial tiles outside the channel tiles, each spatial
+  // tiles (WGT holds them; a convolution loads them again for each batch block, its outermost
+  // loop). kInputs: the spatial tiles outside the channel tiles, each spatial
   // tile's input of all input blocks loaded once and reused by all channel tiles (INP holds
   // it); bias and shifts then load per tile unless bias_once.
   enum class Resident : int { kNone = 0, kWeights = 1, kInputs = 2 };
