@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "vacc/lower/lower.h"
+#include "vacc/lower/schedule_space.h"
 #include "vacc/driver/device.h"
 
 namespace vacc::test {
@@ -38,6 +39,20 @@ std::vector<int64_t> interpret_layer(const isa::HwConfig &config,
 inline std::vector<std::pair<int, lower::AccelSchedule::Resident>> with_resident_orders() {
   using R = lower::AccelSchedule::Resident;
   return {{1, R::kNone}, {2, R::kNone}, {2, R::kWeights}, {2, R::kInputs}};
+}
+
+// Sets `o` for one of with_resident_orders(): `vthreads`, and with a resident operand the
+// heuristic's schedule with it resident. False (o left as is) when that operand does not fit
+// its scratchpad on `c`.
+inline bool use_order(const isa::HwConfig &c, const lower::Conv2dParams &p, int vthreads,
+                      lower::AccelSchedule::Resident resident, lower::LowerOptions *o) {
+  o->vthreads = vthreads;
+  if (resident == lower::AccelSchedule::Resident::kNone) return true;
+  lower::AccelSchedule s = lower::default_schedule(c, p, vthreads, "conv");
+  s.resident = resident;
+  if (lower::check_schedule(c, p, s)) return false;
+  o->schedule = s;
+  return true;
 }
 
 }  // namespace vacc::test

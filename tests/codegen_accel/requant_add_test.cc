@@ -14,7 +14,6 @@
 #include "reference.h"
 #include "vacc/lower/host_layout.h"
 #include "vacc/lower/lower.h"
-#include "vacc/lower/schedule_space.h"
 #include "vacc/support/error.h"
 
 namespace vacc {
@@ -109,6 +108,7 @@ TEST_P(OnConfig, ConvPerChannelShiftsAndClipBounds) {
   isa::HwConfig c = test::config_named(GetParam());
   std::mt19937 rng(99);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int resident_runs = 0;
   for (int i = 0; i < 3; ++i) {
     lower::Conv2dParams p;
     p.batch = c.batch;
@@ -130,13 +130,8 @@ TEST_P(OnConfig, ConvPerChannelShiftsAndClipBounds) {
       SCOPED_TRACE(fmt::format("case {} vthreads {} resident {}", i, vt,
                                static_cast<int>(resident)));
       LowerOptions o;
-      o.vthreads = vt;
-      if (resident != AccelSchedule::Resident::kNone) {
-        AccelSchedule s = lower::default_schedule(c, p, vt, "conv");
-        s.resident = resident;
-        if (lower::check_schedule(c, p, s)) continue;  // the operand does not fit
-        o.schedule = s;
-      }
+      if (!test::use_order(c, p, vt, resident, &o)) continue;  // the operand does not fit
+      resident_runs += resident != AccelSchedule::Resident::kNone;
       LoweredLayer layer = lower::compile_conv2d(c, p, o);
       ASSERT_EQ(layer.op.args.size(), 5u);
       std::vector<std::vector<int64_t>> args;
@@ -148,6 +143,7 @@ TEST_P(OnConfig, ConvPerChannelShiftsAndClipBounds) {
       test::check_layer(c, layer, args, conv_reference(c, p, args[0], args[1], args[2]));
     }
   }
+  EXPECT_GT(resident_runs, 0) << "no resident operand fitted: the loop order went untested";
 }
 
 TEST_P(OnConfig, DensePerChannelShiftsAndClipBounds) {
@@ -228,6 +224,7 @@ TEST_P(OnConfig, ConvWithFusedResidualEqualsConvThenAdd) {
   };
   std::mt19937 rng(17);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int resident_runs = 0;
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case &k = cases[i];
     lower::Conv2dParams p;
@@ -259,13 +256,8 @@ TEST_P(OnConfig, ConvWithFusedResidualEqualsConvThenAdd) {
       SCOPED_TRACE(fmt::format("case {} vthreads {} resident {}", i, vt,
                                static_cast<int>(resident)));
       LowerOptions o;
-      o.vthreads = vt;
-      if (resident != AccelSchedule::Resident::kNone) {
-        AccelSchedule s = lower::default_schedule(c, p, vt, "conv");
-        s.resident = resident;
-        if (lower::check_schedule(c, p, s)) continue;  // the operand does not fit
-        o.schedule = s;
-      }
+      if (!test::use_order(c, p, vt, resident, &o)) continue;  // the operand does not fit
+      resident_runs += resident != AccelSchedule::Resident::kNone;
       LoweredLayer layer = lower::compile_conv2d(c, p, o);
       const size_t nargs = layer.op.args.size();
       ASSERT_EQ(nargs, k.per_channel ? 7u : 6u);
@@ -292,6 +284,7 @@ TEST_P(OnConfig, ConvWithFusedResidualEqualsConvThenAdd) {
       test::check_layer(c, layer, args, add_reference(add, y, skip));
     }
   }
+  EXPECT_GT(resident_runs, 0) << "no resident operand fitted: the loop order went untested";
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, OnConfig, ::testing::Values("default", "small", "wide"));

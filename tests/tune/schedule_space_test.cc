@@ -224,9 +224,10 @@ TEST(ScheduleSpace, RefusedPointsSayWhy) {
 }
 
 // Runs `layer` under schedule `s` on fsim and rtl (check_layer) against the plain C++ reference
-// of tests/compiler/reference.h, on random operands of seed `k`.
+// of tests/compiler/reference.h, on random operands of seed `k`. Without `rtl` (a config
+// whose RTL model is not built in): the loop-IR interpreter and fsim only.
 void expect_bit_exact(const isa::HwConfig &c, const Layer &layer, const lower::AccelSchedule &s,
-                      int k) {
+                      int k, bool rtl = true) {
   SCOPED_TRACE(lower::describe(s));
   lower::LowerOptions o;
   o.schedule = s;
@@ -251,7 +252,10 @@ void expect_bit_exact(const isa::HwConfig &c, const Layer &layer, const lower::A
     want = test::dense_reference(c, dp, data, weight, bias);
     args = {data, weight, bias, std::vector<int64_t>(want.size(), 0)};
   }
-  test::check_layer(c, lowered, args, want);
+  if (rtl) return test::check_layer(c, lowered, args, want);
+  int64_t macs = 0;
+  EXPECT_EQ(test::interpret_layer(c, lowered, args, &macs), want) << "interpreter vs reference";
+  EXPECT_EQ(test::run_layer("fsim", c, lowered, args).out, want) << "fsim vs reference";
 }
 
 // Sampled legal points of conv and dense layers, each bit-exact on fsim and rtl.
@@ -396,6 +400,66 @@ TEST(ScheduleSpace, ResidentOperandsLoadOnceAndAreBitExactOnSmall) {
     }
   }
   EXPECT_GT(runs, 12);
+}
+
+// With batch blocks (gemm.batch 2, a batch of 4): resident weights load once per batch block,
+// a convolution's outermost loop, and resident points of conv and dense stay bit-exact on fsim
+// against the reference (the loop-IR interpreter too; this config has no RTL model built in).
+TEST(ScheduleSpace, ResidentOperandsWithBatchBlocks) {
+  isa::HwConfig c = bundled("small");
+  c.name = "small-batch2";
+  c.batch = 2;
+  isa::validate_config(c);
+  using Resident = AccelSchedule::Resident;
+  lower::Conv2dParams conv;
+  conv.batch = 2 * c.batch;
+  conv.in_channels = 2 * c.block_in;
+  conv.out_channels = 2 * c.block_out;
+  conv.height = conv.width = 6;
+  conv.kernel_h = conv.kernel_w = 3;
+  conv.pad_h = conv.pad_w = 1;
+  conv.requant.shift = 10;
+  lower::DenseParams dense;
+  dense.batch = 4 * c.batch;
+  dense.in_features = 3 * c.block_in;
+  dense.out_features = 4 * c.block_out;
+  dense.requant.shift = 7;
+  {
+    const Layer layer{"conv", conv};
+    AccelSchedule s;
+    s.tile_h = s.tile_w = 3;  // four spatial tiles per batch block
+    s.tile_oc = s.tile_ic = 1;
+    s.bias_once = true;
+    auto load_bytes = [&](Resident r) {
+      AccelSchedule with = s;
+      with.resident = r;
+      EXPECT_EQ(lower::check_schedule(c, layer, with), std::nullopt);
+      lower::LowerOptions o;
+      o.schedule = with;
+      return lower::lower(c, layer, o).traffic.load_bytes;
+    };
+    // Each of the two batch blocks loads all weights once instead of once per spatial tile.
+    const uint64_t weights = 2 * 2 * 9 * c.wgt_tile_bytes();
+    EXPECT_EQ(load_bytes(Resident::kNone) - load_bytes(Resident::kWeights), 2 * (4 - 1) * weights);
+  }
+  int runs = 0;
+  for (const Layer &layer : {Layer{"conv", conv}, Layer{"dense", dense}}) {
+    SCOPED_TRACE(layer.name);
+    const tune::Candidates cand = tune::enumerate_candidates(c, layer);
+    std::map<std::pair<int, int>, size_t> first;  // (resident, vthreads) -> a point
+    for (size_t p = 0; p < cand.size(); ++p) {
+      const AccelSchedule s = cand.schedule(p);
+      if (s.resident != Resident::kNone && !s.vthread_rows)
+        first.emplace(std::make_pair(static_cast<int>(s.resident), s.vthreads), p);
+    }
+    for (int r : {1, 2})
+      for (int v : {1, 2}) EXPECT_TRUE(first.count({r, v})) << "resident " << r << ", vt" << v;
+    for (const auto &[kind, p] : first) {
+      expect_bit_exact(c, layer, cand.schedule(p), runs, /*rtl=*/false);
+      ++runs;
+    }
+  }
+  EXPECT_GE(runs, 8);
 }
 
 // A one-row dense layer's heuristic keeps its input resident where a thread has several channel
