@@ -258,6 +258,24 @@ void expect_bit_exact(const isa::HwConfig &c, const Layer &layer, const lower::A
   EXPECT_EQ(test::run_layer("fsim", c, lowered, args).out, want) << "fsim vs reference";
 }
 
+// The first point of each kind among `cand`'s, by kind; `kind_of` gives a point's kind, or
+// nullopt for points of no interest.
+template <class KindOf>
+auto first_of_each_kind(const tune::Candidates &cand, KindOf kind_of) {
+  std::map<typename decltype(kind_of(AccelSchedule{}))::value_type, size_t> first;
+  for (size_t p = 0; p < cand.size(); ++p)
+    if (auto kind = kind_of(cand.schedule(p))) first.emplace(*kind, p);
+  return first;
+}
+
+// The DRAM bytes the program of `s` (which the operator's rules accept) loads.
+uint64_t load_bytes(const isa::HwConfig &c, const Layer &layer, const AccelSchedule &s) {
+  EXPECT_EQ(lower::check_schedule(c, layer, s), std::nullopt) << lower::describe(s);
+  lower::LowerOptions o;
+  o.schedule = s;
+  return lower::lower(c, layer, o).traffic.load_bytes;
+}
+
 // Sampled legal points of conv and dense layers, each bit-exact on fsim and rtl.
 TEST(ScheduleSpace, SampledPointsAreBitExactOnSmall) {
   const isa::HwConfig c = bundled("small");
@@ -307,11 +325,11 @@ TEST(ScheduleSpace, ThreeAndFourVirtualThreadsAreBitExactOnSmall) {
   for (const Layer &layer : {Layer{"conv", conv}, Layer{"dense", dense}}) {
     SCOPED_TRACE(layer.name);
     const tune::Candidates cand = tune::enumerate_candidates(c, layer);
-    std::map<std::pair<int, bool>, size_t> first;  // (vthreads, over rows) -> a point
-    for (size_t p = 0; p < cand.size(); ++p) {
-      const lower::AccelSchedule s = cand.schedule(p);
-      if (s.vthreads > 2) first.emplace(std::make_pair(s.vthreads, s.vthread_rows), p);
-    }
+    // (vthreads, over rows) -> a point
+    const auto first = first_of_each_kind(cand, [](const AccelSchedule &s) {
+      return s.vthreads > 2 ? std::optional(std::make_pair(s.vthreads, s.vthread_rows))
+                            : std::nullopt;
+    });
     for (int v : {3, 4}) EXPECT_TRUE(first.count({v, false})) << v << " threads over channels";
     if (layer.name == "conv")
       for (int v : {3, 4}) EXPECT_TRUE(first.count({v, true})) << v << " threads over rows";
@@ -358,21 +376,18 @@ TEST(ScheduleSpace, ResidentOperandsLoadOnceAndAreBitExactOnSmall) {
     s.tile_oc = 1;            // four channel tiles
     s.tile_ic = 1;
     s.bias_once = true;  // the bias moves once in every order
-    const auto load_bytes = [&](Resident r) {
+    const auto loads = [&](Resident r) {
       AccelSchedule with = s;
       with.resident = r;
-      EXPECT_EQ(lower::check_schedule(c, layer, with), std::nullopt);
-      lower::LowerOptions o;
-      o.schedule = with;
-      return lower::lower(c, layer, o).traffic.load_bytes;
+      return load_bytes(c, layer, with);
     };
-    const uint64_t none = load_bytes(Resident::kNone);
+    const uint64_t none = loads(Resident::kNone);
     const uint64_t weights = 4 * 2 * 9 * c.wgt_tile_bytes();  // all of them, once
-    EXPECT_EQ(none - load_bytes(Resident::kWeights), (4 - 1) * weights);
+    EXPECT_EQ(none - loads(Resident::kWeights), (4 - 1) * weights);
     // Each spatial tile's input window (less the padding, which the DMA does not read) moves
     // once per channel tile without residency, once with it.
     const uint64_t inputs = none - 4 * weights - 4 * c.acc_tile_bytes();
-    EXPECT_EQ(none - load_bytes(Resident::kInputs), inputs / 4 * (4 - 1));
+    EXPECT_EQ(none - loads(Resident::kInputs), inputs / 4 * (4 - 1));
   }
 
   int runs = 0;
@@ -381,13 +396,12 @@ TEST(ScheduleSpace, ResidentOperandsLoadOnceAndAreBitExactOnSmall) {
     SCOPED_TRACE(layer.name);
     const tune::Candidates cand = tune::enumerate_candidates(c, layer);
     // One point per (resident, vthreads, over rows), resident ones only.
-    std::map<std::tuple<int, int, bool>, size_t> first;
-    for (size_t p = 0; p < cand.size(); ++p) {
-      const AccelSchedule s = cand.schedule(p);
-      if (s.resident != Resident::kNone)
-        first.emplace(std::make_tuple(static_cast<int>(s.resident), s.vthreads, s.vthread_rows),
-                      p);
-    }
+    const auto first = first_of_each_kind(cand, [](const AccelSchedule &s) {
+      return s.resident != Resident::kNone
+                 ? std::optional(
+                       std::make_tuple(static_cast<int>(s.resident), s.vthreads, s.vthread_rows))
+                 : std::nullopt;
+    });
     EXPECT_EQ(first.count({1, 1, false}), layer.name != "one_row") << "weights resident";
     EXPECT_EQ(first.count({1, 2, false}), layer.name != "one_row") << "weights resident, 2 threads";
     if (layer.name == "depthwise")
@@ -430,28 +444,25 @@ TEST(ScheduleSpace, ResidentOperandsWithBatchBlocks) {
     s.tile_h = s.tile_w = 3;  // four spatial tiles per batch block
     s.tile_oc = s.tile_ic = 1;
     s.bias_once = true;
-    auto load_bytes = [&](Resident r) {
+    const auto loads = [&](Resident r) {
       AccelSchedule with = s;
       with.resident = r;
-      EXPECT_EQ(lower::check_schedule(c, layer, with), std::nullopt);
-      lower::LowerOptions o;
-      o.schedule = with;
-      return lower::lower(c, layer, o).traffic.load_bytes;
+      return load_bytes(c, layer, with);
     };
     // Each of the two batch blocks loads all weights once instead of once per spatial tile.
     const uint64_t weights = 2 * 2 * 9 * c.wgt_tile_bytes();
-    EXPECT_EQ(load_bytes(Resident::kNone) - load_bytes(Resident::kWeights), 2 * (4 - 1) * weights);
+    EXPECT_EQ(loads(Resident::kNone) - loads(Resident::kWeights), 2 * (4 - 1) * weights);
   }
   int runs = 0;
   for (const Layer &layer : {Layer{"conv", conv}, Layer{"dense", dense}}) {
     SCOPED_TRACE(layer.name);
     const tune::Candidates cand = tune::enumerate_candidates(c, layer);
-    std::map<std::pair<int, int>, size_t> first;  // (resident, vthreads) -> a point
-    for (size_t p = 0; p < cand.size(); ++p) {
-      const AccelSchedule s = cand.schedule(p);
-      if (s.resident != Resident::kNone && !s.vthread_rows)
-        first.emplace(std::make_pair(static_cast<int>(s.resident), s.vthreads), p);
-    }
+    // (resident, vthreads) -> a point
+    const auto first = first_of_each_kind(cand, [](const AccelSchedule &s) {
+      return s.resident != Resident::kNone && !s.vthread_rows
+                 ? std::optional(std::make_pair(static_cast<int>(s.resident), s.vthreads))
+                 : std::nullopt;
+    });
     for (int r : {1, 2})
       for (int v : {1, 2}) EXPECT_TRUE(first.count({r, v})) << "resident " << r << ", vt" << v;
     for (const auto &[kind, p] : first) {
@@ -477,11 +488,8 @@ TEST(ScheduleSpace, OneRowDenseHeuristicKeepsItsInput) {
   EXPECT_EQ(h.resident, AccelSchedule::Resident::kInputs) << lower::describe(h);
   AccelSchedule reloading = h;
   reloading.resident = AccelSchedule::Resident::kNone;
-  lower::LowerOptions o;
-  o.schedule = reloading;
-  const uint64_t before = lower::lower(c, layer, o).traffic.load_bytes;
-  o.schedule = h;
-  const uint64_t after = lower::lower(c, layer, o).traffic.load_bytes;
+  const uint64_t before = load_bytes(c, layer, reloading);
+  const uint64_t after = load_bytes(c, layer, h);
   const uint64_t input = 8 * c.batch * c.block_in * c.inp_bits / 8;
   const uint64_t tiles_per_thread = p.out_features / c.block_out / h.tile_oc / h.vthreads;
   EXPECT_EQ(before - after, h.vthreads * (tiles_per_thread - 1) * input);
