@@ -371,7 +371,7 @@ class Assembler {
         }
       if (!found)
         error({line.number, head.column + 4},
-              fmt::format("unknown ALU operation '{}' (known: min, max, add, shr, mul)",
+              fmt::format("unknown ALU operation '{}' (known: min, max, add, shr, mul, clip)",
                           m.substr(4)));
       allow(line, ops, {"uops", "loop", "dst", "src", "imm", "unused_imm"},
             {"overlap", "pop_prev", "pop_next", "push_prev", "push_next"}, m);

@@ -153,6 +153,28 @@ DspPacking parse_dsp_packing(const ConfigReader &reader, const YAML::Node &node,
   reader.error(key, fmt::format("must be auto, off or on, got '{}'", word));
 }
 
+// The ISA extensions: key under `extensions` -> field; each takes `on` or `off`.
+const std::map<std::string, bool HwConfig::*> &extension_keys() {
+  static const std::map<std::string, bool HwConfig::*> keys = {{"alu_clip", &HwConfig::alu_clip}};
+  return keys;
+}
+
+void parse_extensions(const ConfigReader &reader, const YAML::Node &value, HwConfig &config) {
+  std::string known;
+  for (const auto &[k, _] : extension_keys()) known += (known.empty() ? "" : ", ") + k;
+  if (!value.IsMap()) reader.error("extensions", "expected a mapping with keys " + known);
+  for (const auto &f : value) {
+    const std::string sub = f.first.Scalar(), key = "extensions." + sub;
+    auto field = extension_keys().find(sub);
+    if (field == extension_keys().end())
+      reader.error(key, fmt::format("unknown key (known: {})", known));
+    const std::string word = reader.text(f.second, key);
+    if (word != "on" && word != "off")
+      reader.error(key, fmt::format("must be on or off, got '{}'", word));
+    config.*(field->second) = word == "on";
+  }
+}
+
 // Rule checks, each naming the key it concerns.
 void check_rules(const HwConfig &c, const std::string &src) {
   auto bad = [&](const std::string &key, const std::string &rule) {
@@ -257,6 +279,16 @@ uint64_t HwConfig::isa_fingerprint() const {
       h *= 1099511628211ull;
     }
   }
+  // An extension that is on makes more operations legal; off leaves the fingerprint as it was
+  // before extensions existed.
+  int bit = 0;
+  for (const auto &[_, field] : extension_keys()) {
+    if (this->*field) {
+      h ^= 0x100u + static_cast<uint64_t>(bit);
+      h *= 1099511628211ull;
+    }
+    ++bit;
+  }
   return h;
 }
 
@@ -295,6 +327,8 @@ HwConfig parse_config(const std::string &yaml_text, const std::string &source_na
         else if (sub == "platform") config.fpga_platform = reader.text(f.second, "fpga.platform");
         else reader.error("fpga." + sub, "unknown key (known: part, platform)");
       }
+    } else if (key == "extensions") {
+      parse_extensions(reader, value, config);
     } else if (auto section = int_schema().find(key); section != int_schema().end()) {
       if (!value.IsMap())
         reader.error(
@@ -314,7 +348,7 @@ HwConfig parse_config(const std::string &yaml_text, const std::string &source_na
     } else {
       reader.error(key,
                    "unknown key (known: name, gemm, dtype, buffers, memory, queues, clock_mhz, "
-                   "fpga)");
+                   "fpga, extensions)");
     }
   }
   validate_config(config);
@@ -329,6 +363,8 @@ const std::vector<ConfigKey> &config_keys() {
     out.push_back({"clock_mhz", ConfigKey::Kind::kNumber});
     out.push_back({"fpga.part", ConfigKey::Kind::kText});
     out.push_back({"fpga.platform", ConfigKey::Kind::kText});
+    for (const auto &[key, _] : extension_keys())
+      out.push_back({"extensions." + key, ConfigKey::Kind::kText});
     return out;
   }();
   return keys;
@@ -347,7 +383,18 @@ std::string to_yaml(const HwConfig &config) {
   out << YAML::Key << "clock_mhz" << YAML::Value << config.clock_mhz;
   out << YAML::Key << "fpga" << YAML::Value << YAML::BeginMap << YAML::Key << "part"
       << YAML::Value << config.fpga_part << YAML::Key << "platform" << YAML::Value
-      << config.fpga_platform << YAML::EndMap << YAML::EndMap;
+      << config.fpga_platform << YAML::EndMap;
+  // Written only when one is on, so that the text of a config without extensions (tuning
+  // records key on it) is what it was before they existed.
+  bool any = false;
+  for (const auto &[_, field] : extension_keys()) any = any || config.*field;
+  if (any) {
+    out << YAML::Key << "extensions" << YAML::Value << YAML::BeginMap;
+    for (const auto &[key, field] : extension_keys())
+      out << YAML::Key << key << YAML::Value << (config.*field ? "on" : "off");
+    out << YAML::EndMap;
+  }
+  out << YAML::EndMap;
   return out.c_str();
 }
 

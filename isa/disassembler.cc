@@ -58,10 +58,15 @@ std::string format_insn(const HwConfig &config, const Insn &insn, const Program 
   if (const auto *a = std::get_if<AluInsn>(&insn)) {
     std::string operand = a->use_imm ? fmt::format(" imm={}", a->imm)
                                      : (a->imm ? fmt::format(" unused_imm={}", a->imm) : "");
-    return fmt::format("alu.{} {} dst={},{} src={},{}{}{}{}", alu_op_name(a->op),
+    // CLIP's two bounds share the immediate: say which they are.
+    const std::string bounds =
+        a->op == AluOp::kClip && a->use_imm
+            ? fmt::format("  # [{}, {}]", clip_low(a->imm), clip_high(a->imm))
+            : "";
+    return fmt::format("alu.{} {} dst={},{} src={},{}{}{}{}{}", alu_op_name(a->op),
                        loops_text(a->uop_begin, a->uop_end, a->loop_out, a->loop_in), a->dst.out,
                        a->dst.in, a->src.out, a->src.in, operand, a->overlap ? " overlap" : "",
-                       deps_text(a->deps));
+                       deps_text(a->deps), bounds);
   }
   return "finish" + deps_text(std::get<FinishInsn>(insn).deps);
 }

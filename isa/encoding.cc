@@ -248,6 +248,7 @@ InsnWord encode(const HwConfig &config, const Insn &insn) {
         .set(g->wgt.in)
         .set(g->overlap);
   } else if (const auto *a = std::get_if<AluInsn>(&insn)) {
+    if (std::string why = alu_op_unavailable(config, a->op); !why.empty()) fail("{}", why);
     p.set(static_cast<int>(a->op))
         .set(a->uop_begin)
         .set(a->uop_end)
@@ -313,8 +314,10 @@ Insn decode(const HwConfig &config, const InsnWord &word) {
       a.deps = deps;
       const int64_t alu_op = u.next();
       if (alu_op >= kNumAluOps)
-        fail("ALU has unknown operation {} (valid: 0 min, 1 max, 2 add, 3 shr, 4 mul)", alu_op);
+        fail("ALU has unknown operation {} (valid: 0 min, 1 max, 2 add, 3 shr, 4 mul, 5 clip)",
+             alu_op);
       a.op = static_cast<AluOp>(alu_op);
+      if (std::string why = alu_op_unavailable(config, a.op); !why.empty()) fail("{}", why);
       a.uop_begin = u.next_u32();
       a.uop_end = u.next_u32();
       a.loop_out = u.next_u32();

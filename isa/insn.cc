@@ -1,5 +1,7 @@
 #include "vacc/isa/insn.h"
 
+#include <fmt/format.h>
+
 namespace vacc::isa {
 
 const char *opcode_name(Opcode op) {
@@ -20,8 +22,18 @@ const char *alu_op_name(AluOp op) {
     case AluOp::kAdd: return "add";
     case AluOp::kShr: return "shr";
     case AluOp::kMul: return "mul";
+    case AluOp::kClip: return "clip";
   }
   return "?";
+}
+
+std::string alu_op_unavailable(const HwConfig &config, AluOp op) {
+  if (op == AluOp::kClip && !config.alu_clip)
+    return fmt::format(
+        "ALU operation clip is the extension extensions.alu_clip, which config '{}' has off; "
+        "switch it on in the config or use max and min",
+        config.name);
+  return "";
 }
 
 const char *engine_name(Engine e) {

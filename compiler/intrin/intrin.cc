@@ -9,6 +9,7 @@ namespace vacc::intrin {
 using tir::Expr;
 using tir::Scope;
 using tir::Stmt;
+using Imms = std::array<int64_t, 2>;
 
 std::vector<int64_t> tile_shape(const isa::HwConfig &c, Scope scope) {
   switch (scope) {
@@ -62,7 +63,7 @@ std::vector<TensorIntrin> gemm_intrins(const isa::HwConfig &c) {
   update.name = "gemm";
   update.operands = {ba, bi, bw};
   update.desc = update_desc;
-  update.lower = [](const std::vector<tir::Buffer> &b, const std::vector<Expr> &t, int64_t) {
+  update.lower = [](const std::vector<tir::Buffer> &b, const std::vector<Expr> &t, const Imms &) {
     tir::Gemm g;
     g.acc = b[0];
     g.inp = b[1];
@@ -76,7 +77,7 @@ std::vector<TensorIntrin> gemm_intrins(const isa::HwConfig &c) {
   reset.name = "gemm.reset";
   reset.operands = {ba};
   reset.desc = reset_desc;
-  reset.lower = [](const std::vector<tir::Buffer> &b, const std::vector<Expr> &t, int64_t) {
+  reset.lower = [](const std::vector<tir::Buffer> &b, const std::vector<Expr> &t, const Imms &) {
     tir::Gemm g;
     g.reset = true;
     g.acc = b[0];
@@ -86,7 +87,8 @@ std::vector<TensorIntrin> gemm_intrins(const isa::HwConfig &c) {
   return {update, reset};
 }
 
-std::vector<TensorIntrin> alu_intrins(const isa::HwConfig &c) {
+std::vector<TensorIntrin> alu_intrins(const isa::HwConfig &config) {
+  const isa::HwConfig &c = config;
   tir::DataType t = scope_dtype(c, Scope::kAcc);
   std::vector<int64_t> shape = tile_shape(c, Scope::kAcc);
   tir::Buffer dst = tir::make_buffer("dst", t, shape, Scope::kAcc);
@@ -118,7 +120,7 @@ std::vector<TensorIntrin> alu_intrins(const isa::HwConfig &c) {
     vv.operands = {dst, src};
     vv.desc = nest(op.f(d, s));
     isa::AluOp code = op.op;
-    vv.lower = [code](const std::vector<tir::Buffer> &bs, const std::vector<Expr> &ts, int64_t) {
+    vv.lower = [code](const std::vector<tir::Buffer> &bs, const std::vector<Expr> &ts, const Imms &) {
       tir::Alu a;
       a.op = code;
       a.dst = bs[0];
@@ -131,15 +133,16 @@ std::vector<TensorIntrin> alu_intrins(const isa::HwConfig &c) {
     TensorIntrin vi;
     vi.name = name + ".imm";
     vi.operands = {dst};
-    vi.imm = imm;
+    vi.imm[0] = imm;
     vi.desc = nest(op.f(d, imm));
-    vi.lower = [code](const std::vector<tir::Buffer> &bs, const std::vector<Expr> &ts, int64_t v) {
+    vi.lower = [code](const std::vector<tir::Buffer> &bs, const std::vector<Expr> &ts,
+                      const Imms &v) {
       tir::Alu a;
       a.op = code;
       a.dst = bs[0];
       a.dst_index = ts[0];
       a.use_imm = true;
-      a.imm = v;
+      a.imm = v[0];
       return tir::Alu::make(a);
     };
     out.push_back(vi);
@@ -148,15 +151,15 @@ std::vector<TensorIntrin> alu_intrins(const isa::HwConfig &c) {
   TensorIntrin sub;
   sub.name = "alu.add.imm";
   sub.operands = {dst};
-  sub.imm = imm;
+  sub.imm[0] = imm;
   sub.desc = nest(d - imm);
-  sub.lower = [](const std::vector<tir::Buffer> &bs, const std::vector<Expr> &ts, int64_t v) {
+  sub.lower = [](const std::vector<tir::Buffer> &bs, const std::vector<Expr> &ts, const Imms &v) {
     tir::Alu a;
     a.op = isa::AluOp::kAdd;
     a.dst = bs[0];
     a.dst_index = ts[0];
     a.use_imm = true;
-    a.imm = -v;
+    a.imm = -v[0];
     return tir::Alu::make(a);
   };
   out.push_back(sub);
@@ -165,7 +168,7 @@ std::vector<TensorIntrin> alu_intrins(const isa::HwConfig &c) {
   zero.name = "alu.zero";
   zero.operands = {dst};
   zero.desc = nest(tir::make_const(t, 0));
-  zero.lower = [](const std::vector<tir::Buffer> &bs, const std::vector<Expr> &ts, int64_t) {
+  zero.lower = [](const std::vector<tir::Buffer> &bs, const std::vector<Expr> &ts, const Imms &) {
     tir::Alu a;
     a.op = isa::AluOp::kMul;
     a.dst = bs[0];
@@ -175,6 +178,27 @@ std::vector<TensorIntrin> alu_intrins(const isa::HwConfig &c) {
     return tir::Alu::make(a);
   };
   out.push_back(zero);
+  // min(max(dst, low), high) as one CLIP, where the config has it: both bounds in one
+  // immediate (isa/README.md), so each must fit 8 signed bits.
+  if (config.alu_clip) {
+    TensorIntrin clip;
+    clip.name = "alu.clip.imm";
+    clip.operands = {dst};
+    clip.imm = {imm, tir::make_var("imm_high", t)};
+    clip.imm_bits = 8;
+    clip.desc = nest(tir::min(tir::max(d, clip.imm[0]), clip.imm[1]));
+    clip.lower = [](const std::vector<tir::Buffer> &bs, const std::vector<Expr> &ts,
+                    const Imms &v) {
+      tir::Alu a;
+      a.op = isa::AluOp::kClip;
+      a.dst = bs[0];
+      a.dst_index = ts[0];
+      a.use_imm = true;
+      a.imm = isa::clip_imm(static_cast<int32_t>(v[0]), static_cast<int32_t>(v[1]));
+      return tir::Alu::make(a);
+    };
+    out.push_back(clip);
+  }
   return out;
 }
 

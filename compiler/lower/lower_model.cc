@@ -15,6 +15,15 @@
 namespace vacc::lower {
 namespace {
 
+// " +alu_clip" for each ISA extension whose operations the layer's commands use (the per-layer
+// table's schedule column shows it), "" when none.
+std::string extensions_used(const isa::CommandList &commands) {
+  for (const auto &cmd : commands.commands)
+    if (const auto *a = std::get_if<isa::AluCommand>(&cmd); a && a->op == isa::AluOp::kClip)
+      return " +alu_clip";
+  return "";
+}
+
 // A per-channel vector (bias, shifts) as the operators read it: [N/B, O/BO, B, BO] int32, the
 // same O values for every batch row, zero past the end of `values`.
 graph::Tensor broadcast_channels(const std::vector<int64_t> &values, int64_t n, int64_t o,
@@ -154,7 +163,8 @@ int lower_model(const graph::Graph &graph, const isa::HwConfig &config, isa::Pac
           LowerOptions tlo = lo;
           tlo.schedule = t->schedule;
           tuned = lower(config, *layer, tlo);
-          step.schedule = fmt::format("tuned: {} ({})", describe(t->schedule), t->source);
+          step.schedule = fmt::format("tuned: {}{} ({})", describe(t->schedule),
+                                      extensions_used(tuned->commands), t->source);
         } catch (const Error &e) {
           why = e.what();
         }
@@ -164,7 +174,8 @@ int lower_model(const graph::Graph &graph, const isa::HwConfig &config, isa::Pac
                                 describe(t->schedule), t->source, why));
     }
     const LoweredLayer lowered = tuned ? std::move(*tuned) : lower(config, *layer, lo);
-    if (!tuned) step.schedule = "heuristic: " + describe(lowered.schedule);
+    if (!tuned)
+      step.schedule = "heuristic: " + describe(lowered.schedule) + extensions_used(lowered.commands);
 
     step.bindings = bindings(node, *layer, config, step, package);
     VACC_CHECK(lowered.commands.buffers.size() == step.bindings.size())

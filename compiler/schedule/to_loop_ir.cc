@@ -1,6 +1,7 @@
 #include "vacc/schedule/to_loop_ir.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -357,18 +358,32 @@ class Lowerer {
         !st->op()->reduce_axes.empty()) {
       return nullptr;
     }
+    // The operands of the body's operation, left to right, and of operations nested in it (a
+    // clip's min(max(x, lo), hi) is one ALU operation on x).
     std::vector<Expr> operands;
-    const Expr &b = info.body;
-    switch (b.kind()) {
-#define VACC_X(name, ...)                                    \
-  case tir::ExprKind::k##name:                               \
-    operands = {b.as<tir::name>()->a, b.as<tir::name>()->b}; \
-    break;
+    std::function<void(const Expr &)> collect = [&](const Expr &b) {
+      switch (b.kind()) {
+#define VACC_X(name, ...)                   \
+  case tir::ExprKind::k##name:              \
+    collect(b.as<tir::name>()->a);          \
+    collect(b.as<tir::name>()->b);          \
+    return;
+        VACC_TIR_ARITH_NODES(VACC_X)
+#undef VACC_X
+        default:
+          operands.push_back(b);
+      }
+    };
+    switch (info.body.kind()) {
+#define VACC_X(name, ...) case tir::ExprKind::k##name:
       VACC_TIR_ARITH_NODES(VACC_X)
 #undef VACC_X
+      collect(info.body);
+      break;
       default:
         return nullptr;
     }
+    if (operands.empty()) return nullptr;
     for (const Expr &e : operands) {
       const tir::Load *l = e.as<tir::Load>();
       if (!l) continue;

@@ -307,6 +307,11 @@ class Interpreter : private IntEvaluator {
             case isa::AluOp::kMul:
               r = static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
               break;
+            case isa::AluOp::kClip: {
+              const auto b32 = static_cast<int32_t>(b);
+              r = std::min(std::max(a, int64_t{isa::clip_low(b32)}), int64_t{isa::clip_high(b32)});
+              break;
+            }
           }
           dst[e] = wrap_to(op->dst->dtype, r);
         }

@@ -220,6 +220,10 @@ class Printer : public Visitor {
     std::string s =
         fmt::format("alu.{} {} <- ", isa::alu_op_name(n->op), tile(n->dst, n->dst_index));
     s += n->use_imm ? fmt::format("imm {}", n->imm) : tile(n->src, n->src_index);
+    if (n->op == isa::AluOp::kClip && n->use_imm) {
+      const auto imm = static_cast<int32_t>(n->imm);
+      s += fmt::format(" [{}, {}]", isa::clip_low(imm), isa::clip_high(imm));
+    }
     if (n->loop_out != 1 || n->loop_in != 1) {
       s += fmt::format(" loop=({}, {})", n->loop_out, n->loop_in) + factors("dst", n->dst_f);
       if (!n->use_imm) s += factors("src", n->src_f);

@@ -102,6 +102,8 @@ std::string generate_package(const isa::HwConfig &c) {
   // Only the outcome: the reason names fpga.part, which must not change the RTL model's key.
   w.comment("1: two products per DSP multiplier (gemm.dsp_packing as resolved for fpga.part).");
   w.param("GemmDspPacking", packing.packed ? 1 : 0);
+  w.comment("ISA extensions (config `extensions`), 1 where on.");
+  w.param("ExtAluClip", c.alu_clip ? 1 : 0);
   w.blank();
   w.comment("AXI4 master data width to device memory.");
   w.param("BusBits", c.bus_bits);

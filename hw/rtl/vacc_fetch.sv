@@ -95,7 +95,9 @@ module vacc_fetch (
         legal = (mem == vacc_pkg::MemOut) && !pop_next && !push_next && !padded;
       end
       vacc_pkg::OpGemm, vacc_pkg::OpFinish: legal = 1'b1;
-      vacc_pkg::OpAlu: legal = (32'(alu_op) < vacc_pkg::NumAluOps);
+      vacc_pkg::OpAlu:
+        legal = (32'(alu_op) < vacc_pkg::NumAluOps) &&
+                (alu_op != vacc_pkg::AluClip || vacc_pkg::ExtAluClip != 0);
       default: legal = 1'b0;
     endcase
   end

@@ -77,6 +77,7 @@ inline int32_t alu_apply(AluOp op, int32_t a, int32_t b, int bits) {
                                        << std::min(-static_cast<int64_t>(b), int64_t{bits - 1})),
                   bits);
     case AluOp::kMul: return wrap(int64_t{a} * b, bits);
+    case AluOp::kClip: return std::min(std::max(a, isa::clip_low(b)), isa::clip_high(b));
   }
   return a;
 }

@@ -240,7 +240,9 @@ class Generator {
         out.push_back(g);
       } else {
         isa::AluInsn a;
-        a.op = static_cast<isa::AluOp>(rnd(0, isa::kNumAluOps - 1));
+        do {
+          a.op = static_cast<isa::AluOp>(rnd(0, isa::kNumAluOps - 1));
+        } while (!isa::alu_op_unavailable(c_, a.op).empty());
         a.loop_out = lo;
         a.loop_in = li;
         uint32_t md, ms;
@@ -251,6 +253,10 @@ class Generator {
           switch (a.op) {
             case isa::AluOp::kShr: a.imm = rnd(-40, 40); break;  // both directions, saturating
             case isa::AluOp::kMul: a.imm = rnd(-9, 9); break;
+            case isa::AluOp::kClip:  // mostly ordered bounds, sometimes crossed
+              a.imm = isa::clip_imm(static_cast<int32_t>(rnd(-128, 40)),
+                                    static_cast<int32_t>(rnd(-40, 127)));
+              break;
             default: a.imm = rnd(-32768, 32767); break;
           }
         }

@@ -160,7 +160,9 @@ TEST_P(ConvOnConfig, DenseOfManyRowsLoadsItsWeightsOncePerRowTile) {
   check_layer(c, layer, args, test::dense_reference(c, p, args[0], args[1], args[2]));
 }
 
-INSTANTIATE_TEST_SUITE_P(Configs, ConvOnConfig, ::testing::Values("default", "small", "wide"));
+// batch4: not bundled, with the CLIP extension (its RTL model built on demand).
+INSTANTIATE_TEST_SUITE_P(Configs, ConvOnConfig,
+                         ::testing::Values("default", "small", "wide", "batch4"));
 
 TEST(CodegenAccel, PartialTilesAndExplicitSchedule) {
   // A 7x7 output with 3x3 tiles: partial tiles at the edges, row-per-row stores.

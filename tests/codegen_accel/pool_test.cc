@@ -230,7 +230,9 @@ TEST_P(OnConfig, ConvWithFusedMaxPoolEqualsConvThenPool) {
   EXPECT_GT(resident_runs, 0) << "no resident operand fitted: the loop order went untested";
 }
 
-INSTANTIATE_TEST_SUITE_P(Configs, OnConfig, ::testing::Values("default", "small", "wide"));
+// batch4: not bundled, with the CLIP extension (its RTL model built on demand).
+INSTANTIATE_TEST_SUITE_P(Configs, OnConfig,
+                         ::testing::Values("default", "small", "wide", "batch4"));
 
 TEST(PoolErrors, EachDiagnosticNamesTheLayerAndTheRule) {
   const isa::HwConfig c = test::config_named("default");

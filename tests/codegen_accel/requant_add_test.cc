@@ -287,7 +287,9 @@ TEST_P(OnConfig, ConvWithFusedResidualEqualsConvThenAdd) {
   EXPECT_GT(resident_runs, 0) << "no resident operand fitted: the loop order went untested";
 }
 
-INSTANTIATE_TEST_SUITE_P(Configs, OnConfig, ::testing::Values("default", "small", "wide"));
+// batch4: not bundled, with the CLIP extension (its RTL model built on demand).
+INSTANTIATE_TEST_SUITE_P(Configs, OnConfig,
+                         ::testing::Values("default", "small", "wide", "batch4"));
 
 // ResNet's block conv2 with its residual add fused, two threads: the compute engine's stream
 // ordered for its in-order dispatch (order_compute_dispatch) computes the same and keeps the

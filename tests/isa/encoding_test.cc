@@ -1,9 +1,12 @@
 // Encode/decode round trips of random instructions, and field overflow errors, per config.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <random>
 
 #include "../expect_error.h"
+#include "vacc/isa/config_yaml.h"
 #include "vacc/isa/encoding.h"
 #include "vacc/support/error.h"
 
@@ -16,7 +19,13 @@ HwConfig config_named(const std::string &name) {
 
 class Encoding : public ::testing::TestWithParam<std::string> {
  protected:
-  void SetUp() override { config = config_named(GetParam()); }
+  void SetUp() override {
+    // "NAME+alu_clip": the bundled config with the CLIP extension on.
+    const std::string name = GetParam();
+    const size_t plus = name.find('+');
+    config = config_named(name.substr(0, plus));
+    config.alu_clip = plus != std::string::npos;
+  }
   uint32_t random_field(const std::string &name, Opcode op) {
     for (const auto &f : insn_fields(config, op))
       if (f.name == name) return static_cast<uint32_t>(rng() & ((1ull << f.width) - 1));
@@ -58,7 +67,9 @@ class Encoding : public ::testing::TestWithParam<std::string> {
         AluInsn a;
         const Opcode op = Opcode::kAlu;
         a.deps = random_deps();
-        a.op = static_cast<AluOp>(rng() % kNumAluOps);
+        do {
+          a.op = static_cast<AluOp>(rng() % kNumAluOps);
+        } while (!alu_op_unavailable(config, a.op).empty());
         a.uop_begin = random_field("uop_begin", op);
         a.uop_end = random_field("uop_end", op);
         a.loop_out = random_field("loop_out", op);
@@ -141,6 +152,36 @@ TEST_P(Encoding, UnknownOpcodeIsAnError) {
   }
 }
 
+// CLIP (ALU operation 5) is legal only where the config has its extension: both directions
+// refuse it elsewhere, naming the key to switch on; the bits of every other instruction are the
+// same with the extension on or off.
+TEST_P(Encoding, ClipNeedsItsExtension) {
+  AluInsn a;
+  a.op = AluOp::kClip;
+  a.use_imm = true;
+  a.imm = clip_imm(-128, 127);
+  HwConfig with = config, without = config;
+  with.alu_clip = true;
+  without.alu_clip = false;
+  const InsnWord word = encode(with, a);
+  EXPECT_EQ(decode(with, word), Insn(a));
+  EXPECT_ERROR(encode(without, a), "extensions.alu_clip, which config");
+  EXPECT_ERROR(decode(without, word), "switch it on in the config or use max and min");
+  for (int i = 0; i < 200; ++i) {
+    const Insn insn = random_insn();
+    if (const auto *alu = std::get_if<AluInsn>(&insn); alu && alu->op == AluOp::kClip) continue;
+    EXPECT_EQ(encode(with, insn), encode(without, insn)) << "instruction " << i;
+  }
+  EXPECT_EQ(clip_low(a.imm), -128);
+  EXPECT_EQ(clip_high(a.imm), 127);
+  // A package compiled with the extension is refused where it is off: the fingerprints differ.
+  // Off, the config reads and writes as before extensions existed.
+  EXPECT_NE(with.isa_fingerprint(), without.isa_fingerprint());
+  EXPECT_EQ(to_yaml(without).find("extensions"), std::string::npos);
+  EXPECT_TRUE(parse_config(to_yaml(with), "with.yaml").alu_clip);
+  EXPECT_FALSE(parse_config(to_yaml(without), "without.yaml").alu_clip);
+}
+
 // The layout is the one documented in isa/README.md for the default config.
 TEST(EncodingLayout, DefaultGemmFieldsAsDocumented) {
   const HwConfig c = config_named("default");
@@ -155,7 +196,13 @@ TEST(EncodingLayout, DefaultGemmFieldsAsDocumented) {
   EXPECT_EQ(encode(c, g).hi, uint64_t{1} << 63);  // overlap: the last bit, 127
 }
 
-INSTANTIATE_TEST_SUITE_P(AllConfigs, Encoding, ::testing::Values("default", "small", "wide"));
+INSTANTIATE_TEST_SUITE_P(AllConfigs, Encoding,
+                         ::testing::Values("default", "small", "wide", "small+alu_clip"),
+                         [](const auto &info) {
+                           std::string n = info.param;
+                           std::replace(n.begin(), n.end(), '+', '_');
+                           return n;
+                         });
 
 }  // namespace
 }  // namespace vacc::isa

@@ -2,10 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 namespace vacc::test {
 
 isa::HwConfig config_named(const std::string &name) {
-  return isa::load_config(std::string(VACC_TEST_CONFIG_DIR) + "/" + name + ".yaml");
+  const std::string bundled = std::string(VACC_TEST_CONFIG_DIR) + "/" + name + ".yaml";
+  if (std::filesystem::exists(bundled)) return isa::load_config(bundled);
+  return isa::load_config(std::string(VACC_TEST_ON_DEMAND_CONFIG_DIR) + "/" + name + ".yaml");
 }
 
 std::vector<std::string> test_engines() { return {"fsim", "rtl"}; }

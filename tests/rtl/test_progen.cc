@@ -3,6 +3,8 @@
 // gives the same bytes, and the programs really vary (double buffering, every ALU op).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstring>
 #include <set>
 #include <string>
@@ -19,8 +21,16 @@ namespace {
 
 class Progen : public ::testing::TestWithParam<std::string> {};
 
+// "NAME+alu_clip": the bundled config with the CLIP extension on.
+isa::HwConfig param_config(const std::string &param) {
+  const size_t plus = param.find('+');
+  isa::HwConfig c = isa::load_config(isa::resolve_config_path(param.substr(0, plus)));
+  c.alu_clip = plus != std::string::npos;
+  return c;
+}
+
 TEST_P(Progen, ProgramsRunOnFsimAndAreDeterministic) {
-  const isa::HwConfig config = isa::load_config(isa::resolve_config_path(GetParam()));
+  const isa::HwConfig config = param_config(GetParam());
   std::set<int> alu_ops;
   int changed = 0, double_buffered = 0, padded = 0, immediates = 0, negative_shifts = 0;
   for (uint64_t seed = 0; seed < 300; ++seed) {
@@ -45,7 +55,12 @@ TEST_P(Progen, ProgramsRunOnFsimAndAreDeterministic) {
         padded += m->pad_top + m->pad_bottom + m->pad_left + m->pad_right > 0;
     }
   }
-  EXPECT_EQ(alu_ops.size(), static_cast<size_t>(isa::kNumAluOps));
+  size_t available = 0;  // every operation the config has, extensions included
+  for (int op = 0; op < isa::kNumAluOps; ++op)
+    available += isa::alu_op_unavailable(config, static_cast<isa::AluOp>(op)).empty();
+  EXPECT_EQ(alu_ops.size(), available);
+  for (int op : alu_ops)
+    EXPECT_EQ(isa::alu_op_unavailable(config, static_cast<isa::AluOp>(op)), "");
   EXPECT_GT(changed, 200);
   EXPECT_GT(double_buffered, 100);
   EXPECT_GT(padded, 100);
@@ -126,7 +141,7 @@ std::string first_unwritten_read(const isa::HwConfig &config, const isa::Program
 }
 
 TEST_P(Progen, ProgramsReadOnlyScratchpadEntriesTheyWrote) {
-  const isa::HwConfig config = isa::load_config(isa::resolve_config_path(GetParam()));
+  const isa::HwConfig config = param_config(GetParam());
   for (uint64_t seed = 0; seed < 300; ++seed) {
     const isa::Program p = generate_program(config, seed);
     const std::string error = first_unwritten_read(config, p);
@@ -161,7 +176,13 @@ TEST(ProgenChecker, FindsAReadOfAnUnwrittenEntry) {
   EXPECT_NE(error.find("reads ACC entry 3 before writing it"), std::string::npos) << error;
 }
 
-INSTANTIATE_TEST_SUITE_P(Configs, Progen, ::testing::Values("default", "small", "wide"));
+INSTANTIATE_TEST_SUITE_P(Configs, Progen,
+                         ::testing::Values("default", "small", "wide", "small+alu_clip"),
+                         [](const auto &info) {
+                           std::string n = info.param;
+                           std::replace(n.begin(), n.end(), '+', '_');
+                           return n;
+                         });
 
 }  // namespace
 }  // namespace vacc::progen

@@ -17,7 +17,7 @@ namespace vacc::sweep {
 namespace {
 
 // Bounds the bundled samples are held to (bench/RESULTS.md gives the measured errors: LUT
-// 3.0% mean, 6.1% worst; FF 3.5%, 8.2%, the one sample with a 256-bit bus).
+// 3.2% mean, 7.6% worst; FF 2.9%, 7.3%, the one sample with a 256-bit bus).
 constexpr double kLutMeanPct = 5, kLutPct = 10, kFfMeanPct = 5, kFfPct = 10, kDspPct = 1;
 constexpr double kBramPct = 8;
 

@@ -254,6 +254,8 @@ class Evaluator : private IntEvaluator {
   void alu(const Alu *op) {
     const std::string what = fmt::format("alu.{} on '{}'", isa::alu_op_name(op->op), op->dst->name);
     check_loops(what, op->loop_out, op->loop_in);
+    if (std::string why = isa::alu_op_unavailable(config_, op->op); !why.empty())
+      fail("{}: {}", what, why);
     isa::AluCommand a;
     a.op = op->op;
     a.loop_out = static_cast<uint32_t>(op->loop_out);

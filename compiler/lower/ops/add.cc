@@ -54,7 +54,7 @@ Operator define(const isa::HwConfig &c, const AddParams &p, const AccelSchedule 
   te::Tensor sa = through_gemm("sum_a", a, 0), sb = through_gemm("sum_b", b, 1);
   const AddStages alu = add_stages(sa, p.lshift_a - weight_shift(p.lshift_a), sb,
                                    p.lshift_b - weight_shift(p.lshift_b), p.rshift,
-                                   p.lo(c.inp_bits), p.hi(c.inp_bits), c.inp_bits);
+                                   p.lo(c.inp_bits), p.hi(c.inp_bits), c);
   const te::Tensor &out = alu.out;
 
   schedule::Schedule s({out});

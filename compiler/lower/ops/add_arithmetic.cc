@@ -1,5 +1,7 @@
 #include "add_arithmetic.h"
 
+#include "clip.h"
+
 #include <functional>
 
 #include "vacc/isa/encoding.h"
@@ -25,7 +27,8 @@ void check_add_arithmetic(const isa::HwConfig &c, int lshift_a, int lshift_b, in
 }
 
 AddStages add_stages(const te::Tensor &a, int a_rest, const te::Tensor &b, int b_rest, int rshift,
-                     int64_t lo, int64_t hi, int out_bits) {
+                     int64_t lo, int64_t hi, const isa::HwConfig &c) {
+  const int out_bits = c.out_bits();
   using tir::Expr;
   const auto &shape = a->shape();
   std::vector<std::string> names;
@@ -51,8 +54,7 @@ AddStages add_stages(const te::Tensor &a, int a_rest, const te::Tensor &b, int b
     last = stage("round", last, [&](Expr x) { return x + k(int64_t{1} << (rshift - 1)); });
     last = stage("shift", last, [&](Expr x) { return x >> k(rshift); });
   }
-  last = stage("clip_lo", last, [&](Expr x) { return tir::max(x, k(lo)); });
-  last = stage("clip_hi", last, [&](Expr x) { return tir::min(x, k(hi)); });
+  for (const ClipStep &step : clip_steps(c, lo, hi, at)) last = stage(step.name, last, step.value);
   r.out = te::compute(
       "out", shape,
       [&](const auto &v) { return tir::cast(tir::DataType::int_(out_bits), (*last)(idx(v))); },

@@ -27,13 +27,13 @@ void check_add_arithmetic(const isa::HwConfig &c, int lshift_a, int lshift_b, in
 // The ALU stages once both operands are in ACC, `a` and `b` scaled by the GEMM core's weight
 // and still to be shifted left by a_rest and b_rest: those shifts, the sum, rounding, shift
 // and clip, in the order they run (`acc`, all in the ACC scope), and the narrowed
-// int(out_bits) output.
+// int(inp_bits) output.
 struct AddStages {
   std::vector<te::Tensor> acc;
   te::Tensor out;
 };
 AddStages add_stages(const te::Tensor &a, int a_rest, const te::Tensor &b, int b_rest, int rshift,
-                     int64_t lo, int64_t hi, int out_bits);
+                     int64_t lo, int64_t hi, const isa::HwConfig &config);
 
 // Schedules `sum` (an int8 tile through the GEMM core: a unit reduction and the block_in
 // lanes, in ACC) and its INP copy `in_l` at `at` of the output stage `so`.

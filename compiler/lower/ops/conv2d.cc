@@ -171,8 +171,8 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, in
             // result the pool's and the requantization's.
             const double alu =
                 p.pool
-                    ? S * OB * (ch * cw + th * tw * (pool_alu + alu_cycles_per_tile(p.requant) - 1))
-                    : double(NB) * OB * OH * OW * (alu_cycles_per_tile(p.requant) + residual_alu);
+                    ? S * OB * (ch * cw + th * tw * (pool_alu + alu_cycles_per_tile(p.requant, c) - 1))
+                    : double(NB) * OB * OH * OW * (alu_cycles_per_tile(p.requant, c) + residual_alu);
             const double insns = S * OT * (IT * 3 + 9 + (p.residual ? 4 : 0));
             const double bytes =
                 S * OT * IT * load_blocks * ih * iw * c.inp_tile_bytes() +
@@ -185,7 +185,7 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, in
                                        tic * KH * KW * c.wgt_tile_bytes()) /
                                 bw;
             const double drain =
-                double(toc * th * tw) * (alu_cycles_per_tile(p.requant) + residual_alu + pool_alu);
+                double(toc * th * tw) * (alu_cycles_per_tile(p.requant, c) + residual_alu + pool_alu);
             const double compute = V > 1 ? std::max(gemm, alu) + fill + drain : gemm + alu;
             const double cost = modelled_time(compute + insns * kInsnOverheadCycles, bytes / bw,
                                               static_cast<int>(V));
@@ -415,7 +415,7 @@ Operator define(const isa::HwConfig &c, const Conv2dParams &p, const AccelSchedu
     return [t](const auto &v) { return (*t)({v[0], v[1], v[4], v[5]}); };
   };
   auto stages =
-      requantize(pooled, p.requant, c.inp_bits, channel(bias), channel(shifts), channel(mults));
+      requantize(pooled, p.requant, c, channel(bias), channel(shifts), channel(mults));
   te::Tensor out = stages.back();
   // A fused residual add: the skip tile through the GEMM core, then the add's ALU stages on
   // the clipped int8-valued result (requantize's own narrowing is not used).
@@ -438,7 +438,7 @@ Operator define(const isa::HwConfig &c, const Conv2dParams &p, const AccelSchedu
     // the virtual threads interleave as without a residual.
     const AddStages add =
         add_stages(*skip_sum, r.lshift_skip - weight_shift(r.lshift_skip), stages.back(),
-                   r.lshift_out, r.rshift, r.clip_min, r.clip_max, c.inp_bits);
+                   r.lshift_out, r.rshift, r.clip_min, r.clip_max, c);
     residual_alu = add.acc;
     out = add.out;
   }

@@ -46,7 +46,7 @@ AccelSchedule rows_schedule(const isa::HwConfig &c, const DenseParams &p, int64_
   const int64_t acc_cap = c.acc_depth() / V, inp_cap = c.inp_depth() / V,
                 wgt_cap = c.wgt_depth() / V;
   const int64_t vectors = 1 + channel_vectors(p.requant);  // bias, shifts, multipliers
-  const double gemm = double(NB) * OB * CB, alu = double(NB) * OB * alu_cycles_per_tile(p.requant);
+  const double gemm = double(NB) * OB * CB, alu = double(NB) * OB * alu_cycles_per_tile(p.requant, c);
   AccelSchedule best;
   double best_cost = std::numeric_limits<double>::infinity();
   for (int64_t tn : divisors(NB))
@@ -215,7 +215,7 @@ Operator define(const isa::HwConfig &c, const DenseParams &p, const AccelSchedul
     };
   };
   auto stages =
-      requantize(acc, p.requant, c.inp_bits, channel(bias), channel(shifts), channel(mults));
+      requantize(acc, p.requant, c, channel(bias), channel(shifts), channel(mults));
   te::Tensor out = stages.back();
 
   schedule::Schedule s({out});

@@ -14,6 +14,7 @@
 #include <limits>
 #include <optional>
 
+#include "clip.h"
 #include "divisors.h"
 #include "schedule_rules.h"
 #include "tile_output.h"
@@ -331,8 +332,8 @@ Operator define(const isa::HwConfig &c, const PoolParams &p, const AccelSchedule
     }
     stage("round", [&](Expr x, const auto &) { return x + imm(int64_t{1} << (r - 1)); });
     stage("shift", [&](Expr x, const auto &) { return x >> imm(r); });
-    stage("clip_lo", [&](Expr x, const auto &) { return tir::max(x, imm(p.clip_min)); });
-    stage("clip_hi", [&](Expr x, const auto &) { return tir::min(x, imm(p.clip_max)); });
+    for (const ClipStep &step : clip_steps(c, p.clip_min, p.clip_max, at))
+      stage(step.name.c_str(), [&](Expr x, const auto &) { return step.value(x); });
   }
   const te::Tensor final_acc = last;
   te::Tensor out = te::compute(

@@ -1,13 +1,15 @@
 #include "requantize.h"
 
+#include "clip.h"
+
 #include "vacc/isa/encoding.h"
 #include "vacc/support/error.h"
 #include "vacc/tir/ops.h"
 
 namespace vacc::lower {
 
-std::vector<te::Tensor> requantize(const te::Tensor &acc, const Requant &q, int out_bits,
-                                   const ChannelIndex &bidx, const ChannelIndex &sidx,
+std::vector<te::Tensor> requantize(const te::Tensor &acc, const Requant &q,
+                                   const isa::HwConfig &c, const ChannelIndex &bidx, const ChannelIndex &sidx,
                                    const ChannelIndex &midx) {
   using tir::Expr;
   const auto &shape = acc->shape();
@@ -31,29 +33,26 @@ std::vector<te::Tensor> requantize(const te::Tensor &acc, const Requant &q, int 
       stages.push_back(te::compute(
           stage, shape, [&](const auto &v) { return f((*prev)(idx(v)), v); }, names));
     };
-    const Expr c = tir::make_const(at, q.pre_clip);
+    const Expr pre = tir::make_const(at, q.pre_clip);
     step("pre_clip_lo", [&](Expr x, const auto &) { return tir::max(x, tir::make_const(at, -q.pre_clip)); });
-    step("pre_clip_hi", [&](Expr x, const auto &) { return tir::min(x, c); });
+    step("pre_clip_hi", [&](Expr x, const auto &) { return tir::min(x, pre); });
     VACC_CHECK(stages.size() == kMultiplyStage);
     step("multiply", [&](Expr x, const auto &v) { return x * midx(v); });
     step("post_shift", [&](Expr x, const auto &) { return x >> tir::make_const(at, q.post_shift); });
     if (q.zero_point)
       step("zero_point", [&](Expr x, const auto &) { return x + tir::make_const(at, q.zero_point); });
   }
-  const int64_t hi = q.hi(out_bits), lo = q.lo(out_bits);
-  const te::Tensor before_clip = stages.back();
-  te::Tensor low = te::compute(
-      "clip_lo", shape,
-      [&](const auto &v) { return tir::max((*before_clip)(idx(v)), tir::make_const(at, lo)); },
-      names);
-  te::Tensor high = te::compute(
-      "clip_hi", shape,
-      [&](const auto &v) { return tir::min((*low)(idx(v)), tir::make_const(at, hi)); }, names);
-  te::Tensor out = te::compute(
+  const int out_bits = c.out_bits();
+  for (const ClipStep &step : clip_steps(c, q.lo(out_bits), q.hi(out_bits), at)) {
+    const te::Tensor prev = stages.back();
+    stages.push_back(te::compute(
+        step.name, shape, [&](const auto &v) { return step.value((*prev)(idx(v))); }, names));
+  }
+  const te::Tensor clipped = stages.back();
+  stages.push_back(te::compute(
       "out", shape,
-      [&](const auto &v) { return tir::cast(tir::DataType::int_(out_bits), (*high)(idx(v))); },
-      names);
-  stages.insert(stages.end(), {low, high, out});
+      [&](const auto &v) { return tir::cast(tir::DataType::int_(out_bits), (*clipped)(idx(v))); },
+      names));
   return stages;
 }
 
@@ -94,11 +93,12 @@ void check_requant_supported(const isa::HwConfig &c, const Requant &q, int64_t o
   if (lo > hi) fail("{}: clip_min = {} is above clip_max = {}", name, lo, hi);
 }
 
-double alu_cycles_per_tile(const Requant &q) {
+double alu_cycles_per_tile(const Requant &q, const isa::HwConfig &c) {
   // reset, bias add, shift, [pre clip low and high, multiply, post shift, zero point,] clip
-  // low, clip high
+  // (one CLIP, or low and high)
   const double multiply = q.multiplied() ? 1 + 1 + 2 + 1 + (q.zero_point ? 1 : 0) : 0;
-  return 1 + 2 + (q.per_channel() ? 2 : 1) + multiply + 1 + 1;
+  const double clip = fused_clip(c, q.lo(c.out_bits()), q.hi(c.out_bits())) ? 1 : 2;
+  return 1 + 2 + (q.per_channel() ? 2 : 1) + multiply + clip;
 }
 
 int64_t channel_vectors(const Requant &q) {

@@ -16,9 +16,10 @@ namespace vacc::lower {
 using ChannelIndex = std::function<tir::Expr(const std::vector<tir::Var> &)>;
 
 // `bias(v)`, `shift(v)` and `multiplier(v)` read the per-channel operands at output index v.
-// Returns the stages, the narrowed output (int(out_bits)) last: stage 0 reads the bias, stage 1
+// Returns the stages, the narrowed output (int(inp_bits)) last: stage 0 reads the bias, stage 1
 // the shifts, stage kMultiplyStage the multipliers.
-std::vector<te::Tensor> requantize(const te::Tensor &acc, const Requant &q, int out_bits,
+std::vector<te::Tensor> requantize(const te::Tensor &acc, const Requant &q,
+                                   const isa::HwConfig &config,
                                    const ChannelIndex &bias, const ChannelIndex &shift,
                                    const ChannelIndex &multiplier);
 inline constexpr size_t kMultiplyStage = 4;
@@ -30,6 +31,6 @@ int64_t channel_vectors(const Requant &q);
 // Cycles the ALU spends per output tile on the reset and the requantization (hw/README.md: a
 // micro-op with a vector operand every second cycle, with an immediate every cycle), for the
 // default schedules' cost models.
-double alu_cycles_per_tile(const Requant &q);
+double alu_cycles_per_tile(const Requant &q, const isa::HwConfig &config);
 
 }  // namespace vacc::lower

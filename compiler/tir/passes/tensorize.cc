@@ -47,8 +47,8 @@ class Matcher {
   std::string why;
   std::map<const BufferNode *, Buffer> bufs;
   std::map<const BufferNode *, std::vector<Expr>> leading;
-  int64_t imm = 0;
-  bool has_imm = false;
+  std::array<int64_t, 2> imm = {0, 0};
+  std::array<bool, 2> has_imm = {false, false};
 
   bool stmt(const Stmt &d, const Stmt &a) {
     const Store *ds = d.as<Store>();
@@ -61,16 +61,19 @@ class Matcher {
   }
 
   bool expr(const Expr &d, const Expr &a) {
-    if (intrin_.imm && d.get() == intrin_.imm.get()) {
+    for (size_t i = 0; i < intrin_.imm.size(); ++i) {
+      if (!intrin_.imm[i] || d.get() != intrin_.imm[i].get()) continue;
       int64_t v;
       if (!as_const(a, &v)) return mismatch(d, a);
-      if (v < -32768 || v > 32767) {
-        why = fmt::format("the constant {} does not fit the ALU's 16-bit immediate", v);
+      const int64_t lim = int64_t{1} << (intrin_.imm_bits - 1);
+      if (v < -lim || v >= lim) {
+        why = fmt::format("the constant {} does not fit the ALU's {}-bit immediate", v,
+                          intrin_.imm_bits);
         return false;
       }
-      if (has_imm && imm != v) return mismatch(d, a);
-      has_imm = true;
-      imm = v;
+      if (has_imm[i] && imm[i] != v) return mismatch(d, a);
+      has_imm[i] = true;
+      imm[i] = v;
       return true;
     }
     if (d.kind() != a.kind() || d.dtype() != a.dtype()) return mismatch(d, a);
@@ -114,8 +117,8 @@ class Matcher {
   struct State {
     std::map<const BufferNode *, Buffer> bufs;
     std::map<const BufferNode *, std::vector<Expr>> leading;
-    bool has_imm;
-    int64_t imm;
+    std::array<bool, 2> has_imm;
+    std::array<int64_t, 2> imm;
   };
   State save() const {
     return {bufs, leading, has_imm, imm};
@@ -313,7 +316,7 @@ class Tensorizer : public Mutator {
         return r;
       }
       if (first_why.empty() || why.find("scope") != std::string::npos ||
-          why.find("16-bit") != std::string::npos) {
+          why.find("-bit immediate") != std::string::npos) {
         first_why = why;
       }
     }

@@ -51,6 +51,9 @@ struct HwConfig {
   double clock_mhz = 100;
   std::string fpga_part = "xc7z020clg400-1";
   std::string fpga_platform = "xilinx_u250_gen3x16_xdma_4_1_202210_1";
+  // extensions: ISA extensions, each off unless the config switches it on (isa/README.md,
+  // "Extensions"). alu_clip: the two-bound ALU operation CLIP.
+  bool alu_clip = false;
 
   int out_bits() const { return inp_bits; }
 

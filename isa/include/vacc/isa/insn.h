@@ -11,10 +11,20 @@
 namespace vacc::isa {
 
 enum class Opcode : uint8_t { kLoad = 0, kStore = 1, kGemm = 2, kFinish = 3, kAlu = 4 };
-enum class AluOp : uint8_t { kMin = 0, kMax = 1, kAdd = 2, kShr = 3, kMul = 4 };
-inline constexpr int kNumAluOps = 5;
+// kClip is an extension (extensions.alu_clip): legal only where the config switches it on.
+enum class AluOp : uint8_t { kMin = 0, kMax = 1, kAdd = 2, kShr = 3, kMul = 4, kClip = 5 };
+inline constexpr int kNumAluOps = 6;
 const char *opcode_name(Opcode op);
-const char *alu_op_name(AluOp op);  // "min", "max", "add", "shr", "mul"
+const char *alu_op_name(AluOp op);  // "min", "max", "add", "shr", "mul", "clip"
+// Whether `config` has the operation; "" when it does, else why not and what to do.
+std::string alu_op_unavailable(const HwConfig &config, AluOp op);
+// CLIP's bounds from its operand b: low = sign-extended b[7:0], high = sign-extended b[15:8].
+inline int32_t clip_low(int32_t b) { return static_cast<int8_t>(b & 0xff); }
+inline int32_t clip_high(int32_t b) { return static_cast<int8_t>((b >> 8) & 0xff); }
+// The 16-bit immediate of a CLIP to [low, high] (both in [-128, 127]).
+inline int32_t clip_imm(int32_t low, int32_t high) {
+  return static_cast<int16_t>(static_cast<uint16_t>(((high & 0xff) << 8) | (low & 0xff)));
+}
 
 // The engine that executes an instruction. LOAD of INP/WGT runs on the load engine; LOAD of
 // UOP/ACC runs on the compute engine, which owns those scratchpads; STORE on the store engine.

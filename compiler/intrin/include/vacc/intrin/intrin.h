@@ -6,10 +6,12 @@
 // GEMM:  acc[b, o] += inp[b, c] * wgt[o, c]   (BATCH x BLOCK_OUT, summing over BLOCK_IN)
 // reset: acc[b, o] = 0
 // ALU:   dst[b, o] = op(dst[b, o], src[b, o]) and dst[b, o] = op(dst[b, o], imm) for each of
-//        min, max, add (also `dst - imm`), shr, mul, over one ACC tile.
+//        min, max, add (also `dst - imm`), shr, mul, over one ACC tile; with the config's
+//        extensions.alu_clip also dst[b, o] = min(max(dst[b, o], low), high).
 // DMA load/store are matched by lower_dma_copies from copy nests, not by description.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <string>
 #include <vector>
@@ -23,11 +25,14 @@ struct TensorIntrin {
   std::string name;                   // "gemm", "gemm.reset", "alu.add", "alu.add.imm", ...
   std::vector<tir::Buffer> operands;  // description buffers; operands[0] is written
   tir::Stmt desc;                     // the loop nest the intrinsic computes
-  tir::Var imm;                       // in `desc`, stands for any 16-bit constant (or null)
+  // In `desc`, each stands for a constant (or is null): imm[0] any 16-bit one, imm[1] a second
+  // one (CLIP's high bound). `imm_bits` is the width each must fit, signed.
+  std::array<tir::Var, 2> imm;
+  int imm_bits = 16;
   // Builds the intrinsic statement from the matched buffers (in `operands` order), the tile
-  // index of each in its buffer, and the matched immediate.
+  // index of each in its buffer, and the matched immediates.
   std::function<tir::Stmt(const std::vector<tir::Buffer> &buffers,
-                          const std::vector<tir::Expr> &tiles, int64_t imm)>
+                          const std::vector<tir::Expr> &tiles, const std::array<int64_t, 2> &imm)>
       lower;
 };
 
