@@ -168,10 +168,11 @@ void parse_extensions(const ConfigReader &reader, const YAML::Node &value, HwCon
     auto field = extension_keys().find(sub);
     if (field == extension_keys().end())
       reader.error(key, fmt::format("unknown key (known: {})", known));
+    // true/false too: YAML 1.1 tools (PyYAML) read on/off as booleans and write them so.
     const std::string word = reader.text(f.second, key);
-    if (word != "on" && word != "off")
-      reader.error(key, fmt::format("must be on or off, got '{}'", word));
-    config.*(field->second) = word == "on";
+    if (word != "on" && word != "off" && word != "true" && word != "false")
+      reader.error(key, fmt::format("must be on or off (or true or false), got '{}'", word));
+    config.*(field->second) = word == "on" || word == "true";
   }
 }
 

@@ -2,7 +2,8 @@
 // starts with `# expect: TEXT` lines, and loading (config), assembling (asm), running on fsim
 // and on perf (sim) or reading as a sweep spec (sweep) the file must fail with a vacc::Error
 // whose message contains every TEXT. For asm, TEXT begins with LINE:COLUMN and the message
-// must carry FILE:LINE:COLUMN.
+// must carry FILE:LINE:COLUMN; an asm case assembles for the default config, or for the bundled
+// config its `# config: NAME` line names.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -50,6 +51,16 @@ isa::HwConfig default_config() {
   return isa::load_config(std::string(VACC_CONFIG_DIR_FOR_TESTS) + "/default.yaml");
 }
 
+// The bundled config a case names on a `# config: NAME` line, else default.
+isa::HwConfig config_of(const std::string &path) {
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("# config: ", 0) == 0)
+      return isa::load_config(std::string(VACC_CONFIG_DIR_FOR_TESTS) + "/" + line.substr(10) +
+                              ".yaml");
+  return default_config();
+}
+
 class ErrorCase : public ::testing::TestWithParam<std::string> {};
 
 void check(const std::string &path, const std::string &message, const std::string &prefix = "") {
@@ -72,7 +83,7 @@ TEST_P(ConfigError, NamesKeyAndRule) {
 using AsmError = ErrorCase;
 TEST_P(AsmError, NamesFileLineColumn) {
   const std::string path = GetParam();
-  check(path, error_of([&] { isa::assemble_file(default_config(), path); }), path + ":");
+  check(path, error_of([&] { isa::assemble_file(config_of(path), path); }), path + ":");
 }
 
 // Every program error reads the same on fsim and on perf (which runs fsim's checks first).
