@@ -4,9 +4,9 @@
 // tree. Sums wrap at AccBits like the accumulator they are added to.
 //
 // With vacc_pkg::GemmDspPacking, two products that share an operand come from one multiplier
-// (vacc_mul2_packed, one DSP48E1 for two int8 products): outputs o and o + BlockOut/2 share
-// the input inp[b][c], or, with a single output column, batches b and b + Batch/2 share the
-// weight wgt[o][c]. The same two stages, so the pipeline's latency does not change.
+// (the packing of vacc_mul2_packed.sv, one DSP48E1 for two int8 products): outputs o and
+// o + BlockOut/2 share the input inp[b][c], or, with a single output column, batches b and
+// b + Batch/2 share the weight wgt[o][c]. The same two stages, so the pipeline's latency does not change.
 module vacc_gemm_core (
   input  logic clk_i,
   input  logic rst_ni,
@@ -34,53 +34,57 @@ module vacc_gemm_core (
 
   if (vacc_pkg::GemmDspPacking != 0) begin : g_packed
     // Pairs along BlockOut (shared input) where there are two output columns, else along
-    // Batch (shared weight); the config's rules guarantee one of them.
+    // Batch (shared weight); the config's rules guarantee one of them. Pair (b, o, c) packs
+    // the products of (b, o) (low) and of (b, o + PairsO) or (b + PairsB, o) (high).
     localparam bit PairOut = BlockOut >= 2;
     localparam int unsigned PairsB = PairOut ? Batch : Batch / 2;
     localparam int unsigned PairsO = PairOut ? BlockOut / 2 : BlockOut;
-    // The products, [b][o][c], ProdBits each; the adder tree reads them as they are.
-    logic [NumMacs*ProdBits-1:0] prod;
-
-    for (genvar b = 0; b < PairsB; b++) begin : g_b
-      for (genvar o = 0; o < PairsO; o++) begin : g_o
-        for (genvar c = 0; c < BlockIn; c++) begin : g_c
-          // The pair's low product is (b, o), its high one (b, o + PairsO) or (b + PairsB, o).
-          localparam int unsigned BHi = PairOut ? b : b + PairsB;
-          localparam int unsigned OHi = PairOut ? o + PairsO : o;
-          localparam int unsigned Lo = (b * BlockOut + o) * BlockIn + c;
-          localparam int unsigned Hi = (BHi * BlockOut + OHi) * BlockIn + c;
-          if (PairOut) begin : g_shared_inp
-            vacc_mul2_packed #(.ABits(InpBits), .BBits(WgtBits)) u_mul (
-              .clk_i, .en_i(valid_i),
-              .a_i(inp_i[(b * BlockIn + c) * InpBits +: InpBits]),
-              .b_hi_i(wgt_i[(OHi * BlockIn + c) * WgtBits +: WgtBits]),
-              .b_lo_i(wgt_i[(o * BlockIn + c) * WgtBits +: WgtBits]),
-              .prod_hi_o(prod[Hi*ProdBits +: ProdBits]), .prod_lo_o(prod[Lo*ProdBits +: ProdBits])
-            );
-          end else begin : g_shared_wgt
-            vacc_mul2_packed #(.ABits(WgtBits), .BBits(InpBits)) u_mul (
-              .clk_i, .en_i(valid_i),
-              .a_i(wgt_i[(o * BlockIn + c) * WgtBits +: WgtBits]),
-              .b_hi_i(inp_i[(BHi * BlockIn + c) * InpBits +: InpBits]),
-              .b_lo_i(inp_i[(b * BlockIn + c) * InpBits +: InpBits]),
-              .prod_hi_o(prod[Hi*ProdBits +: ProdBits]), .prod_lo_o(prod[Lo*ProdBits +: ProdBits])
-            );
+    localparam int unsigned PairBits = vacc_mul2_packed::PairBits;  // one word per pair
+    logic [PairsB*PairsO*BlockIn*PairBits-1:0] pair_q;
+    // As in g_unpacked: computed under their enables in one process, no reset, and unpacked
+    // only in the adder tree's process, so that a simulator skips both in idle cycles.
+    always_ff @(posedge clk_i) begin
+      if (valid_i) begin
+        for (int unsigned b = 0; b < PairsB; b++) begin
+          for (int unsigned o = 0; o < PairsO; o++) begin
+            for (int unsigned c = 0; c < BlockIn; c++) begin
+              logic [InpBits-1:0] a, b_hi, b_lo;
+              if (PairOut) begin  // the shared operand is the input
+                a = inp_i[(b * BlockIn + c) * InpBits +: InpBits];
+                b_hi = wgt_i[((o + PairsO) * BlockIn + c) * WgtBits +: WgtBits];
+                b_lo = wgt_i[(o * BlockIn + c) * WgtBits +: WgtBits];
+              end else begin  // the shared operand is the weight
+                a = wgt_i[(o * BlockIn + c) * WgtBits +: WgtBits];
+                b_hi = inp_i[((b + PairsB) * BlockIn + c) * InpBits +: InpBits];
+                b_lo = inp_i[(b * BlockIn + c) * InpBits +: InpBits];
+              end
+              pair_q[((b * PairsO + o) * BlockIn + c) * PairBits +: PairBits] <= PairBits'(
+                  $signed(vacc_mul2_packed::packed_operand(b_hi, b_lo)) * $signed(a));
+            end
           end
         end
       end
-    end
-
-    // The adder tree in the fabric (the DSPs cannot sum packed products: the low products'
-    // sum would carry into the high ones). Yosys builds it as one carry-save tree per output.
-    always_ff @(posedge clk_i) begin
+      // The adder tree in the fabric (the DSPs cannot sum packed products: the low products'
+      // sum would carry into the high ones). Yosys builds it as one carry-save tree per output.
       if (prod_valid_q) begin
-        for (int unsigned n = 0; n < Batch * BlockOut; n++) begin
-          logic [AccBits-1:0] sum;
-          sum = '0;
-          for (int unsigned c = 0; c < BlockIn; c++) begin
-            sum = sum + AccBits'($signed(prod[(n * BlockIn + c) * ProdBits +: ProdBits]));
+        for (int unsigned b = 0; b < Batch; b++) begin
+          for (int unsigned o = 0; o < BlockOut; o++) begin
+            logic [AccBits-1:0] sum;
+            sum = '0;
+            for (int unsigned c = 0; c < BlockIn; c++) begin
+              // The pair holding (b, o) and which half of it.
+              logic hi;
+              logic [PairBits-1:0] pair;
+              logic [ProdBits-1:0] prod;
+              hi = PairOut ? (o >= PairsO) : (b >= PairsB);
+              pair = pair_q[(((PairOut || !hi ? b : b - PairsB) * PairsO +
+                              (PairOut && hi ? o - PairsO : o)) * BlockIn + c) * PairBits +:
+                            PairBits];
+              prod = hi ? vacc_mul2_packed::high(pair) : vacc_mul2_packed::low(pair);
+              sum = sum + AccBits'($signed(prod));
+            end
+            dot_q[(b * BlockOut + o) * AccBits +: AccBits] <= sum;
           end
-          dot_q[n*AccBits +: AccBits] <= sum;
         end
       end
     end
