@@ -11,7 +11,9 @@
 #   crash     a worker process killed mid-task costs that task (recorded with the signal), the
 #             sweep goes on; --retry-failed runs it again
 #   errors    another spec's DIR, an unreadable model, an unwritable DIR: named, nothing lost
-# Usage: sweep_cli_test.sh VACC SOURCE_DIR [run resume kills two mpi crash errors]
+#   extensions the bundled ISA-extension sweep: every point runs; with CLIP on each workload
+#             takes no more cycles on any core shape (fewer on some) for more LUTs
+# Usage: sweep_cli_test.sh VACC SOURCE_DIR [run resume kills two mpi crash errors extensions]
 set -u
 vacc=$1
 src=$2
@@ -203,6 +205,29 @@ if [[ $parts == *errors* ]]; then
   touch "$work/plain"
   expect "unwritable DIR" 1 "$work/plain/out: cannot create the sweep's output directory" \
     -- "$vacc" sweep "$spec" -o "$work/plain/out"
+fi
+
+if [[ $parts == *extensions* ]]; then
+  ext=$work/extensions
+  expect "the bundled ISA-extension sweep runs" 0 "16 rows: 16 ok" \
+    -- "$vacc" sweep "$src/configs/sweeps/isa_extensions_sweep.yaml" -o "$ext"
+  expect "CLIP: no more cycles, fewer somewhere, more LUTs" 0 "ok" \
+    -- /usr/bin/python3 - "$ext/results.csv" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+by = {}
+for r in rows:
+    key = (r["workload"], r["gemm.block_in"], r["gemm.block_out"])
+    by.setdefault(key, {})[r["extensions.alu_clip"]] = r
+fewer = 0
+for key, pair in by.items():
+    off, on = pair["off"], pair["on"]
+    assert int(on["cycles"]) <= int(off["cycles"]), (key, on["cycles"], off["cycles"])
+    assert float(on["lut"]) > float(off["lut"]), (key, on["lut"], off["lut"])
+    fewer += int(on["cycles"]) < int(off["cycles"])
+assert len(by) == 8 and fewer > 0, (len(by), fewer)
+print("ok")
+EOF
 fi
 
 expect_summary
