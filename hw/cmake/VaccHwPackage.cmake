@@ -52,11 +52,27 @@ function(vacc_generate_hw_package)
   if(_rc)
     message(FATAL_ERROR "vacc-hwgen failed for ${ARG_CONFIG}:\n${_out}")
   endif()
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-    ${ARG_CONFIG}
-    ${VACC_HW_DIR}/gen/package.cc
-    ${VACC_HW_DIR}/gen/dsp_packing.cc
-    ${VACC_HW_DIR}/synth/parts.cc
-    ${VACC_SOURCE_DIR}/isa/encoding.cc
-    ${VACC_SOURCE_DIR}/isa/config.cc)
+  # What the package's text depends on: the config and the generator's sources.
+  file(GLOB _generator_sources
+    ${VACC_HW_DIR}/gen/*.cc ${VACC_HW_DIR}/include/vacc/hw/*.h ${VACC_HW_DIR}/synth/parts.cc
+    ${VACC_SOURCE_DIR}/isa/*.cc ${VACC_SOURCE_DIR}/isa/include/vacc/isa/*.h)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${ARG_CONFIG} ${_generator_sources})
+  # And at build time: Verilator's rules re-verilate from the RTL sources before CMake re-runs
+  # (their generated .cmake files are inputs of the configure step), so an RTL change that needs
+  # a new package parameter would otherwise be verilated against the old package. The rule
+  # rebuilds the generator and rewrites the package only if its text changed (ninja's restat
+  # then leaves everything that reads an unchanged package alone).
+  # One at a time: each rule may relink the generator the others run.
+  get_property(_pools GLOBAL PROPERTY JOB_POOLS)
+  if(NOT _pools MATCHES "vacc_hwgen=")
+    set_property(GLOBAL APPEND PROPERTY JOB_POOLS vacc_hwgen=1)
+  endif()
+  get_filename_component(_bootstrap_dir ${_exe} DIRECTORY)
+  add_custom_command(OUTPUT ${ARG_OUT_DIR}/vacc_pkg.sv
+    COMMAND ${CMAKE_COMMAND} --build ${_bootstrap_dir} --target vacc-hwgen
+    COMMAND ${_exe} --config ${ARG_CONFIG} -o ${ARG_OUT_DIR}
+    DEPENDS ${ARG_CONFIG} ${_generator_sources}
+    COMMENT "vacc_pkg.sv for ${ARG_CONFIG}"
+    JOB_POOL vacc_hwgen
+    VERBATIM)
 endfunction()
