@@ -150,7 +150,10 @@ DspPacking parse_dsp_packing(const ConfigReader &reader, const YAML::Node &node,
   for (DspPacking p : {DspPacking::kAuto, DspPacking::kOff, DspPacking::kOn}) {
     if (word == dsp_packing_name(p)) return p;
   }
-  reader.error(key, fmt::format("must be auto, off or on, got '{}'", word));
+  // YAML 1.1 tools (PyYAML) read on/off as booleans and write them back as true/false.
+  if (word == "true") return DspPacking::kOn;
+  if (word == "false") return DspPacking::kOff;
+  reader.error(key, fmt::format("must be auto, off or on (or true or false), got '{}'", word));
 }
 
 // The ISA extensions: key under `extensions` -> field; each takes `on` or `off`.

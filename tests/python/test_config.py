@@ -65,3 +65,21 @@ def test_derived_rule_errors_are_the_commands(tmp_path, changes):
     source = message.split(":", 1)[0]
     assert source.startswith(base.source + " with ")
     assert message.replace(source, "", 1) == expected
+
+
+def test_a_config_written_by_pyyaml_means_the_same(tmp_path):
+    # PyYAML (YAML 1.1) reads the words on/off as booleans and writes them back as true/false:
+    # the config the command reads from its output is the same one.
+    import json
+    base = vacc.Config("small").derive({"gemm.dsp_packing": "on", "extensions.alu_clip": "on"})
+    path = tmp_path / "through_pyyaml.yaml"
+    path.write_text(yaml.safe_dump(yaml.safe_load(base.yaml)))
+    assert "dsp_packing: true" in path.read_text() and "alu_clip: true" in path.read_text()
+    j = json.loads(cli("config", "check", str(path), "--json")[1])
+    assert j["gemm"]["dsp_packing"]["setting"] == "on"
+    assert j["extensions"]["alu_clip"] is True
+    off = vacc.Config("small").derive({"gemm.dsp_packing": "off"})
+    path.write_text(yaml.safe_dump(yaml.safe_load(off.yaml)))
+    j = json.loads(cli("config", "check", str(path), "--json")[1])
+    assert j["gemm"]["dsp_packing"]["setting"] == "off"
+    assert j["extensions"]["alu_clip"] is False
