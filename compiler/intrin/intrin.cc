@@ -87,8 +87,7 @@ std::vector<TensorIntrin> gemm_intrins(const isa::HwConfig &c) {
   return {update, reset};
 }
 
-std::vector<TensorIntrin> alu_intrins(const isa::HwConfig &config) {
-  const isa::HwConfig &c = config;
+std::vector<TensorIntrin> alu_intrins(const isa::HwConfig &c) {
   tir::DataType t = scope_dtype(c, Scope::kAcc);
   std::vector<int64_t> shape = tile_shape(c, Scope::kAcc);
   tir::Buffer dst = tir::make_buffer("dst", t, shape, Scope::kAcc);
@@ -120,7 +119,8 @@ std::vector<TensorIntrin> alu_intrins(const isa::HwConfig &config) {
     vv.operands = {dst, src};
     vv.desc = nest(op.f(d, s));
     isa::AluOp code = op.op;
-    vv.lower = [code](const std::vector<tir::Buffer> &bs, const std::vector<Expr> &ts, const Imms &) {
+    vv.lower = [code](const std::vector<tir::Buffer> &bs, const std::vector<Expr> &ts,
+                      const Imms &) {
       tir::Alu a;
       a.op = code;
       a.dst = bs[0];
@@ -180,12 +180,12 @@ std::vector<TensorIntrin> alu_intrins(const isa::HwConfig &config) {
   out.push_back(zero);
   // min(max(dst, low), high) as one CLIP, where the config has it: both bounds in one
   // immediate (isa/README.md), so each must fit 8 signed bits.
-  if (config.alu_clip) {
+  if (c.alu_clip) {
     TensorIntrin clip;
     clip.name = "alu.clip.imm";
     clip.operands = {dst};
     clip.imm = {imm, tir::make_var("imm_high", t)};
-    clip.imm_bits = 8;
+    clip.imm_bits = isa::kClipBoundBits;
     clip.desc = nest(tir::min(tir::max(d, clip.imm[0]), clip.imm[1]));
     clip.lower = [](const std::vector<tir::Buffer> &bs, const std::vector<Expr> &ts,
                     const Imms &v) {

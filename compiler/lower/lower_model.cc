@@ -175,7 +175,8 @@ int lower_model(const graph::Graph &graph, const isa::HwConfig &config, isa::Pac
     }
     const LoweredLayer lowered = tuned ? std::move(*tuned) : lower(config, *layer, lo);
     if (!tuned)
-      step.schedule = "heuristic: " + describe(lowered.schedule) + extensions_used(lowered.commands);
+      step.schedule =
+          "heuristic: " + describe(lowered.schedule) + extensions_used(lowered.commands);
 
     step.bindings = bindings(node, *layer, config, step, package);
     VACC_CHECK(lowered.commands.buffers.size() == step.bindings.size())

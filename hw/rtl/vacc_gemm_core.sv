@@ -6,7 +6,8 @@
 // With vacc_pkg::GemmDspPacking, two products that share an operand come from one multiplier
 // (the packing of vacc_mul2_packed.sv, one DSP48E1 for two int8 products): outputs o and
 // o + BlockOut/2 share the input inp[b][c], or, with a single output column, batches b and
-// b + Batch/2 share the weight wgt[o][c]. The same two stages, so the pipeline's latency does not change.
+// b + Batch/2 share the weight wgt[o][c]. The same two stages, so the pipeline's latency does
+// not change.
 module vacc_gemm_core (
   input  logic clk_i,
   input  logic rst_ni,

@@ -1,7 +1,7 @@
 // The packed multiplier (hw/rtl/vacc_mul2_packed.sv, in mul2_packed_tb.sv as vacc_gemm_core
-// builds each), verilated alone, against plain C++ products: every (a, b_hi, b_lo) of int8, 2^24 triples, so both products are checked for
-// all 65 536 (a, b) pairs with every value of the other packed operand (whose sign decides
-// the upper product's correction). About a second.
+// builds each), verilated alone, against plain C++ products: every (a, b_hi, b_lo) of int8,
+// 2^24 triples, so both products are checked for all 65 536 (a, b) pairs with every value of
+// the other packed operand (whose sign decides the upper product's correction). About a second.
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -1,12 +1,12 @@
 #include "clip.h"
 
+#include "vacc/isa/insn.h"
 #include "vacc/tir/ops.h"
 
 namespace vacc::lower {
 
 bool fused_clip(const isa::HwConfig &c, int64_t lo, int64_t hi) {
-  auto fits = [](int64_t v) { return v >= -128 && v <= 127; };
-  return c.alu_clip && fits(lo) && fits(hi);
+  return c.alu_clip && isa::clip_bound_fits(lo) && isa::clip_bound_fits(hi);
 }
 
 std::vector<ClipStep> clip_steps(const isa::HwConfig &c, int64_t lo, int64_t hi,

@@ -171,8 +171,10 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, in
             // result the pool's and the requantization's.
             const double alu =
                 p.pool
-                    ? S * OB * (ch * cw + th * tw * (pool_alu + alu_cycles_per_tile(p.requant, c) - 1))
-                    : double(NB) * OB * OH * OW * (alu_cycles_per_tile(p.requant, c) + residual_alu);
+                    ? S * OB *
+                          (ch * cw + th * tw * (pool_alu + alu_cycles_per_tile(p.requant, c) - 1))
+                    : double(NB) * OB * OH * OW *
+                          (alu_cycles_per_tile(p.requant, c) + residual_alu);
             const double insns = S * OT * (IT * 3 + 9 + (p.residual ? 4 : 0));
             const double bytes =
                 S * OT * IT * load_blocks * ih * iw * c.inp_tile_bytes() +
@@ -184,8 +186,8 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, in
             const double fill = double(load_blocks * ih * iw * c.inp_tile_bytes() +
                                        tic * KH * KW * c.wgt_tile_bytes()) /
                                 bw;
-            const double drain =
-                double(toc * th * tw) * (alu_cycles_per_tile(p.requant, c) + residual_alu + pool_alu);
+            const double drain = double(toc * th * tw) *
+                                 (alu_cycles_per_tile(p.requant, c) + residual_alu + pool_alu);
             const double compute = V > 1 ? std::max(gemm, alu) + fill + drain : gemm + alu;
             const double cost = modelled_time(compute + insns * kInsnOverheadCycles, bytes / bw,
                                               static_cast<int>(V));

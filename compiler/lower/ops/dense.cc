@@ -46,7 +46,8 @@ AccelSchedule rows_schedule(const isa::HwConfig &c, const DenseParams &p, int64_
   const int64_t acc_cap = c.acc_depth() / V, inp_cap = c.inp_depth() / V,
                 wgt_cap = c.wgt_depth() / V;
   const int64_t vectors = 1 + channel_vectors(p.requant);  // bias, shifts, multipliers
-  const double gemm = double(NB) * OB * CB, alu = double(NB) * OB * alu_cycles_per_tile(p.requant, c);
+  const double gemm = double(NB) * OB * CB,
+               alu = double(NB) * OB * alu_cycles_per_tile(p.requant, c);
   AccelSchedule best;
   double best_cost = std::numeric_limits<double>::infinity();
   for (int64_t tn : divisors(NB))

@@ -8,8 +8,8 @@
 
 namespace vacc::lower {
 
-std::vector<te::Tensor> requantize(const te::Tensor &acc, const Requant &q,
-                                   const isa::HwConfig &c, const ChannelIndex &bidx, const ChannelIndex &sidx,
+std::vector<te::Tensor> requantize(const te::Tensor &acc, const Requant &q, const isa::HwConfig &c,
+                                   const ChannelIndex &bidx, const ChannelIndex &sidx,
                                    const ChannelIndex &midx) {
   using tir::Expr;
   const auto &shape = acc->shape();

@@ -323,7 +323,8 @@ class Tensorizer : public Mutator {
     const Store *st = body.as<Store>();
     fail(
         "tensorize: pragma alu at loop '{}': `{}` matches no ALU intrinsic (min, max, add, shr, "
-        "mul of the destination tile with an ACC tile or a constant): {}",
+        "mul of the destination tile with an ACC tile or a constant; a clip to two constants "
+        "where the config has extensions.alu_clip): {}",
         loops[0].var->name, st ? to_string(st->value) : "?", first_why);
   }
 

@@ -19,6 +19,10 @@ const char *alu_op_name(AluOp op);  // "min", "max", "add", "shr", "mul", "clip"
 // Whether `config` has the operation; "" when it does, else why not and what to do.
 std::string alu_op_unavailable(const HwConfig &config, AluOp op);
 // CLIP's bounds from its operand b: low = sign-extended b[7:0], high = sign-extended b[15:8].
+inline constexpr int kClipBoundBits = 8;
+inline bool clip_bound_fits(int64_t v) {
+  return v >= -(int64_t{1} << (kClipBoundBits - 1)) && v < (int64_t{1} << (kClipBoundBits - 1));
+}
 inline int32_t clip_low(int32_t b) { return static_cast<int8_t>(b & 0xff); }
 inline int32_t clip_high(int32_t b) { return static_cast<int8_t>((b >> 8) & 0xff); }
 // The 16-bit immediate of a CLIP to [low, high] (both in [-128, 127]).
