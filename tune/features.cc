@@ -82,8 +82,15 @@ std::vector<float> schedule_features(const isa::HwConfig &c, const lower::Layer 
   const double tn = dense ? double(s.tile_h) : 1;
   const double toc = double(s.tile_oc), tic = double(s.tile_ic), V = s.vthreads;
   const double ih = (th - 1) * n.SH + n.KH, iw = (tw - 1) * n.SW + n.KW;
-  const double row_tiles = n.OH / th, col_tiles = n.OW / tw, oc_tiles = n.OB / toc,
-               ic_tiles = n.IB / tic, batch_tiles = n.NB / tn;
+  // Tiles per axis, a tail counted whole (it runs as a whole tile).
+  auto tiles_of = [](double extent, double tile) { return std::ceil(extent / tile); };
+  const double row_tiles = tiles_of(n.OH, th), col_tiles = tiles_of(n.OW, tw),
+               oc_tiles = tiles_of(n.OB, toc), ic_tiles = tiles_of(n.IB, tic),
+               batch_tiles = tiles_of(n.NB, tn);
+  // What tails add along each axis (exactly 1 without them): the work the tiles do.
+  const double oc_span = oc_tiles * toc / n.OB, ic_span = ic_tiles * tic / n.IB;
+  const double output_span =
+      row_tiles * th / n.OH * (col_tiles * tw / n.OW) * oc_span * (batch_tiles * tn / n.NB);
   const double spatial = row_tiles * col_tiles * batch_tiles;
   const double tiles = spatial * oc_tiles;
   // A resident operand is loaded once per tile of the other's outer loop, not per tile. A
@@ -97,8 +104,8 @@ std::vector<float> schedule_features(const isa::HwConfig &c, const lower::Layer 
   const double inp_bytes = inp_loads * ic_tiles * tn * tic * ih * iw * c.inp_tile_bytes();
   const double wgt_bytes = wgt_loads / oc_tiles * n.OB * n.IB * n.KH * n.KW * c.wgt_tile_bytes();
   const double out_bytes = n.NB * n.OB * n.OH * n.OW * c.out_tile_bytes();
-  const double gemm = n.NB * n.OB * n.IB * n.KH * n.KW * n.OH * n.OW;
-  const double alu = n.NB * n.OB * n.OH * n.OW * n.alu_per_output;
+  const double gemm = n.NB * n.OB * n.IB * n.KH * n.KW * n.OH * n.OW * output_span * ic_span;
+  const double alu = n.NB * n.OB * n.OH * n.OW * n.alu_per_output * output_span;
   const double insns = tiles * (ic_tiles * 3 + 9);
   const double memory = (inp_bytes + wgt_bytes + out_bytes) / c.mem_bytes_per_cycle;
   const double compute = V > 1 ? std::max(gemm, alu) : gemm + alu;

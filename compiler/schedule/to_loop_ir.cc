@@ -204,6 +204,7 @@ class Lowerer {
     auto at = std::find(pl.begin(), pl.end(), st->attach_iv());
     for (auto i = at + 1; i < pl.end(); ++i) parent_inner.insert((*i)->var.get());
     bool any = false;
+    std::vector<int64_t> end(shape.size(), 0);  // past the last index read, per axis
     for (const Stage *c : order_) {
       const StageInfo &ci = infos_[c];
       if (c->op()->placeholder || c->attach() == Attach::kInline || !ci.body.defined()) continue;
@@ -242,6 +243,8 @@ class Lowerer {
           int64_t ext;
           relax(e, relaxed, shape[k], &mn, &ext);
           unite(info, k, mn, ext, any);
+          const tir::Interval b = tir::bound_of(e, ranges_);
+          if (b.hi != tir::kPosInf) end[k] = std::max(end[k], b.hi + 1);
         }
         any = true;
       }
@@ -249,6 +252,14 @@ class Lowerer {
     if (!any) {
       fail("lower: stage '{}' is computed at '{}' of stage '{}' but nothing reads it there",
            st->name(), st->attach_iv()->var->name, parent->name());
+    }
+    // A region that covers the whole axis also covers what a tail tile (a split factor that
+    // does not divide its axis) reads past the axis's end: those elements are computed or
+    // loaded for nothing, but they stay inside the buffer.
+    for (size_t k = 0; k < shape.size(); ++k) {
+      int64_t mn = -1;
+      if (tir::as_const(info.min[k], &mn) && mn == 0 && info.extent[k] == shape[k])
+        info.extent[k] = std::max(info.extent[k], end[k]);
     }
   }
 

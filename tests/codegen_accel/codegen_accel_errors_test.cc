@@ -69,20 +69,6 @@ TEST(CodegenAccelErrors, GroupedTileOfSeveralOutputBlocks) {
       << msg;
 }
 
-TEST(CodegenAccelErrors, DenseRowTileThatDoesNotDivideTheRows) {
-  isa::HwConfig c = test::config_named("default");
-  lower::DenseParams p;
-  p.batch = 4 * c.batch;
-  p.in_features = 2 * c.block_in;
-  p.out_features = 2 * c.block_out;
-  LowerOptions o;
-  o.schedule = lower::AccelSchedule{3, 1, 1, 1, 1};
-  std::string msg = error_of([&] { lower::compile_dense(c, p, o, "fc"); });
-  EXPECT_NE(msg.find("fc: tile_h = 3 rows per tile must divide the layer's 4 row blocks"),
-            std::string::npos)
-      << msg;
-}
-
 TEST(CodegenAccelErrors, UnsupportedPadding) {
   isa::HwConfig c = test::config_named("default");
   lower::Conv2dParams p = small_conv();

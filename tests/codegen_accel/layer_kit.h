@@ -33,24 +33,60 @@ std::vector<int64_t> interpret_layer(const isa::HwConfig &config,
                                      const lower::LoweredLayer &layer,
                                      std::vector<std::vector<int64_t>> args, int64_t *macs);
 
-// The (virtual threads, resident operand) pairs a fused-operator test runs: one and two
-// threads in the default loop order, then two threads with the weights, then the inputs,
-// resident (AccelSchedule::resident, the tuner's loop-order knob).
-inline std::vector<std::pair<int, lower::AccelSchedule::Resident>> with_resident_orders() {
+// One schedule a fused-operator test runs: virtual threads, the resident operand (the tuner's
+// loop-order knob) and whether its tiles end in tails (sizes that do not divide their axes).
+struct Order {
+  int vthreads = 1;
+  lower::AccelSchedule::Resident resident = lower::AccelSchedule::Resident::kNone;
+  bool tails = false;
+};
+
+// One and two threads in the default loop order, then two threads with the weights, then the
+// inputs, resident, then two threads with tail tiles.
+inline std::vector<Order> with_resident_orders() {
   using R = lower::AccelSchedule::Resident;
-  return {{1, R::kNone}, {2, R::kNone}, {2, R::kWeights}, {2, R::kInputs}};
+  return {{1, R::kNone, false},
+          {2, R::kNone, false},
+          {2, R::kWeights, false},
+          {2, R::kInputs, false},
+          {2, R::kNone, true}};
 }
 
-// Sets `o` for one of with_resident_orders(): `vthreads`, and with a resident operand the
-// heuristic's schedule with it resident. False (o left as is) when that operand does not fit
-// its scratchpad on `c`.
-inline bool use_order(const isa::HwConfig &c, const lower::Conv2dParams &p, int vthreads,
-                      lower::AccelSchedule::Resident resident, lower::LowerOptions *o) {
-  o->vthreads = vthreads;
-  if (resident == lower::AccelSchedule::Resident::kNone) return true;
-  lower::AccelSchedule s = lower::default_schedule(c, p, vthreads, "conv");
-  s.resident = resident;
+// The heuristic's schedule `s` of `layer` with as many of its tiles as the operator's rules
+// allow replaced by tails: each tile knob takes the largest size of its space that does not
+// divide its axis (the axis's extent is the knob's largest size), where the rules accept it.
+// False when no knob took a tail.
+inline bool add_tails(const isa::HwConfig &c, const lower::Layer &layer,
+                      lower::AccelSchedule *s) {
+  const lower::ScheduleSpace space = lower::schedule_space(c, layer);
+  bool any = false;
+  for (const lower::Knob &k : space.knobs) {
+    if (k.name.rfind("tile_", 0) != 0) continue;
+    const int64_t extent = k.values.back();
+    for (auto v = k.values.rbegin(); v != k.values.rend(); ++v) {
+      if (extent % *v == 0) continue;
+      lower::AccelSchedule t = *s;
+      lower::set_knob(&t, k.name, *v);
+      if (lower::check_schedule(c, layer, t)) continue;
+      *s = t;
+      any = true;
+      break;
+    }
+  }
+  return any;
+}
+
+// Sets `o` for one of with_resident_orders(): `vthreads`, and with a resident operand or tails
+// the heuristic's schedule with them. False (o left as is) when that operand does not fit its
+// scratchpad on `c`, or no tile can take a tail.
+inline bool use_order(const isa::HwConfig &c, const lower::Conv2dParams &p, const Order &order,
+                      lower::LowerOptions *o) {
+  o->vthreads = order.vthreads;
+  if (order.resident == lower::AccelSchedule::Resident::kNone && !order.tails) return true;
+  lower::AccelSchedule s = lower::default_schedule(c, p, order.vthreads, "conv");
+  s.resident = order.resident;
   if (lower::check_schedule(c, p, s)) return false;
+  if (order.tails && !add_tails(c, lower::Layer{"conv", p}, &s)) return false;
   o->schedule = s;
   return true;
 }

@@ -128,6 +128,7 @@ TEST_P(OnConfig, PoolsMatchTheOnnxWindowsAndTheIntegerAverage) {
   };
   std::mt19937 rng(7);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int tail_runs = 0;
   for (size_t i = 0; i < cases.size(); ++i) {
     Case k = cases[i];
     int64_t h = pick(5, 11), w = pick(5, 11);
@@ -135,11 +136,21 @@ TEST_P(OnConfig, PoolsMatchTheOnnxWindowsAndTheIntegerAverage) {
       k.k = h = w = pick(3, 7);
     }
     const PoolParams p = params_of(c, k, h, w, pick(1, 3) * (c.name == "small" ? 2 : 1));
-    for (int vt : {1, 2}) {
-      SCOPED_TRACE(fmt::format("case {} {}x{} k{} s{} p{} ceil {} vthreads {} rshift {}", i, h, w,
-                               k.k, k.s, k.pad, k.ceil, vt, p.rshift));
+    // One and two threads, then two threads with tail tiles (sizes that do not divide the
+    // rows, columns or channel blocks) where they fit.
+    for (int run = 0; run < 3; ++run) {
+      const int vt = run == 0 ? 1 : 2;
+      SCOPED_TRACE(fmt::format("case {} {}x{} k{} s{} p{} ceil {} vthreads {} rshift {} tails {}",
+                               i, h, w, k.k, k.s, k.pad, k.ceil, vt, p.rshift, run == 2));
       LowerOptions o;
       o.vthreads = vt;
+      if (run == 2) {
+        const lower::Layer pool{"pool", p};
+        lower::AccelSchedule s = lower::heuristic_schedule(c, pool, vt);
+        if (!test::add_tails(c, pool, &s)) continue;
+        o.schedule = s;
+        ++tail_runs;
+      }
       const LoweredLayer layer = lower::lower(c, lower::Layer{"pool", p}, o);
       const size_t nargs = layer.op.args.size();
       ASSERT_EQ(nargs, lower::pool_counts_vary(p) ? 4u : 3u);
@@ -152,6 +163,7 @@ TEST_P(OnConfig, PoolsMatchTheOnnxWindowsAndTheIntegerAverage) {
       test::check_layer(c, layer, args, pool_reference(c, p, args[0]), 0.02);
     }
   }
+  EXPECT_GT(tail_runs, 0) << "no tile took a tail: tails went untested";
 }
 
 // A max pool fused after a convolution (the max of the accumulators, then the requantization)
@@ -169,7 +181,7 @@ TEST_P(OnConfig, ConvWithFusedMaxPoolEqualsConvThenPool) {
   };
   std::mt19937 rng(23);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  int resident_runs = 0;
+  int resident_runs = 0, tail_runs = 0;
   for (size_t i = 0; i < cases.size(); ++i) {
     const FusedCase &k = cases[i];
     lower::Conv2dParams p;
@@ -183,13 +195,17 @@ TEST_P(OnConfig, ConvWithFusedMaxPoolEqualsConvThenPool) {
     p.requant.shift = 6;
     p.requant.relu = k.relu;
     p.pool = lower::PoolEpilogue{k.pool_k, k.pool_k, k.pool_s, k.pool_s};
-    // Two threads also with each resident operand (the loop-order knob), where it fits.
-    for (auto [vt, resident] : test::with_resident_orders()) {
-      SCOPED_TRACE(fmt::format("case {} {}x{} vthreads {} resident {}", i, p.height, p.width, vt,
-                               static_cast<int>(resident)));
+    // Two threads also with each resident operand (the loop-order knob), and with tail tiles,
+    // where they fit.
+    for (const test::Order &order : test::with_resident_orders()) {
+      const int vt = order.vthreads;
+      const auto resident = order.resident;
+      SCOPED_TRACE(fmt::format("case {} {}x{} vthreads {} resident {} tails {}", i, p.height, p.width, vt,
+                               static_cast<int>(resident), order.tails));
       LowerOptions o;
-      if (!test::use_order(c, p, vt, resident, &o)) continue;  // the operand does not fit
+      if (!test::use_order(c, p, order, &o)) continue;  // the operand does not fit
       resident_runs += resident != AccelSchedule::Resident::kNone;
+      tail_runs += order.tails;
       const LoweredLayer layer = lower::compile_conv2d(c, p, o);
       std::vector<std::vector<int64_t>> args;
       args.push_back(test::random_values(layer.op.args[0]->buffer->elems(), -128, 127, 80 + i));
@@ -228,6 +244,7 @@ TEST_P(OnConfig, ConvWithFusedMaxPoolEqualsConvThenPool) {
     }
   }
   EXPECT_GT(resident_runs, 0) << "no resident operand fitted: the loop order went untested";
+  EXPECT_GT(tail_runs, 0) << "no tile took a tail: tails went untested";
 }
 
 // batch4: not bundled, with the CLIP extension (its RTL model built on demand).

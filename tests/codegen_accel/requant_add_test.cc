@@ -108,7 +108,7 @@ TEST_P(OnConfig, ConvPerChannelShiftsAndClipBounds) {
   isa::HwConfig c = test::config_named(GetParam());
   std::mt19937 rng(99);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  int resident_runs = 0;
+  int resident_runs = 0, tail_runs = 0;
   for (int i = 0; i < 3; ++i) {
     lower::Conv2dParams p;
     p.batch = c.batch;
@@ -125,13 +125,17 @@ TEST_P(OnConfig, ConvPerChannelShiftsAndClipBounds) {
       p.requant.clip_max = pick(1, 100);
     }
     p.requant.relu = i == 1;
-    // Two threads also with each resident operand (the loop-order knob), where it fits.
-    for (auto [vt, resident] : test::with_resident_orders()) {
-      SCOPED_TRACE(fmt::format("case {} vthreads {} resident {}", i, vt,
-                               static_cast<int>(resident)));
+    // Two threads also with each resident operand (the loop-order knob), and with tail tiles,
+    // where they fit.
+    for (const test::Order &order : test::with_resident_orders()) {
+      const int vt = order.vthreads;
+      const auto resident = order.resident;
+      SCOPED_TRACE(fmt::format("case {} vthreads {} resident {} tails {}", i, vt,
+                               static_cast<int>(resident), order.tails));
       LowerOptions o;
-      if (!test::use_order(c, p, vt, resident, &o)) continue;  // the operand does not fit
+      if (!test::use_order(c, p, order, &o)) continue;  // the operand does not fit
       resident_runs += resident != AccelSchedule::Resident::kNone;
+      tail_runs += order.tails;
       LoweredLayer layer = lower::compile_conv2d(c, p, o);
       ASSERT_EQ(layer.op.args.size(), 5u);
       std::vector<std::vector<int64_t>> args;
@@ -144,6 +148,7 @@ TEST_P(OnConfig, ConvPerChannelShiftsAndClipBounds) {
     }
   }
   EXPECT_GT(resident_runs, 0) << "no resident operand fitted: the loop order went untested";
+  EXPECT_GT(tail_runs, 0) << "no tile took a tail: tails went untested";
 }
 
 TEST_P(OnConfig, DensePerChannelShiftsAndClipBounds) {
@@ -182,6 +187,7 @@ TEST_P(OnConfig, ResidualAddMatchesGraphSemantics) {
   };
   std::mt19937 rng(5);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int tail_runs = 0;
   for (size_t i = 0; i < cases.size(); ++i) {
     AddParams p;
     p.batch = c.batch * pick(1, 2);
@@ -194,11 +200,20 @@ TEST_P(OnConfig, ResidualAddMatchesGraphSemantics) {
     p.relu = cases[i].relu;
     p.clip_min = cases[i].lo;
     p.clip_max = cases[i].hi;
-    for (int vt : {1, 2}) {
-      SCOPED_TRACE(fmt::format("case {} n={} c={} {}x{} vthreads {}", i, p.batch, p.channels,
-                               p.height, p.width, vt));
+    // One and two threads, then two threads with tail tiles where they fit.
+    for (int run = 0; run < 3; ++run) {
+      const int vt = run == 0 ? 1 : 2;
+      SCOPED_TRACE(fmt::format("case {} n={} c={} {}x{} vthreads {} tails {}", i, p.batch,
+                               p.channels, p.height, p.width, vt, run == 2));
       LowerOptions o;
       o.vthreads = vt;
+      if (run == 2) {
+        const lower::Layer add{"add", p};
+        lower::AccelSchedule s = lower::heuristic_schedule(c, add, vt);
+        if (!test::add_tails(c, add, &s)) continue;
+        o.schedule = s;
+        ++tail_runs;
+      }
       LoweredLayer layer = lower::compile_add(c, p, o);
       const size_t n = layer.op.args[0]->buffer->elems();
       auto a = test::random_values(n, -128, 127, 40 + i);
@@ -208,6 +223,7 @@ TEST_P(OnConfig, ResidualAddMatchesGraphSemantics) {
       test::check_layer(c, layer, args, add_reference(p, a, b));
     }
   }
+  EXPECT_GT(tail_runs, 0) << "no tile took a tail: tails went untested";
 }
 
 TEST_P(OnConfig, ConvWithFusedResidualEqualsConvThenAdd) {
@@ -224,7 +240,7 @@ TEST_P(OnConfig, ConvWithFusedResidualEqualsConvThenAdd) {
   };
   std::mt19937 rng(17);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  int resident_runs = 0;
+  int resident_runs = 0, tail_runs = 0;
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case &k = cases[i];
     lower::Conv2dParams p;
@@ -251,13 +267,17 @@ TEST_P(OnConfig, ConvWithFusedResidualEqualsConvThenAdd) {
       EXPECT_ERROR(lower::compile_conv2d(c, p, LowerOptions{}), "gemm.block_in");
       return;
     }
-    // Two threads also with each resident operand (the loop-order knob), where it fits.
-    for (auto [vt, resident] : test::with_resident_orders()) {
-      SCOPED_TRACE(fmt::format("case {} vthreads {} resident {}", i, vt,
-                               static_cast<int>(resident)));
+    // Two threads also with each resident operand (the loop-order knob), and with tail tiles,
+    // where they fit.
+    for (const test::Order &order : test::with_resident_orders()) {
+      const int vt = order.vthreads;
+      const auto resident = order.resident;
+      SCOPED_TRACE(fmt::format("case {} vthreads {} resident {} tails {}", i, vt,
+                               static_cast<int>(resident), order.tails));
       LowerOptions o;
-      if (!test::use_order(c, p, vt, resident, &o)) continue;  // the operand does not fit
+      if (!test::use_order(c, p, order, &o)) continue;  // the operand does not fit
       resident_runs += resident != AccelSchedule::Resident::kNone;
+      tail_runs += order.tails;
       LoweredLayer layer = lower::compile_conv2d(c, p, o);
       const size_t nargs = layer.op.args.size();
       ASSERT_EQ(nargs, k.per_channel ? 7u : 6u);
@@ -285,6 +305,7 @@ TEST_P(OnConfig, ConvWithFusedResidualEqualsConvThenAdd) {
     }
   }
   EXPECT_GT(resident_runs, 0) << "no resident operand fitted: the loop order went untested";
+  EXPECT_GT(tail_runs, 0) << "no tile took a tail: tails went untested";
 }
 
 // batch4: not bundled, with the CLIP extension (its RTL model built on demand).

@@ -146,10 +146,10 @@ ScheduleSpace schedule_space(const isa::HwConfig &c, const AddParams &p) {
   space.op = "add";
   space.base.tile_ic = 1;
   space.knobs = {
-      {"tile_oc", divisors(p.channels / c.block_out),
+      {"tile_oc", tile_sizes(p.channels / c.block_out),
        "channel blocks per tile: fewer, longer loads and ALU runs; more INP and ACC"},
-      {"tile_h", divisors(p.height), "rows per tile: as tile_oc"},
-      {"tile_w", divisors(p.width), "columns per tile: as tile_oc"},
+      {"tile_h", tile_sizes(p.height), "rows per tile: as tile_oc"},
+      {"tile_w", tile_sizes(p.width), "columns per tile: as tile_oc"},
       {"vthreads",
        {1, 2},
        "2: one thread's loads under the other's compute, each with half of every scratchpad"},
@@ -165,11 +165,11 @@ std::optional<std::string> check_schedule(const isa::HwConfig &c, const AddParam
     return std::string(
         "an add tiles channels, rows and columns: tile_ic = 1, no vthread_rows, "
         "bias_once or resident operand");
-  if (auto why = check_divides({{"tile_oc", s.tile_oc, CB},
+  if (auto why = check_tile_sizes({{"tile_oc", s.tile_oc, CB},
                                 {"tile_h", s.tile_h, p.height},
                                 {"tile_w", s.tile_w, p.width}}))
     return why;
-  if (auto why = check_threads(V, CB / s.tile_oc, "channel")) return why;
+  if (auto why = check_threads(V, tile_count(CB, s.tile_oc), "channel")) return why;
   // Both operands' tiles side by side in ACC and in INP (default_schedule's halves).
   const int64_t tiles = s.tile_oc * s.tile_h * s.tile_w;
   if (auto why = check_fits("ACC", tiles, c.acc_depth() / V / 2)) return why;

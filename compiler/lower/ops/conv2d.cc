@@ -253,14 +253,15 @@ ScheduleSpace schedule_space(const isa::HwConfig &c, const Conv2dParams &p) {
   ScheduleSpace space;
   space.op = "conv2d";
   space.knobs = {
-      {"tile_h", divisors(p.result_height()),
+      {"tile_h", tile_sizes(p.result_height()),
        "output rows per tile: fewer tiles and instructions, less input halo reloaded; more "
-       "INP and ACC per tile"},
-      {"tile_w", divisors(p.result_width()), "output columns per tile: as tile_h, along the rows"},
-      {"tile_oc", divisors(OB),
+       "INP and ACC per tile (a size that does not divide the rows ends in a tail tile)"},
+      {"tile_w", tile_sizes(p.result_width()),
+       "output columns per tile: as tile_h, along the rows"},
+      {"tile_oc", tile_sizes(OB),
        "output channel blocks per tile: the input tile reused by more blocks (less input "
        "traffic); more WGT and ACC per tile"},
-      {"tile_ic", divisors(IBG),
+      {"tile_ic", tile_sizes(IBG),
        "input channel blocks per load: fewer, longer loads and GEMMs; more INP and WGT"},
       {"vthreads",
        {1, 2, 3, 4},
@@ -291,12 +292,12 @@ std::optional<std::string> check_schedule(const isa::HwConfig &c, const Conv2dPa
   const int64_t OH = p.result_height(), OW = p.result_width();
   const int64_t V = s.vthreads;
   const int64_t th = s.tile_h, tw = s.tile_w, toc = s.tile_oc, tic = s.tile_ic;
-  if (auto why = check_divides(
+  if (auto why = check_tile_sizes(
           {{"tile_h", th, OH}, {"tile_w", tw, OW}, {"tile_oc", toc, OB}, {"tile_ic", tic, IBG}}))
     return why;
   if (s.vthread_rows && V < 2) return std::string("vthread_rows needs 2 virtual threads");
-  if (auto why =
-          s.vthread_rows ? check_threads(V, OH / th, "row") : check_threads(V, OB / toc, "channel"))
+  if (auto why = s.vthread_rows ? check_threads(V, tile_count(OH, th), "row")
+                                : check_threads(V, tile_count(OB, toc), "channel"))
     return why;
   if (toc > 1 && !one_tile_oc_ok(p, c))
     return fmt::format("a grouped convolution with {} output blocks per group tiles one block",
@@ -310,7 +311,9 @@ std::optional<std::string> check_schedule(const isa::HwConfig &c, const Conv2dPa
   const int64_t ch = p.pool ? (th - 1) * p.pool->stride_h + p.pool->kernel_h : th;
   const int64_t cw = p.pool ? (tw - 1) * p.pool->stride_w + p.pool->kernel_w : tw;
   const int64_t ih = (ch - 1) * p.stride_h + p.kernel_h, iw = (cw - 1) * p.stride_w + p.kernel_w;
-  const int64_t thread_ob = s.vthread_rows ? OB : OB / V;
+  // Tails: a thread's channel blocks, and a resident operand's input blocks, as tiles span them.
+  const int64_t thread_ob = tiled_extent(OB, toc) / (s.vthread_rows ? 1 : V);
+  const int64_t all_ib = tiled_extent(IBG, tic);
   const int64_t acc_tiles =
       p.pool ? toc * (ch * cw + th * tw) : (p.residual ? 2 : 1) * toc * th * tw;
   const int64_t load_blocks = p.groups > 1 && OB == p.groups ? (toc - 1) * IBG + tic : tic;
@@ -318,11 +321,11 @@ std::optional<std::string> check_schedule(const isa::HwConfig &c, const Conv2dPa
           "ACC", acc_tiles + channel_vectors(p.requant) * (s.bias_once ? thread_ob : toc),
           c.acc_depth() / V))
     return why;
-  const int64_t inp_blocks = s.resident == Resident::kInputs ? IBG : load_blocks;
+  const int64_t inp_blocks = s.resident == Resident::kInputs ? all_ib : load_blocks;
   if (auto why = check_fits("INP", inp_blocks * ih * iw + (p.residual ? toc * th * tw : 0),
                             c.inp_depth() / V))
     return why;
-  const int64_t wgt_blocks = s.resident == Resident::kWeights ? IBG : tic;
+  const int64_t wgt_blocks = s.resident == Resident::kWeights ? all_ib : tic;
   return check_fits("WGT", toc * wgt_blocks * p.kernel_h * p.kernel_w + (p.residual ? 1 : 0),
                     c.wgt_depth() / V);
 }

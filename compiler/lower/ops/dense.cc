@@ -125,13 +125,13 @@ ScheduleSpace schedule_space(const isa::HwConfig &c, const DenseParams &p) {
   space.op = "dense";
   space.base.tile_h = space.base.tile_w = 1;
   if (NB > 1)
-    space.knobs.push_back({"tile_h", divisors(NB),
+    space.knobs.push_back({"tile_h", tile_sizes(NB),
                            "row blocks per tile: the weights reused by more rows (less weight "
                            "traffic); more INP and ACC"});
-  space.knobs.push_back({"tile_oc", divisors(OB),
+  space.knobs.push_back({"tile_oc", tile_sizes(OB),
                          "output blocks per tile: the input reused by more blocks; more WGT "
                          "and ACC"});
-  space.knobs.push_back({"tile_ic", divisors(CB),
+  space.knobs.push_back({"tile_ic", tile_sizes(CB),
                          "input blocks per load: fewer, longer loads and GEMMs; more INP and "
                          "WGT"});
   space.knobs.push_back({"vthreads",
@@ -158,18 +158,20 @@ std::optional<std::string> check_schedule(const isa::HwConfig &c, const DensePar
     return std::string(
         "a dense layer's tiles are rows of vectors: tile_w = 1, no vthread_rows "
         "or bias_once");
-  if (auto why = check_divides(
+  if (auto why = check_tile_sizes(
           {{"tile_h", s.tile_h, NB}, {"tile_oc", s.tile_oc, OB}, {"tile_ic", s.tile_ic, CB}}))
     return why;
-  if (auto why = check_threads(V, OB / s.tile_oc, "channel")) return why;
+  if (auto why = check_threads(V, tile_count(OB, s.tile_oc), "channel")) return why;
   // The capacities of default_schedule's searches (rows_schedule with several row blocks).
   if (auto why =
           check_fits("ACC", (s.tile_h + channel_vectors(p.requant)) * s.tile_oc, c.acc_depth() / V))
     return why;
   using Resident = AccelSchedule::Resident;
-  const int64_t inp_blocks = s.resident == Resident::kInputs ? CB : s.tile_ic;
+  // A resident operand's input blocks as the tiles span them (tails included).
+  const int64_t all_ib = tiled_extent(CB, s.tile_ic);
+  const int64_t inp_blocks = s.resident == Resident::kInputs ? all_ib : s.tile_ic;
   if (auto why = check_fits("INP", s.tile_h * inp_blocks, c.inp_depth() / V)) return why;
-  const int64_t wgt_blocks = s.resident == Resident::kWeights ? CB : s.tile_ic;
+  const int64_t wgt_blocks = s.resident == Resident::kWeights ? all_ib : s.tile_ic;
   return check_fits("WGT", s.tile_oc * wgt_blocks, c.wgt_depth() / V);
 }
 
@@ -241,9 +243,6 @@ Operator define(const isa::HwConfig &c, const DenseParams &p, const AccelSchedul
     order = {vt};
     channels = oc_rest;
   }
-  if (sc.tile_h > 1 && NB % sc.tile_h != 0)
-    fail("{}: tile_h = {} rows per tile must divide the layer's {} row blocks", name, sc.tile_h,
-         NB);
   // Rows: one per tile, or tiles of tile_h rows that share their weight loads.
   te::IterVar rows = ax[o];
   std::vector<te::IterVar> inner = {oc_i, ax[o + 2], ax[o + 3]};

@@ -152,10 +152,10 @@ ScheduleSpace schedule_space(const isa::HwConfig &c, const PoolParams &p) {
   space.op = "pool2d";
   space.base.tile_ic = 1;
   space.knobs = {
-      {"tile_h", divisors(p.out_height),
+      {"tile_h", tile_sizes(p.out_height),
        "output rows per tile: fewer tiles, less window overlap reloaded; more INP and ACC"},
-      {"tile_w", divisors(p.out_width), "output columns per tile: as tile_h"},
-      {"tile_oc", divisors(p.channels / c.block_out),
+      {"tile_w", tile_sizes(p.out_width), "output columns per tile: as tile_h"},
+      {"tile_oc", tile_sizes(p.channels / c.block_out),
        "channel blocks per tile: fewer, longer loads; more INP and ACC"},
       {"vthreads",
        {1, 2},
@@ -173,10 +173,10 @@ std::optional<std::string> check_schedule(const isa::HwConfig &c, const PoolPara
     return std::string(
         "a pool tiles channels, rows and columns: tile_ic = 1, no vthread_rows, "
         "bias_once or resident operand");
-  if (auto why = check_divides(
+  if (auto why = check_tile_sizes(
           {{"tile_h", th, p.out_height}, {"tile_w", tw, p.out_width}, {"tile_oc", toc, CB}}))
     return why;
-  if (auto why = check_threads(V, CB / toc, "channel")) return why;
+  if (auto why = check_threads(V, tile_count(CB, toc), "channel")) return why;
   const int64_t ih = (th - 1) * p.stride_h + p.kernel_h, iw = (tw - 1) * p.stride_w + p.kernel_w;
   const int64_t acc =
       is_max(p) ? toc * (ih * iw + th * tw) : toc * th * tw + (pool_counts_vary(p) ? th * tw : 0);

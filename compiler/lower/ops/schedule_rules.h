@@ -12,12 +12,22 @@
 
 namespace vacc::lower {
 
-// Each (knob, value, extent): the value is a positive divisor of the extent.
-inline std::optional<std::string> check_divides(
+// Tiles of `tile` elements along an axis of `extent`: the last one is a tail where `tile` does
+// not divide the extent.
+inline int64_t tile_count(int64_t extent, int64_t tile) { return (extent + tile - 1) / tile; }
+
+// The elements those tiles span: a tail runs as a whole tile (its elements past the extent are
+// computed for nothing, neither loaded from nor stored to DRAM), so scratchpads and compute
+// count this, not the extent.
+inline int64_t tiled_extent(int64_t extent, int64_t tile) {
+  return tile_count(extent, tile) * tile;
+}
+
+// Each (knob, value, extent): a tile of 1 to `extent` elements.
+inline std::optional<std::string> check_tile_sizes(
     std::initializer_list<std::tuple<const char *, int64_t, int64_t>> tiles) {
   for (auto [what, v, extent] : tiles)
-    if (v < 1 || extent % v)
-      return fmt::format("{} = {} does not divide its extent {}", what, v, extent);
+    if (v < 1 || v > extent) return fmt::format("{} = {} must be 1 to its extent {}", what, v, extent);
   return std::nullopt;
 }
 

@@ -268,7 +268,8 @@ class Tensorizer : public Mutator {
       fail(
           "tensorize: {} at loop '{}': the body is guarded by `{}` because a split factor does "
           "not divide its axis; the intrinsic computes whole tiles and cannot express the "
-          "guard: choose split factors that divide the extents",
+          "guard: split only loops outside the intrinsic, or by factors that divide their "
+          "extents",
           what, loops.empty() ? "?" : loops[0].var->name, to_string(g->cond));
     }
   }
@@ -282,6 +283,16 @@ class Tensorizer : public Mutator {
     }
     std::vector<Loop> loops;
     Stmt body = peel(op->body, &loops);
+    // A reduction tail (a split factor that does not divide the reduction) guards the update
+    // with a condition on loops outside the intrinsic: the whole GEMM runs or is skipped.
+    std::vector<Expr> outer_guards;
+    while (const IfThenElse *g = body.as<IfThenElse>()) {
+      bool inside = false;
+      for (const Loop &l : loops) inside |= uses_var(g->cond, l.var);
+      if (inside || g->else_case.defined()) break;
+      outer_guards.push_back(g->cond);
+      body = g->then_case;
+    }
     check_guard(body, loops, "'gemm'");
     const Store *st = body.as<Store>();
     bool is_init = st && is_const(st->value, 0);
@@ -293,6 +304,7 @@ class Tensorizer : public Mutator {
            loops.empty() ? "?" : loops[0].var->name,
            st ? fmt::format(" (writing '{}')", st->buffer->name) : "", why);
     }
+    for (auto g = outer_guards.rbegin(); g != outer_guards.rend(); ++g) r = IfThenElse::make(*g, r);
     return r;
   }
 

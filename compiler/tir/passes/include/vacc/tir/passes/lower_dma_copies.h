@@ -10,8 +10,10 @@ namespace vacc::tir {
 // tensor (the value narrowed by a cast to the output width). The two innermost loops must
 // walk one tile on both sides; the next two become the DMA's y and x (x contiguous in the
 // scratchpad, y at the row pitch), the rest stay as loops around it. Zero guards on a load
-// (conv padding, reads past a tensor's edge) become the DMA's padding counts; `if` guards on
-// a store (partial tiles) shrink its y size, or, on x, split it into one DMA per row.
+// (conv padding, reads past a tensor's edge) on y and x become the DMA's padding counts; on a
+// loop outside them, a guard that only says the index lies inside the DRAM tensor (a tail
+// tile's blocks past its end) skips the DMA for those blocks; `if` guards on a store (partial
+// tiles) shrink its y size, or, on x, split it into one DMA per row, or skip it.
 // Throws vacc::Error naming the buffer when a tile does not match the config, the body is
 // not a copy, or a guard cannot be expressed as padding.
 Func lower_dma_copies(const Func &f, const isa::HwConfig &config);

@@ -14,7 +14,8 @@ namespace vacc::tir {
 // Requires: operands cached into the scopes the intrinsic reads (lower_dma_copies may run
 // before or after). Guarantees: no tensorize/alu marks remain. Throws vacc::Error naming the
 // loop, buffer, index or scope that differs, and for a guard left by a split whose factor
-// does not divide its axis (the intrinsic cannot skip part of a tile).
+// does not divide its axis inside the intrinsic's loops (it cannot skip part of a tile); a
+// guard on loops outside them (a reduction's tail) wraps the whole intrinsic instead.
 Func tensorize(const Func &f, const isa::HwConfig &config);
 
 }  // namespace vacc::tir
