@@ -6,6 +6,7 @@
 # Usage: bench/tune_models.sh VACC OUT_DIR TRIALS JOBS MODEL.onnx... -- CONFIG...
 # e.g.   bench/tune_models.sh build/vacc /tmp/tm 48 2 /tmp/m/resnet18.onnx /tmp/m/mobilenet_v2.onnx \
 #          -- default small wide tests/perf/configs/b8x16_bus128.yaml tests/perf/configs/batch2.yaml
+# TUNE_FLAGS in the environment go to every `vacc tune` (e.g. TUNE_FLAGS=--tails).
 set -euo pipefail
 vacc=$1 out=$2 trials=$3 jobs=$4
 shift 4
@@ -21,7 +22,7 @@ for m in "${models[@]}"; do
     # A config of batch B runs the model at batch B.
     batch=$(sed -n 's/^ *batch: *\([0-9]*\).*/\1/p' "$( [[ -f $c ]] && echo "$c" || echo configs/$c.yaml )" | head -1)
     "$vacc" tune "$m" --config "$c" --batch "${batch:-1}" -o "$out/$name.log" --trials "$trials" \
-      -j "$jobs" --json --no-db-update >"$out/$name.json"
+      -j "$jobs" --json --no-db-update ${TUNE_FLAGS:-} >"$out/$name.json"
     /usr/bin/python3 - "$out/$name.json" "$(basename "$m" .onnx)" "$(basename "$c" .yaml)" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

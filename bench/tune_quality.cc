@@ -4,7 +4,7 @@
 // its budget, over several seeds: its best against the exhaustive best, and the trials it took
 // to come within 1 %. The cost model's rank correlation on held-out points is printed too.
 //
-//   build/bench/bench_tune_quality [CONFIG] [--seeds N] [--layers C2,C3|all] [--budget 0.1]
+//   build/bench/bench_tune_quality [CONFIG] [--seeds N] [--layers C2,C3|all] [--budget 0.1] [--tails]
 //
 // Without --layers, C11 alone (about two minutes on one core, as `make bench` runs it): the
 // exhaustive measurement of every layer takes hours on the current spaces.
@@ -55,9 +55,11 @@ int main(int argc, char **argv) {
     std::string config_name = "default", only = "C11";
     int seeds = 5;
     double budget = 0.1;
+    bool tails = false;  // --tails: the space with tail tiles (TuneOptions::tails), both sides
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
-      if (a == "--seeds" && i + 1 < argc) seeds = std::stoi(argv[++i]);
+      if (a == "--tails") tails = true;
+      else if (a == "--seeds" && i + 1 < argc) seeds = std::stoi(argv[++i]);
       else if (a == "--layers" && i + 1 < argc) only = argv[++i];
       else if (a == "--budget" && i + 1 < argc) budget = std::stod(argv[++i]);
       else config_name = a;
@@ -72,7 +74,7 @@ int main(int argc, char **argv) {
     for (const tune::TuneTask &task : tune::resnet18_conv_tasks(config)) {
       if (!only.empty() && (',' + only + ',').find(',' + task.layers[0] + ',') == std::string::npos)
         continue;
-      const tune::Candidates cand = tune::enumerate_candidates(config, task.layer);
+      const tune::Candidates cand = tune::enumerate_candidates(config, task.layer, 2, tails);
       std::map<std::string, tuning::Trial> table;
       const auto t0 = std::chrono::steady_clock::now();
       uint64_t best = UINT64_MAX;
@@ -102,6 +104,7 @@ int main(int argc, char **argv) {
           o.trials = trials;
           o.strategy = strategy;
           o.seed = static_cast<uint64_t>(seed);
+          o.tails = tails;
           ReplayMeasurer m(table);
           const tune::TuneReport r = tune::tune(config, {task}, o, m);
           const double found = double(*r.tasks[0].best->cycles) / double(best);

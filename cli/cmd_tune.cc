@@ -109,6 +109,9 @@ void add_tune_command(CLI::App &app) {
   cmd->add_option("--strategy", a->request.options.strategy, "random, grid, anneal or model")
       ->capture_default_str();
   cmd->add_option("--seed", a->request.options.seed, "Seed of the random choices")->capture_default_str();
+  cmd->add_flag("--tails", a->request.options.tails,
+                "Also search tile sizes that do not divide their axes (a tail tile at the end): "
+                "a larger space, for larger budgets");
   cmd->add_option("--verify", a->request.verify,
                   "Rerun the best schedules of the N workloads that gained most on the RTL and "
                   "require its cycles to equal perf's");

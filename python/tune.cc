@@ -17,7 +17,7 @@ void bind_tune(py::module_ &m) {
       "_tune",
       [](const std::string &model, const std::string &bench, const Config &config,
          const std::string &log, int64_t trials, double time_budget, int jobs,
-         const std::string &strategy, uint64_t seed, int verify, bool update_db,
+         const std::string &strategy, uint64_t seed, bool tails, int verify, bool update_db,
          const std::string &calibration, const std::string &calibrate_method, double percentile,
          int64_t batch, bool verbose) {
         cli::TuneRequest r;
@@ -28,6 +28,7 @@ void bind_tune(py::module_ &m) {
         r.options.time_budget = time_budget;
         r.options.strategy = strategy;
         r.options.seed = seed;
+        r.options.tails = tails;
         r.jobs = jobs;
         r.verify = verify;
         r.update_db = update_db;
@@ -58,7 +59,7 @@ void bind_tune(py::module_ &m) {
       },
       py::arg("model"), py::arg("bench"), py::arg("config"), py::arg("log"), py::arg("trials"),
       py::arg("time_budget"), py::arg("jobs"), py::arg("strategy"), py::arg("seed"),
-      py::arg("verify"), py::arg("update_db"), py::arg("calibration"),
+      py::arg("tails"), py::arg("verify"), py::arg("update_db"), py::arg("calibration"),
       py::arg("calibrate_method"), py::arg("percentile"), py::arg("batch"), py::arg("verbose"));
 }
 

@@ -87,7 +87,7 @@ Measurement measurement_from_json(const nlohmann::json &j) {
 }
 
 nlohmann::json to_json(const Workload &w) {
-  return {{"kind", w.kind == Workload::Kind::kModel ? "model" : "bench"},
+  nlohmann::json j = {{"kind", w.kind == Workload::Kind::kModel ? "model" : "bench"},
           {"name", w.name},
           {"model", w.model},
           {"input", w.input},
@@ -98,6 +98,9 @@ nlohmann::json to_json(const Workload &w) {
           {"batch", w.batch},
           {"tune_trials", w.tune_trials},
           {"tune_strategy", w.tune_strategy}};
+  // Only when on, so that the work items of specs without it keep their keys (resumes).
+  if (w.tune_tails) j["tune_tails"] = true;
+  return j;
 }
 
 Workload workload_from_json(const nlohmann::json &j) {
@@ -113,6 +116,7 @@ Workload workload_from_json(const nlohmann::json &j) {
   w.batch = j.at("batch").get<int64_t>();
   w.tune_trials = j.value("tune_trials", int64_t{0});
   w.tune_strategy = j.value("tune_strategy", std::string("anneal"));
+  w.tune_tails = j.value("tune_tails", false);
   return w;
 }
 
@@ -151,6 +155,7 @@ PointTuning tune_point(const isa::HwConfig &config, const std::vector<tune::Tune
   tune::TuneOptions o;
   o.trials = w.tune_trials;
   o.strategy = w.tune_strategy;
+  o.tails = w.tune_tails;
   o.vthreads = w.vthreads;
   tune::LocalMeasurer measurer;
   const tune::TuneReport r = tune::tune(config, tasks, o, measurer);

@@ -68,6 +68,14 @@ class SpecReader {
     }
   }
 
+  // on/off (also true/false, as PyYAML writes them back).
+  bool on_off(const YAML::Node &n, const std::string &key) const {
+    const std::string word = text(n, key);
+    if (word != "on" && word != "off" && word != "true" && word != "false")
+      error(key, fmt::format("expected on or off, found '{}'", word));
+    return word == "on" || word == "true";
+  }
+
   double number(const YAML::Node &n, const std::string &key) const {
     if (!n.IsScalar()) error(key, "expected a number, found a " + kind_name(n));
     try {
@@ -376,8 +384,8 @@ SweepSpec parse_spec(const std::string &yaml_text, const std::string &source) {
                                spec.workloads.back().name));
   }
   if (const YAML::Node &t = root["tune"]) {
-    if (!t.IsMap()) r.error("tune", "expected a mapping {trials: N, strategy: S}");
-    r.check_keys(t, "tune", {"trials", "strategy"});
+    if (!t.IsMap()) r.error("tune", "expected a mapping {trials: N, strategy: S, tails: on}");
+    r.check_keys(t, "tune", {"trials", "strategy", "tails"});
     if (!t["trials"]) r.error("tune.trials", "missing: give the trials per layer workload");
     const int64_t trials = r.integer(t["trials"], "tune.trials");
     if (trials < 1 || trials > 100000)
@@ -390,9 +398,11 @@ SweepSpec parse_spec(const std::string &yaml_text, const std::string &source) {
         r.error("tune.strategy",
                 fmt::format("unknown strategy '{}' (known: {})", strategy, fmt::join(names, ", ")));
     }
+    const bool tails = t["tails"] && r.on_off(t["tails"], "tune.tails");
     for (Workload &w : spec.workloads) {
       w.tune_trials = trials;
       w.tune_strategy = strategy;
+      w.tune_tails = tails;
     }
   }
   return spec;

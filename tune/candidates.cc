@@ -14,9 +14,15 @@ std::optional<size_t> Candidates::find(const std::vector<size_t> &c) const {
 }
 
 Candidates enumerate_candidates(const isa::HwConfig &config, const lower::Layer &layer,
-                                int vthreads, uint64_t limit) {
+                                int vthreads, bool tails, uint64_t limit) {
   Candidates out;
   out.space = lower::schedule_space(config, layer);
+  if (!tails)
+    for (lower::Knob &k : out.space.knobs) {
+      if (k.name.rfind("tile_", 0) != 0) continue;
+      const int64_t extent = k.values.back();  // a tile knob's largest size: its whole axis
+      std::erase_if(k.values, [&](int64_t v) { return extent % v != 0; });
+    }
   const uint64_t size = out.space.size();
   std::vector<uint64_t> indices;
   if (size <= limit) {

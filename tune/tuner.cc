@@ -69,7 +69,7 @@ TuneReport tune(const isa::HwConfig &config, const std::vector<TuneTask> &tasks,
   std::vector<TaskState> states(tasks.size());
   for (size_t i = 0; i < tasks.size(); ++i) {
     TaskState &st = states[i];
-    st.candidates = enumerate_candidates(config, tasks[i].layer, options.vthreads);
+    st.candidates = enumerate_candidates(config, tasks[i].layer, options.vthreads, options.tails);
     if (use_model)
       for (size_t p = 0; p < st.candidates.size(); ++p)
         st.features.push_back(

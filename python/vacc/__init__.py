@@ -257,14 +257,15 @@ class TuneResult:
 
 
 def tune(model, config="default", log=None, *, bench=None, trials=200, time_budget=0.0, jobs=1,
-         strategy="model", seed=1, verify=0, update_db=True, calibration=None,
+         strategy="model", seed=1, tails=False, verify=0, update_db=True, calibration=None,
          calibrate_method="minmax", percentile=0.0, batch=1, verbose=False):
     """Searches each accelerator layer's schedule on the perf engine, as ``vacc tune`` does.
 
     model: an ONNX file path (or None with ``bench="resnet18-convs"``); config: a Config, or a
     bundled config name or path; log: the tuning log to write or resume (``-o``, required).
-    trials, time_budget, jobs, strategy, seed, verify: ``--trials``, ``--time-budget``, ``-j``,
-    ``--strategy`` (random, grid, anneal, model), ``--seed``, ``--verify``. update_db=False:
+    trials, time_budget, jobs, strategy, seed, tails, verify: ``--trials``, ``--time-budget``,
+    ``-j``, ``--strategy`` (random, grid, anneal, model), ``--seed``, ``--tails``, ``--verify``.
+    update_db=False:
     ``--no-db-update``. calibration (.npy path), calibrate_method, percentile, batch: as
     ``compile``'s. verbose: print the heading and the progress.
     """
@@ -274,6 +275,7 @@ def tune(model, config="default", log=None, *, bench=None, trials=200, time_budg
         config = Config(str(config))
     return TuneResult(_vacc._tune(
         "" if model is None else _os.fspath(model), bench or "", config, _os.fspath(log),
-        int(trials), float(time_budget), int(jobs), str(strategy), int(seed), int(verify),
+        int(trials), float(time_budget), int(jobs), str(strategy), int(seed), bool(tails),
+        int(verify),
         bool(update_db), "" if calibration is None else _os.fspath(calibration),
         calibrate_method, float(percentile), int(batch), bool(verbose)))

@@ -57,3 +57,20 @@ def test_tune_errors_are_the_commands(tmp_path):
                                      tmp_path / "y.jsonl", "--trials", 0)
     with pytest.raises(vacc.Error, match="give the tuning log"):
         vacc.tune(MODEL, "small")
+
+
+def test_tails_are_the_commands_and_widen_the_search(tmp_path):
+    kw = dict(trials=4, strategy="random", seed=2, update_db=False)
+    plain = vacc.tune(MODEL, "small", tmp_path / "plain.jsonl", **kw)
+    r = vacc.tune(MODEL, "small", tmp_path / "py.jsonl", tails=True, **kw)
+    _, out, _ = cli("tune", MODEL, "--config", "small", "-o", tmp_path / "cli.jsonl",
+                    "--trials", 4, "--strategy", "random", "--seed", 2, "--tails",
+                    "--no-db-update", "--json")
+    theirs = json.loads(out)
+    for mine, ref, without in zip(r.tasks, theirs["tasks"], plain.tasks):
+        for k in ("workload", "candidates", "best_cycles", "schedule"):
+            assert mine[k] == ref[k], k
+        # Tails add points to the searched space; the heuristic's is in both.
+        assert mine["candidates"] >= without["candidates"], mine["workload"]
+        assert mine["heuristic_cycles"] == without["heuristic_cycles"]
+    assert sum(t["candidates"] for t in r.tasks) > sum(t["candidates"] for t in plain.tasks)

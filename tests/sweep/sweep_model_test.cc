@@ -12,6 +12,7 @@
 #include "vacc/sweep/energy.h"
 #include "vacc/sweep/export.h"
 #include "vacc/sweep/pareto.h"
+#include "vacc/sweep/evaluate.h"
 #include "vacc/sweep/points.h"
 #include "vacc/sweep/resources.h"
 #include "vacc/sweep/spec.h"
@@ -42,6 +43,21 @@ workloads:
   EXPECT_EQ(s.axes[4].values, (std::vector<std::string>{"xc7z020", "xcu250"}));
   EXPECT_EQ(s.num_points(), 2 * 4 * 3 * 3 * 2);
   EXPECT_EQ(s.workloads[0].layers, (std::vector<std::string>{"C2"}));
+}
+
+// `tune:` reaches every workload, tails (on/off, true/false) and the work item's JSON, which
+// names tune_tails only when on (the keys of specs without it are unchanged, so they resume).
+TEST(SweepSpec, TuneTailsReachTheWorkItems) {
+  for (const std::string word : {"on", "true", "off", "false"}) {
+    const SweepSpec s = parse_spec(
+        "tune: {trials: 4, tails: " + word + "}\nworkloads:\n  - bench: resnet18-convs\n",
+        "t.yaml");
+    const bool on = word == "on" || word == "true";
+    EXPECT_EQ(s.workloads[0].tune_tails, on) << word;
+    const nlohmann::json j = to_json(s.workloads[0]);
+    EXPECT_EQ(j.contains("tune_tails"), on) << word;
+    EXPECT_EQ(workload_from_json(j).tune_tails, on) << word;
+  }
 }
 
 TEST(SweepSpec, FractionalStepsReachTheEnd) {

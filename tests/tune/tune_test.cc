@@ -104,6 +104,45 @@ TEST(TuningLog, WritesReadsAndResumes) {
   EXPECT_EQ(again.cycles, all[3].cycles);
 }
 
+// Tails (TuneOptions::tails): the searched space without them keeps only dividing tiles; with
+// them it is a superset, so an exhaustive search with tails ends no slower, and on a layer
+// whose 7 rows and columns only 1 and 7 divide, it measures tail points.
+TEST(Tune, TailsWidenTheSearchedSpace) {
+  const isa::HwConfig c = bundled("small");
+  const lower::Layer layer = conv_layer(c, 2, 7);
+  const tune::Candidates plain = tune::enumerate_candidates(c, layer, 2, false);
+  const tune::Candidates tails = tune::enumerate_candidates(c, layer, 2, true);
+  auto tail_points = [&](const tune::Candidates &cand) {
+    size_t n = 0;
+    for (size_t i = 0; i < cand.size(); ++i) {
+      const lower::AccelSchedule s = cand.schedule(i);
+      n += 7 % s.tile_h != 0 || 7 % s.tile_w != 0;
+    }
+    return n;
+  };
+  EXPECT_EQ(tail_points(plain), 0u);
+  EXPECT_GT(tail_points(tails), 0u);
+  EXPECT_EQ(tails.size() - tail_points(tails), plain.size());
+  ASSERT_TRUE(plain.heuristic && tails.heuristic);
+  EXPECT_EQ(lower::describe(plain.schedule(*plain.heuristic)),
+            lower::describe(tails.schedule(*tails.heuristic)));
+  const std::vector<tune::TuneTask> tasks = tune::group_tasks({layer});
+  tune::TuneOptions o;
+  o.strategy = "grid";
+  o.trials = static_cast<int64_t>(tails.size()) + 1;  // one more: every candidate measured
+  tune::LocalMeasurer m;
+  const tune::TuneReport without = tune::tune(c, tasks, o, m);
+  o.tails = true;
+  const tune::TuneReport with = tune::tune(c, tasks, o, m);
+  ASSERT_TRUE(without.tasks[0].exhausted && with.tasks[0].exhausted);
+  EXPECT_EQ(with.tasks[0].candidates, tails.size());
+  EXPECT_LE(*with.tasks[0].best->cycles, *without.tasks[0].best->cycles);
+  size_t measured_tails = 0;
+  for (const tuning::Trial &t : with.trials)
+    measured_tails += 7 % t.schedule.tile_h != 0 || 7 % t.schedule.tile_w != 0;
+  EXPECT_EQ(measured_tails, tail_points(tails));
+}
+
 TEST(TuningLog, ErrorsNameTheLineAndField) {
   TempDir dir;
   const std::string good =

@@ -55,10 +55,11 @@ struct Workload {
   std::vector<std::string> layers;  // kConvBench: a subset of the layers, by name
   int vthreads = 2;
   int64_t batch = 1;
-  // The spec's `tune: {trials, strategy}`: each point's layers tuned (vacc tune's search, in
+  // The spec's `tune: {trials, strategy, tails}`: each point's layers tuned (vacc tune's search, in
   // the worker) before the workload is scored; 0 trials: the schedules compile gives.
   int64_t tune_trials = 0;
   std::string tune_strategy = "anneal";
+  bool tune_tails = false;  // tune.tails: TuneOptions::tails
 };
 
 struct SweepSpec {

@@ -28,8 +28,10 @@ struct Candidates {
 };
 
 // Points beyond `limit` are not enumerated: a space that large is sampled (uniformly, seeded),
-// keeping the heuristic's point.
+// keeping the heuristic's point. Without `tails` the tile knobs keep only the sizes that divide
+// their axes (the space the tuner searches by default, TuneOptions::tails).
 Candidates enumerate_candidates(const isa::HwConfig &config, const lower::Layer &layer,
-                                int vthreads = 2, uint64_t limit = uint64_t{1} << 20);
+                                int vthreads = 2, bool tails = true,
+                                uint64_t limit = uint64_t{1} << 20);
 
 }  // namespace vacc::tune

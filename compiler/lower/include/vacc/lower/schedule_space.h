@@ -4,7 +4,10 @@
 // heuristic's choice is one point of it. A point is a choice per knob; the space is their
 // product, indexed in mixed radix (the first knob fastest).
 //
-// A point is legal when check_schedule() accepts it (divisibility, thread split, scratchpad
+// A tile knob offers every size that makes a distinct number of tiles (lower/ops/divisors.h):
+// where it does not divide its axis, the last tile is a tail that runs whole.
+//
+// A point is legal when check_schedule() accepts it (tile sizes, thread split, scratchpad
 // capacities: the operator's own rules, cheap enough to filter millions of points) and it
 // lowers (lower() with LowerOptions::schedule, which also plans the scratchpads). Every legal
 // point is a bit-exact program; an illegal one is refused with its reason before it runs.
