@@ -15,7 +15,11 @@ For each model writes, under --out (not committed; CTest's fixture writes build/
 googlenet, squeezenet1_0, ...), "encoder": torch.nn.TransformerEncoderLayer (batch_first,
 GELU, d_model 64, 4 heads, feed-forward 128) on 1 x 16 x 64 token embeddings, and
 "attention": the same block written out (multi-head self-attention, a ReLU feed-forward, no
-layer norm) from MatMul, Softmax, Slice, Reshape and Transpose alone.
+layer norm) from MatMul, Softmax, Slice, Reshape and Transpose alone; "lstm", "gru" and "rnn":
+two-layer recurrent networks (torch.nn.LSTM bidirectional, GRU one direction, RNN with ReLU
+bidirectional; 16 features, hidden 32, learned initial states) over 12 steps (batch first, as
+vacc's calibration and batch binding read the first axis; PyTorch transposes to the sequence
+first for ONNX) with a linear head on the last step.
 
 Without Debian's python3-torch it writes <out>/TORCH_ABSENT, says so and exits with 77
 (CTest's skip code), so that the tests reading the exports skip and say why.
@@ -26,7 +30,7 @@ import os
 import sys
 
 DEFAULT_MODELS = ("resnet18,mobilenet_v2,mobilenet_v3_small,googlenet,squeezenet1_0,encoder,"
-                  "attention")
+                  "attention,lstm,gru,rnn")
 
 
 def images(torch, n, gen, size=224):
@@ -95,11 +99,37 @@ def attention_block(torch, d=64, heads=4):
     return Attention()
 
 
+def recurrent_model(torch, kind, features=16, hidden=32):
+    class Recurrent(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            dirs = 1 if kind == "gru" else 2
+            if kind == "lstm":
+                self.r = torch.nn.LSTM(features, hidden, num_layers=2, bidirectional=True,
+                                       batch_first=True)
+            elif kind == "gru":
+                self.r = torch.nn.GRU(features, hidden, num_layers=2, batch_first=True)
+            else:
+                self.r = torch.nn.RNN(features, hidden, num_layers=2, nonlinearity="relu",
+                                      bidirectional=True, batch_first=True)
+            self.h0 = torch.nn.Parameter(0.5 * torch.randn(2 * dirs, 1, hidden))
+            self.c0 = torch.nn.Parameter(0.5 * torch.randn(2 * dirs, 1, hidden))
+            self.head = torch.nn.Linear(dirs * hidden, 10)
+
+        def forward(self, x):
+            y, _ = self.r(x, (self.h0, self.c0) if kind == "lstm" else self.h0)
+            return self.head(y[:, -1])
+
+    return Recurrent()
+
+
 def build(name, seed, torch, torchvision):
     """The model in eval mode and its input shape."""
     torch.manual_seed(seed)
     if name == "attention":
         return attention_block(torch).eval(), (1, 32, 64)
+    if name in ("lstm", "gru", "rnn"):
+        return recurrent_model(torch, name).eval(), (1, 12, 16)
     if name == "encoder":
         model = torch.nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128,
                                                  dropout=0.0, activation="gelu",
@@ -148,7 +178,7 @@ def main():
         if len(shape) == 4:  # images
             inputs = images(torch, args.test_inputs, gen, shape[-1]).unsqueeze(1)
             calib = images(torch, args.calib_inputs, gen, shape[-1]).unsqueeze(1)
-        else:  # token embeddings
+        else:  # token embeddings or a sequence of feature vectors
             inputs = torch.randn(args.test_inputs, *shape, generator=gen)
             calib = torch.randn(args.calib_inputs, *shape, generator=gen)
         with torch.no_grad():

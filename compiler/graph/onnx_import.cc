@@ -8,6 +8,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "recurrent_import.h"
 #include "vacc/graph/executor.h"
 #include "vacc/graph/op_registry.h"
 #include "vacc/graph/shape_inference.h"
@@ -278,10 +279,14 @@ class Importer {
       fail("{}: operator domain '{}' is not supported (only the default ONNX domain is)", what,
            proto.domain());
     }
+    if (is_recurrent_op(proto.op_type())) {
+      import_recurrent_node(proto, what);
+      return;
+    }
     std::optional<OpKind> op = op_from_onnx(proto.op_type());
     if (!op) {
-      fail("{}: unsupported operator '{}'; vacc supports {}", what, proto.op_type(),
-           supported_onnx_ops());
+      fail("{}: unsupported operator '{}'; vacc supports {}, LSTM, GRU, RNN", what,
+           proto.op_type(), supported_onnx_ops());
     }
     const OpDef &def = op_def(*op);
     if (opset_ < def.opset_min || opset_ > def.opset_max) {
@@ -304,22 +309,7 @@ class Importer {
       return;
     }
 
-    std::vector<Value *> inputs;
-    for (int i = 0; i < proto.input_size(); ++i) {
-      const std::string &name = proto.input(i);
-      if (name.empty()) {
-        inputs.push_back(nullptr);
-        continue;
-      }
-      auto it = values_.find(name);
-      if (it == values_.end()) {
-        fail(
-            "{}: input {} '{}' is not a graph input, an initializer or the output of an "
-            "earlier node (the file is malformed or not topologically sorted)",
-            what, i, name);
-      }
-      inputs.push_back(it->second);
-    }
+    std::vector<Value *> inputs = node_inputs(proto, what);
     try {
       // The operator's import hook rewrites older opsets' forms into the one vacc implements.
       if (const auto import = def.import) {
@@ -357,6 +347,45 @@ class Importer {
     }
     for (Value *out : outputs) {
       if (out) define(out->name, out);
+    }
+  }
+
+  // The values a node reads, null where it omits an optional input.
+  std::vector<Value *> node_inputs(const onnx::NodeProto &proto, const std::string &what) {
+    std::vector<Value *> inputs;
+    for (int i = 0; i < proto.input_size(); ++i) {
+      const std::string &name = proto.input(i);
+      if (name.empty()) {
+        inputs.push_back(nullptr);
+        continue;
+      }
+      auto it = values_.find(name);
+      if (it == values_.end()) {
+        fail(
+            "{}: input {} '{}' is not a graph input, an initializer or the output of an "
+            "earlier node (the file is malformed or not topologically sorted)",
+            what, i, name);
+      }
+      inputs.push_back(it->second);
+    }
+    return inputs;
+  }
+
+  // LSTM, GRU and RNN: the operators of their equations (recurrent_import.h).
+  void import_recurrent_node(const onnx::NodeProto &proto, const std::string &what) {
+    check_arity(proto, what);
+    const std::vector<Value *> inputs = node_inputs(proto, what);
+    std::vector<Value *> outputs;
+    try {
+      outputs = import_recurrent(graph_, proto, inputs);
+    } catch (const Error &e) {
+      fail("{}: {}", what, e.what());
+    }
+    for (int i = 0; i < proto.output_size(); ++i) {
+      if (proto.output(i).empty()) continue;
+      if (values_.count(proto.output(i)))
+        fail("{}: output '{}' is defined twice", what, proto.output(i));
+      define(proto.output(i), outputs[i]);
     }
   }
 
@@ -415,6 +444,10 @@ Graph import_onnx_bytes(const std::string &bytes, const std::string &source,
 
 Graph import_onnx(const std::string &path, const ImportOptions &options) {
   return import_onnx_bytes(read_file(path, "the file"), path, options);
+}
+
+bool imports_onnx_operator(const std::string &op_type) {
+  return op_from_onnx(op_type) || is_recurrent_op(op_type);
 }
 
 Tensor read_onnx_tensor(const std::string &path) {

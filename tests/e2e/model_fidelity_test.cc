@@ -172,6 +172,19 @@ TEST(ModelFidelity, Attention) {
 TEST(ModelFidelity, TransformerEncoder) {
   check_model({"encoder", 0.99});
 }
+// Recurrent networks as PyTorch exports them (opset 13, two layers, learned initial states):
+// ONNX LSTM, GRU and RNN imported as their equations unrolled over 12 steps; every gate
+// product (the whole sequence's input products and each step's hidden-state product) on the
+// accelerator, the gates and state updates on the CPU.
+TEST(ModelFidelity, Lstm) {
+  check_model({"lstm", 0.99});
+}
+TEST(ModelFidelity, Gru) {
+  check_model({"gru", 0.99});
+}
+TEST(ModelFidelity, Rnn) {
+  check_model({"rnn", 0.99});
+}
 
 }  // namespace
 }  // namespace vacc

@@ -40,7 +40,9 @@ constexpr const char *kDataDir = "/usr/share/libonnx-testdata/data";
 //    strings, unsigned integers wider than 8 bits: vacc carries float, double, int8, uint8,
 //    int16, int32, int64 and bool);
 //  - Dropout in training mode with a nonzero ratio (random; vacc infers), read from the
-//    test's first data set.
+//    test's first data set;
+//  - a recurrent operator's sequence_lens (every sequence runs its whole length), peepholes or
+//    batch-first layout (recurrent_import.h).
 inline std::string refused_feature(const fs::path &dir, const onnx::ModelProto &model) {
   static const std::set<int> kCarried = {onnx::TensorProto::FLOAT, onnx::TensorProto::DOUBLE,
                                          onnx::TensorProto::INT8,  onnx::TensorProto::UINT8,
@@ -68,6 +70,12 @@ inline std::string refused_feature(const fs::path &dir, const onnx::ModelProto &
     return std::nullopt;
   };
   for (const auto &node : model.graph().node()) {
+    if (node.op_type() == "LSTM" || node.op_type() == "GRU" || node.op_type() == "RNN") {
+      if (node.input_size() > 4 && !node.input(4).empty()) return "sequence_lens";
+      if (node.input_size() > 7 && !node.input(7).empty()) return "peepholes";
+      for (const auto &a : node.attribute())
+        if (a.name() == "layout" && a.i() != 0) return "batch-first layout";
+    }
     if (node.op_type() != "Dropout" || node.input_size() < 3 || node.input(2).empty()) continue;
     const std::optional<Tensor> mode = fed(node.input(2));
     const std::optional<Tensor> ratio = node.input(1).empty() ? std::nullopt : fed(node.input(1));
@@ -188,7 +196,7 @@ inline bool uses_only_supported_ops(const fs::path &dir) {
   if (!model.ParseFromString(slurp(dir / "model.onnx"))) return false;
   for (const auto &node : model.graph().node()) {
     if (!node.domain().empty() && node.domain() != "ai.onnx") return false;
-    if (!op_from_onnx(node.op_type())) return false;
+    if (!imports_onnx_operator(node.op_type())) return false;
   }
   return model.graph().node_size() > 0;
 }

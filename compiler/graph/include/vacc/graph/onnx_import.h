@@ -44,6 +44,10 @@ Graph import_onnx(const std::string &path, const ImportOptions &options = {});
 Graph import_onnx_bytes(const std::string &bytes, const std::string &source,
                         const ImportOptions &options = {});
 
+// Whether the importer takes an ONNX operator: the registry's (op_from_onnx), and LSTM, GRU
+// and RNN, which it imports as the operators of their equations, unrolled over the sequence.
+bool imports_onnx_operator(const std::string &op_type);
+
 // Reads a serialized TensorProto (.pb file, as in ONNX's test data).
 Tensor read_onnx_tensor(const std::string &path);
 

@@ -1,0 +1,33 @@
+// ONNX's recurrent operators (LSTM, GRU, RNN) imported as the graph operators their equations
+// are made of, unrolled over the sequence (static, as every vacc shape is): per direction, one
+// Gemm of the whole input sequence by W (its bias and R's folded in), then per time step a Gemm
+// of the hidden state by R, the gates (Gather of their columns, Sigmoid, Tanh, Relu) and the
+// state updates (Mul, Add, Sub), and Y, Y_h, Y_c assembled by Reshape and Concat. Every
+// backend and pass then handles them: the int8 quantizer puts the Gemms (the gate products) on
+// the accelerator, the gates run where the partitioner puts them.
+//
+// Supported: every direction, several layers (each its own node, as exporters write them),
+// initial_h and initial_c, GRU's linear_before_reset both ways, the activations Sigmoid, Tanh
+// and Relu, weights given as initializers or computed (constant folding folds their slicing
+// where they are constants). Refused with a message naming the attribute or input:
+// sequence_lens, peepholes (P), clip, input_forget, layout = 1, activation_alpha/beta.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+#include "vacc/graph/graph.h"
+
+namespace vacc::graph {
+
+bool is_recurrent_op(const std::string &op_type);
+
+// The node's outputs (Y, Y_h and for LSTM Y_c), named as the node names them, null where it
+// leaves one unnamed; `inputs` are the node's (null where omitted). Throws vacc::Error saying
+// what is not supported.
+std::vector<Value *> import_recurrent(Graph &graph, const onnx::NodeProto &node,
+                                      const std::vector<Value *> &inputs);
+
+}  // namespace vacc::graph
