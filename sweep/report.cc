@@ -280,11 +280,72 @@ std::string table(const Json &results) {
   return s + "</tbody></table>\n";
 }
 
+bool is_on(const std::string &v) { return v == "on" || v == "true"; }
+bool is_off(const std::string &v) { return v == "off" || v == "false"; }
+
+std::string axis_value(const Json &row, const std::string &key) {
+  auto it = row.find(key);
+  if (it == row.end() || it->is_null()) return "";
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
+std::string signed_num(double v, int digits) {
+  if (!std::isfinite(v)) return "";
+  return (v > 0 ? "+" : "") + fmt_num(v, digits);
+}
+
+// Per ISA extension (an `extensions.*` axis) and workload: each pair of points that differ in
+// that axis alone, off against on, as the cycles it saves and the LUTs, DSPs, BRAM, area and
+// energy it costs, so a reader weighs each extension without pairing points by hand.
+std::string extension_view(const std::vector<std::string> &axes, const std::string &ext,
+                           const std::string &workload, const std::vector<const Json *> &rows) {
+  std::map<std::string, std::pair<const Json *, const Json *>> pairs;  // the other axes: off, on
+  for (const Json *r : rows) {
+    const std::string v = axis_value(*r, ext);
+    if (!is_on(v) && !is_off(v)) continue;
+    std::string rest;
+    for (const std::string &a : axes)
+      if (a != ext) rest += (rest.empty() ? "" : " ") + a + "=" + axis_value(*r, a);
+    (is_on(v) ? pairs[rest].second : pairs[rest].first) = r;
+  }
+  std::string body;
+  double lo = INFINITY, hi = 0;
+  for (const auto &[rest, p] : pairs) {
+    if (!p.first || !p.second) continue;
+    const Json &off = *p.first, &on = *p.second;
+    const double speedup = num(off, "cycles") / num(on, "cycles");
+    lo = std::min(lo, speedup);
+    hi = std::max(hi, speedup);
+    body += fmt::format(
+        "<tr><td class=\"t\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        escape_html(rest.empty() ? "(no other axis)" : rest), fmt_num(num(off, "cycles"), 8),
+        fmt_num(num(on, "cycles"), 8), fmt_num(speedup, 4),
+        signed_num(num(on, "lut") - num(off, "lut"), 5),
+        signed_num(num(on, "dsp") - num(off, "dsp"), 4),
+        signed_num(num(on, "bram") - num(off, "bram"), 4),
+        signed_num(num(on, "area_mm2") - num(off, "area_mm2"), 3),
+        signed_num(num(on, "energy_uj") - num(off, "energy_uj"), 3));
+  }
+  if (body.empty()) return "";
+  return fmt::format(
+             "<h3>{}: {} on against off</h3>\n<p class=\"note\">{:.3f}&times; to {:.3f}&times; "
+             "fewer cycles with it; each row a pair of points that differ in {} alone.</p>\n"
+             "<table class=\"ext\"><tr><th>the other axes</th><th>cycles off</th><th>cycles "
+             "on</th><th>speedup</th><th>&Delta;LUT</th><th>&Delta;DSP</th><th>&Delta;BRAM36"
+             "</th><th>&Delta;area mm2</th><th>&Delta;energy uJ</th></tr>\n",
+             escape_html(workload), escape_html(ext), lo, hi, escape_html(ext)) +
+         body + "</table>\n";
+}
+
 }  // namespace
 
 std::string render_report(const Json &doc) {
   const Json &results = doc.at("results");
   const std::string spec = doc.value("spec", "sweep");
+  const std::vector<std::string> axes =
+      doc.contains("axes") ? doc.at("axes").get<std::vector<std::string>>()
+                           : std::vector<std::string>{};
   std::map<std::string, std::vector<const Json *>> ok;
   std::vector<std::string> order;
   std::map<std::string, int> status_count;
@@ -319,6 +380,8 @@ std::string render_report(const Json &doc) {
     body += roofline(fmt::format("roofline-{}", n), w, *best.front());
     body += layer_bars(fmt::format("layers-{}", n), w, best);
     body += "</div>\n";
+    for (const std::string &ext : axes)
+      if (ext.rfind("extensions.", 0) == 0) body += extension_view(axes, ext, w, rows);
     ++n;
   }
 

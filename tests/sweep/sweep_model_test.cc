@@ -14,6 +14,7 @@
 #include "vacc/sweep/pareto.h"
 #include "vacc/sweep/evaluate.h"
 #include "vacc/sweep/points.h"
+#include "vacc/sweep/report.h"
 #include "vacc/sweep/resources.h"
 #include "vacc/sweep/spec.h"
 
@@ -222,6 +223,43 @@ TEST(Export, CsvQuotesWhatNeedsIt) {
   std::vector<nlohmann::ordered_json> rows = {{{"a", "x,y"}, {"b", 1.5}, {"c", nullptr}},
                                               {{"a", "say \"hi\""}, {"b", true}}};
   EXPECT_EQ(to_csv(rows, {"a", "b", "c"}), "a,b,c\n\"x,y\",1.5,\n\"say \"\"hi\"\"\",1,\n");
+}
+
+// The report's per-extension table: every pair of points that differ in the extension axis
+// alone, off against on, with the speedup and the resources it adds, computed here from the
+// same rows; a point without its partner (b=16 has no "on" row) makes no row.
+TEST(SweepReport, ExtensionPairs) {
+  nlohmann::ordered_json doc;
+  doc["spec"] = "ext";
+  doc["axes"] = {"extensions.alu_clip", "gemm.block_in"};
+  auto row = [](int point, const char *clip, const char *b, double cycles, double lut,
+                double dsp, double bram, double area, double energy) {
+    return nlohmann::ordered_json{
+        {"point", point},   {"workload", "w"},   {"status", "ok"},
+        {"label", "p"},     {"extensions.alu_clip", clip},
+        {"gemm.block_in", b}, {"cycles", cycles}, {"latency_ms", cycles / 1e5},
+        {"lut", lut},       {"dsp", dsp},         {"bram", bram},
+        {"area_mm2", area}, {"energy_uj", energy}};
+  };
+  doc["results"] = {row(0, "off", "8", 1200, 20000, 100, 30, 1.5, 9.0),
+                    row(1, "on", "8", 1000, 20400, 100, 30, 1.6, 8.0),
+                    row(2, "false", "16", 5000, 30000, 200, 40, 2.0, 20.0),
+                    row(3, "off", "32", 900, 40000, 300, 50, 3.0, 30.0),
+                    row(4, "true", "32", 600, 41000, 300, 50, 3.1, 25.0)};
+  const std::string html = render_report(doc);
+  EXPECT_NE(html.find("<h3>w: extensions.alu_clip on against off</h3>"), std::string::npos);
+  EXPECT_NE(html.find("1.200&times; to 1.500&times; fewer cycles"), std::string::npos) << html;
+  // b=8: 1200 -> 1000 cycles, 1.2x, +400 LUT, DSP and BRAM unchanged, +0.1 mm2, -1 uJ.
+  EXPECT_NE(html.find("<td class=\"t\">gemm.block_in=8</td><td>1200</td><td>1000</td><td>1.2</td>"
+                      "<td>+400</td><td>0</td><td>0</td><td>+0.1</td><td>-1</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<td class=\"t\">gemm.block_in=32</td><td>900</td><td>600</td><td>1.5</td>"
+                      "<td>+1000</td>"),
+            std::string::npos);
+  EXPECT_EQ(html.find("<td class=\"t\">gemm.block_in=16</td>"), std::string::npos);
+  // Without an extension axis, no such table.
+  doc["axes"] = {"gemm.block_in"};
+  EXPECT_EQ(render_report(doc).find("on against off"), std::string::npos);
 }
 
 }  // namespace
