@@ -43,15 +43,19 @@ test: build-all
 # Longer runs of property tests that `make test` samples: perf == rtl on SOAK_CONFIGS random
 # configs (from SOAK_FIRST; each config's RTL model is built once into the build tree's cache,
 # minutes each) with SOAK_SEEDS random programs on each; a sweep SIGKILLed and resumed
-# SOAK_SWEEP_KILLS times.
+# SOAK_SWEEP_KILLS times; SOAK_CLIENTS clients x SOAK_RUNS requests against `vacc serve`, with
+# faults mixed in.
 SOAK_CONFIGS ?= 8
 SOAK_SWEEP_KILLS ?= 10
 SOAK_SEEDS ?= 200
 SOAK_FIRST ?= 0
+SOAK_CLIENTS ?= 8
+SOAK_RUNS ?= 50
 soak: build-all
 	cd $(BUILD_DIR) && VACC_PROPERTY_CONFIGS=$(SOAK_CONFIGS) VACC_PROPERTY_SEEDS=$(SOAK_SEEDS) \
 	  VACC_PROPERTY_FIRST=$(SOAK_FIRST) VACC_SWEEP_KILLS=$(SOAK_SWEEP_KILLS) \
-	  ctest --output-on-failure -R '^(perf_equals_rtl|sweep_kills)$$' --timeout 28800
+	  VACC_SOAK_CLIENTS=$(SOAK_CLIENTS) VACC_SOAK_RUNS=$(SOAK_RUNS) \
+	  ctest --output-on-failure -R '^(perf_equals_rtl|sweep_kills|remote_soak)$$' --timeout 28800
 
 # One sanitizer build tree, clang with AddressSanitizer (and LeakSanitizer),
 # UndefinedBehaviorSanitizer and libFuzzer's coverage instrumentation (docs/fuzzing.md), for
