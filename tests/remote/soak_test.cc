@@ -26,6 +26,19 @@
 #include "vacc/support/error.h"
 #include "vacc_remote.grpc.pb.h"
 
+// Under AddressSanitizer (make test-asan) freed memory sits in its quarantine, so the
+// server's resident set grows by design: the memory bound is checked in normal builds only.
+#if defined(__SANITIZE_ADDRESS__)
+#define VACC_SOAK_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define VACC_SOAK_SANITIZED 1
+#endif
+#endif
+#ifndef VACC_SOAK_SANITIZED
+#define VACC_SOAK_SANITIZED 0
+#endif
+
 namespace vacc::test {
 namespace {
 
@@ -193,7 +206,8 @@ TEST(RemoteSoak, ClientsWithFaultsGetTheirRunsAndTheServerStaysFlat) {
   for (const std::string &f : failures) ADD_FAILURE() << f;
   EXPECT_EQ(good + wrong_token + oversized + gave_up, 2 * clients + clients * runs + 1);
   EXPECT_GT(wrong_token + oversized + gave_up, 0) << "no fault was drawn";
-  EXPECT_LE(after.rss_kb, warm.rss_kb * 11 / 10) << "the server's memory grew";
+  if (!VACC_SOAK_SANITIZED)
+    EXPECT_LE(after.rss_kb, warm.rss_kb * 11 / 10) << "the server's memory grew";
   EXPECT_LE(after.fds, warm.fds + 4) << "the server keeps descriptors";
   EXPECT_FALSE(has_exited(server)) << server.stderr_text();
   kill(server.pid, SIGTERM);
