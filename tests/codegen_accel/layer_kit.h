@@ -76,6 +76,17 @@ inline bool add_tails(const isa::HwConfig &c, const lower::Layer &layer,
   return any;
 }
 
+// Sets `o` to the heuristic's schedule of `layer` with `vthreads` threads and tails added;
+// false (o left as is) when no tile can take one.
+inline bool use_tails(const isa::HwConfig &c, const lower::Layer &layer, int vthreads,
+                      lower::LowerOptions *o) {
+  lower::AccelSchedule s = lower::heuristic_schedule(c, layer, vthreads);
+  if (!add_tails(c, layer, &s)) return false;
+  o->vthreads = vthreads;
+  o->schedule = s;
+  return true;
+}
+
 // Sets `o` for one of with_resident_orders(): `vthreads`, and with a resident operand or tails
 // the heuristic's schedule with them. False (o left as is) when that operand does not fit its
 // scratchpad on `c`, or no tile can take a tail.

@@ -145,10 +145,7 @@ TEST_P(OnConfig, PoolsMatchTheOnnxWindowsAndTheIntegerAverage) {
       LowerOptions o;
       o.vthreads = vt;
       if (run == 2) {
-        const lower::Layer pool{"pool", p};
-        lower::AccelSchedule s = lower::heuristic_schedule(c, pool, vt);
-        if (!test::add_tails(c, pool, &s)) continue;
-        o.schedule = s;
+        if (!test::use_tails(c, lower::Layer{"pool", p}, vt, &o)) continue;
         ++tail_runs;
       }
       const LoweredLayer layer = lower::lower(c, lower::Layer{"pool", p}, o);

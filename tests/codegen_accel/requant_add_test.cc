@@ -208,10 +208,7 @@ TEST_P(OnConfig, ResidualAddMatchesGraphSemantics) {
       LowerOptions o;
       o.vthreads = vt;
       if (run == 2) {
-        const lower::Layer add{"add", p};
-        lower::AccelSchedule s = lower::heuristic_schedule(c, add, vt);
-        if (!test::add_tails(c, add, &s)) continue;
-        o.schedule = s;
+        if (!test::use_tails(c, lower::Layer{"add", p}, vt, &o)) continue;
         ++tail_runs;
       }
       LoweredLayer layer = lower::compile_add(c, p, o);
