@@ -75,9 +75,10 @@ TuneSummary run_tune_session(
   TuneSummary summary;
   summary.heading = fmt::format(
       "tuning {} workloads ({} accelerator layers) of {} on config '{}' (hardware {}): "
-      "strategy {}, up to {} trials each, {} worker(s){}, log {}",
+      "strategy {}{}, up to {} trials each, {} worker(s){}, log {}",
       tasks.size(), layers, a.model.empty() ? a.bench : a.model, config.name,
-      tuning::hw_key(config), a.options.strategy, a.options.trials, a.jobs,
+      tuning::hw_key(config), a.options.strategy, a.options.tails ? ", tails" : "",
+      a.options.trials, a.jobs,
       a.ranks ? fmt::format(" per rank x {} MPI ranks", a.ranks->ranks()) : "", a.log);
   if (started) started(summary.heading, total);
 
@@ -127,6 +128,7 @@ TuneSummary run_tune_session(
     j["config"] = config.name;
     j["hw"] = tuning::hw_key(config);
     j["strategy"] = a.options.strategy;
+    j["tails"] = a.options.tails;
     j["log"] = a.log;
     j["seconds"] = r.seconds;
     j["measured"] = r.measured;

@@ -67,6 +67,7 @@ def test_tails_are_the_commands_and_widen_the_search(tmp_path):
                     "--trials", 4, "--strategy", "random", "--seed", 2, "--tails",
                     "--no-db-update", "--json")
     theirs = json.loads(out)
+    assert theirs["tails"] and r.summary["tails"] and not plain.summary["tails"]
     for mine, ref, without in zip(r.tasks, theirs["tasks"], plain.tasks):
         for k in ("workload", "candidates", "best_cycles", "schedule"):
             assert mine[k] == ref[k], k
