@@ -163,15 +163,18 @@ std::vector<Value *> import_recurrent(Graph &graph, const onnx::NodeProto &node,
       fail("initial state '{}' is {}; it must be {}", s->name, shape_str(s->shape),
            shape_str({D, B, H}));
 
-  Builder b(graph, node.name().empty() ? type : node.name());
+  // Names of the expansion's values: the node's name (or its type and position, unnamed).
+  Builder b(graph, node.name().empty() ? fmt::format("{}#{}", type, graph.nodes().size())
+                                       : node.name());
   Value *sequence = b.reshape(x, {T * B, I});
   std::vector<std::vector<Value *>> ys(D, std::vector<Value *>(T));
   std::vector<Value *> final_h(D), final_c(D);
   for (int64_t d = 0; d < D; ++d) {
     auto act = [&](size_t k) { return activation(activations[d * per_direction + k]); };
     const bool gru = spec.cell == Cell::kGru;
-    auto columns = [&](Value *x, int64_t begin, int64_t end) {
-      return b.gather(x, Tensor::from_vector<int64_t>({end - begin}, range(begin, end)), 0);
+    // Rows [begin, end) of a weight or bias (its gates' share).
+    auto rows = [&](Value *v, int64_t begin, int64_t end) {
+      return b.gather(v, Tensor::from_vector<int64_t>({end - begin}, range(begin, end)), 0);
     };
     Value *w_d = b.gather(w, Tensor::scalar<int64_t>(d), 0);  // [G*H, I]
     Value *r_d = b.gather(r, Tensor::scalar<int64_t>(d), 0);  // [G*H, H]
@@ -180,7 +183,7 @@ std::vector<Value *> import_recurrent(Graph &graph, const onnx::NodeProto &node,
     Value *x_bias = nullptr, *r_bias = nullptr;
     if (bias) {
       Value *b_d = b.gather(bias, Tensor::scalar<int64_t>(d), 0);
-      Value *wb = columns(b_d, 0, G * H), *rb = columns(b_d, G * H, 2 * G * H);
+      Value *wb = rows(b_d, 0, G * H), *rb = rows(b_d, G * H, 2 * G * H);
       if (gru && linear_before_reset) {
         std::vector<float> in_x(G * H, 1.0f), in_r(G * H, 0.0f);
         std::fill(in_x.begin() + 2 * H, in_x.end(), 0.0f);
@@ -197,8 +200,8 @@ std::vector<Value *> import_recurrent(Graph &graph, const onnx::NodeProto &node,
     Value *gx_all = b.reshape(b.gemm(sequence, w_d, x_bias), {T, B, G * H});
     // R's product: all gates at once, except GRU without linear_before_reset, whose h gate
     // multiplies r * H (its own Gemm below).
-    Value *r_all = gru && !linear_before_reset ? columns(r_d, 0, 2 * H) : r_d;
-    Value *rh = gru && !linear_before_reset ? columns(r_d, 2 * H, 3 * H) : nullptr;
+    Value *r_all = gru && !linear_before_reset ? rows(r_d, 0, 2 * H) : r_d;
+    Value *rh = gru && !linear_before_reset ? rows(r_d, 2 * H, 3 * H) : nullptr;
 
     auto state = [&](Value *given) {
       if (given) return b.gather(given, Tensor::scalar<int64_t>(d), 0);
