@@ -2,6 +2,7 @@
 // board with an FPGA; rtl, perf or fsim without one), one at a time, over gRPC
 // (remote/server.h). Prints "listening on HOST:PORT" once ready; stops on SIGINT or SIGTERM.
 #include <fmt/format.h>
+#include <malloc.h>
 
 #include <csignal>
 #include <cstdio>
@@ -32,6 +33,10 @@ struct ServeArgs {
 };
 
 void serve(const ServeArgs &a) {
+  // gRPC's handler threads would each grow a malloc arena of their own with the requests'
+  // buffers, which glibc keeps: with 8 clients, some giving up mid-run, the server's resident
+  // memory grew 90 -> 106 MB over 1 600 requests; with two arenas it stays flat (remote_soak).
+  mallopt(M_ARENA_MAX, 2);
   const std::string config_path = isa::resolve_config_path(a.config);
   const isa::HwConfig config = isa::load_config(config_path);
   if (a.port < 0 || a.port > 65535) fail("--port {}: choose 0..65535 (0: any free port)", a.port);
