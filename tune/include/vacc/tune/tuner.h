@@ -26,7 +26,7 @@ struct TuneOptions {
   uint64_t seed = 1;
   int vthreads = 2;          // the heuristic's (default_schedule's) threads
   size_t batch = 8;          // candidates per task per round
-  // Tile sizes that do not divide their axes (tails) in the searched space: 2-4x more points,
+  // Tile sizes that do not divide their axes (tails) in the searched space: up to 6x more points,
   // which pay on some layers but dilute a small budget of trials (bench/RESULTS.md, "Tails").
   bool tails = false;
   std::string log_path;      // "" = no log
