@@ -2,9 +2,11 @@
 // are made of, unrolled over the sequence (static, as every vacc shape is): per direction, one
 // Gemm of the whole input sequence by W (its bias and R's folded in), then per time step a Gemm
 // of the hidden state by R, the gates (Gather of their columns, Sigmoid, Tanh, Relu) and the
-// state updates (Mul, Add, Sub), and Y, Y_h, Y_c assembled by Reshape and Concat. Every
-// backend and pass then handles them: the int8 quantizer puts the Gemms (the gate products) on
-// the accelerator, the gates run where the partitioner puts them.
+// state updates (Mul, Add, Sub), and Y, Y_h, Y_c assembled by Reshape and Concat. The passes
+// and backends then handle them as any such operators (tested: the reference executor, the LLVM
+// CPU backend, int8 on the accelerator; the GPU backend has kernels for them but no GPU ran
+// them): the int8 quantizer puts the Gemms (the gate products) on the accelerator, the gates
+// run where the partitioner puts them.
 //
 // Supported: every direction, several layers (each its own node, as exporters write them),
 // initial_h and initial_c, GRU's linear_before_reset both ways, the activations Sigmoid, Tanh
