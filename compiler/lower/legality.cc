@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <variant>
 
-#include "ops/node_mapping.h"
+#include "lower/ops/node_mapping.h"
 #include "vacc/lower/host_layout.h"
 #include "vacc/support/error.h"
 

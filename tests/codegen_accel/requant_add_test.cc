@@ -90,7 +90,7 @@ std::vector<int64_t> dense_reference(const isa::HwConfig &c, const lower::DenseP
   return out;
 }
 
-// The graph executor's qadd (compiler/graph/ops/quantize.cc), elementwise.
+// The graph executor's qadd (the quantize family, compiler/ops/quantize/def.cc), elementwise.
 std::vector<int64_t> add_reference(const AddParams &p, const std::vector<int64_t> &a,
                                    const std::vector<int64_t> &b) {
   const int64_t round = p.rshift > 0 ? int64_t{1} << (p.rshift - 1) : 0;

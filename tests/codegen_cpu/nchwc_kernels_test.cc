@@ -8,14 +8,14 @@
 // whole blocks (a tail block of input channels, padded output blocks), a plain few-channel
 // input, batches of two, pointwise convolutions read as one row. The dense convolutions run
 // on one, two and three threads, whose kernels cut the output into different parallel tasks
-// (conv_nchwc_plan.h: a flat image into rows, blocks of fewer rows, other tiles).
+// (ops/conv/cpu_nchwc_plan.h: a flat image into rows, blocks of fewer rows, other tiles).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <functional>
 #include <random>
 
-#include "conv_nchwc_plan.h"
+#include "ops/conv/cpu_nchwc_plan.h"
 #include "vacc/codegen/cpu/jit.h"
 #include "vacc/codegen/cpu/thread_pool.h"
 #include "vacc/graph/executor.h"

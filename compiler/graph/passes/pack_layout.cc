@@ -3,7 +3,7 @@
 #include <map>
 #include <unordered_map>
 
-#include "../ops/ops.h"
+#include "graph/registry/families.h"
 #include "vacc/graph/macs.h"
 #include "vacc/graph/shape_inference.h"
 
@@ -99,8 +99,8 @@ class Packer {
       if (node->input(3)) node->inputs[3] = packed(node->inputs[3], batch, bo);
       Value *w = node->inputs[1];
       if (w->is_constant()) {
-        Tensor wb = block_tensor(
-            node->op == OpKind::kQConv ? sliced_groups(node) : *w->constant, bo, bi);
+        Tensor wb =
+            block_tensor(node->op == OpKind::kQConv ? sliced_groups(node) : *w->constant, bo, bi);
         Value *wp = g_.add_constant(g_.unique_name(w->name + ".packed"), std::move(wb));
         wp->layout = {true, bo, bi};
         node->inputs[1] = wp;

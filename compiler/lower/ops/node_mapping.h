@@ -1,7 +1,8 @@
 // The accelerator part of each operator that maps graph nodes to layers: which graph operators
 // (vacc.QConv, vacc.QDense, ...) become which layer (lower/operators.h), what keeps a node of
 // the operator off the accelerator, and the helpers their mappings share. legality.cc asks
-// this table; each operator's mapping lives beside its lowering (<op>_node.cc).
+// this table; each operator's mapping lives beside its lowering
+// (compiler/ops/<family>/accel_node.cc).
 #pragma once
 
 #include <optional>
@@ -27,7 +28,7 @@ struct NodeMapping {
 // The mapping of `op`, or null when the accelerator has no layer for it.
 const NodeMapping *node_mapping(graph::OpKind op);
 
-// Each operator's entry (<op>_node.cc).
+// Each operator's entry (compiler/ops/<family>/accel_node.cc).
 NodeMapping conv2d_node_mapping();
 NodeMapping dense_node_mapping();
 NodeMapping add_node_mapping();

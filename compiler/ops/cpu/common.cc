@@ -293,19 +293,24 @@ namespace {
 const std::vector<std::optional<CpuLowering>> &lowerings() {
   static const std::vector<std::optional<CpuLowering>> table = [] {
     std::vector<CpuLowering> added;
-    add_elementwise_lowerings(added);
-    add_conv_lowerings(added);
-    add_matmul_lowerings(added);
-    add_pool_lowerings(added);
-    add_softmax_lowerings(added);
-    add_shape_lowerings(added);
-    add_quantize_lowerings(added);
-    add_math_lowerings(added);
-    add_conv_nchwc_lowerings(added);
-    add_reduce_lowerings(added);
     add_activation_lowerings(added);
+    add_compare_lowerings(added);
+    add_conv_lowerings(added);
+    add_conv_nchwc_lowerings(added);
+    add_elementwise_lowerings(added);
+    add_indexing_lowerings(added);
+    add_layout_lowerings(added);
+    add_math_lowerings(added);
+    add_matmul_lowerings(added);
+    add_softmax_lowerings(added);
+    add_batch_norm_lowerings(added);
+    add_layer_norm_lowerings(added);
+    add_pool_lowerings(added);
+    add_quantize_lowerings(added);
     add_rearrange_lowerings(added);
+    add_reduce_lowerings(added);
     add_resize_lowerings(added);
+    add_shape_lowerings(added);
     std::vector<std::optional<CpuLowering>> by_kind(graph::kNumOpKinds);
     for (const CpuLowering &l : added) {
       VACC_CHECK(!by_kind[static_cast<int>(l.op)])

@@ -34,6 +34,13 @@ inline Expr call(tir::CallOp op, Expr x) {
 Expr lowest(DataType t);
 Expr highest(DataType t);
 
+// Tensors past this many elements spread their outermost loop over threads.
+inline constexpr int64_t kParallelElements = 32768;
+// A scalar's shape as a one-element tensor's.
+inline Shape at_least_1d(Shape s) {
+  return s.empty() ? Shape{1} : s;
+}
+
 // The kernel's parameters: placeholders for the node's present inputs (in order), then the
 // output. `shape` may differ from the value's shape when it has the same element count.
 class KernelBuilder {
@@ -104,6 +111,11 @@ Tensor block(const Tensor &plain, int64_t bn, int64_t bc);
 // Reads input t at the output position `axes` under NumPy broadcasting.
 Expr broadcast_read(const Tensor &t, const std::vector<tir::Var> &axes);
 
+// p xor q of two bools (tir's ne takes numbers only): Xor's kernel and Mod's sign tests.
+inline Expr differ(Expr p, Expr q) {
+  return (p && tir::logical_not(q)) || (tir::logical_not(p) && q);
+}
+
 // Loop IR written directly (operators whose reductions te does not express: max, arg-max,
 // moments): nested loops over `extents`, one fresh variable each (named prefix0, prefix1...),
 // the outermost parallel when `parallel`; `body` gets the variables as expressions.
@@ -136,7 +148,7 @@ Expr fused_activation(const Node &node, Expr v);
 Expr sigmoid(const Expr &v);
 // clamp(alpha v + beta, 0, 1) of a float (HardSigmoid's kernel and the fused HardSwish's).
 Expr hard_sigmoid(const Expr &v, double alpha, double beta);
-// GELU of a float, erf or tanh form (vacc.Gelu's kernel and a fused MatMul's; math.cc).
+// GELU of a float, erf or tanh form (vacc.Gelu's kernel and a fused MatMul's; the math family).
 Expr gelu(const Expr &x, bool tanh_form);
 
 // The CPU lowering of one operator: its kernel builder, or null for an operator that only
@@ -146,20 +158,26 @@ struct CpuLowering {
   CpuKernel (*build)(const Node &node);
 };
 
-// The operator families' lowerings (one file each); common.cc indexes them by OpKind.
-void add_elementwise_lowerings(std::vector<CpuLowering> &lowerings);  // unary, binary, BatchNorm
-void add_conv_lowerings(std::vector<CpuLowering> &lowerings);    // Conv, ConvTranspose, integer
-void add_matmul_lowerings(std::vector<CpuLowering> &lowerings);  // Gemm, MatMul, integer, QDense
-void add_pool_lowerings(std::vector<CpuLowering> &lowerings);    // Max/Average/GlobalAveragePool
-void add_softmax_lowerings(std::vector<CpuLowering> &lowerings);
-void add_shape_lowerings(std::vector<CpuLowering> &lowerings);     // data movement, host operators
-void add_quantize_lowerings(std::vector<CpuLowering> &lowerings);  // (De)QuantizeLinear, QAdd...
-void add_math_lowerings(std::vector<CpuLowering> &lowerings);      // Tanh, Exp, Erf, Pow, Sum...
+// The operator families' lowerings (compiler/ops/<family>/cpu*.cc); common.cc indexes them by
+// OpKind.
+void add_activation_lowerings(std::vector<CpuLowering> &lowerings);  // Elu, Selu, PRelu, IsNaN...
+void add_compare_lowerings(std::vector<CpuLowering> &lowerings);     // Greater, Less, And, Not...
+void add_conv_lowerings(std::vector<CpuLowering> &lowerings);        // Conv, ConvTranspose, integer
 void add_conv_nchwc_lowerings(std::vector<CpuLowering> &lowerings);  // vacc.ConvNCHWc
-void add_reduce_lowerings(std::vector<CpuLowering> &lowerings);      // Reduce*, ArgMax, LayerNorm
-void add_activation_lowerings(std::vector<CpuLowering> &lowerings);  // Elu..., comparisons, Mod
-void add_rearrange_lowerings(std::vector<CpuLowering> &lowerings);   // Split, Tile, DepthToSpace
-void add_resize_lowerings(std::vector<CpuLowering> &lowerings);
+void add_elementwise_lowerings(std::vector<CpuLowering> &lowerings);  // unary, binary, Cast, Where
+void add_indexing_lowerings(std::vector<CpuLowering> &lowerings);     // Gather, Slice, Squeeze...
+void add_layout_lowerings(std::vector<CpuLowering> &lowerings);       // vacc.(Un)PackNCHWnc
+void add_math_lowerings(std::vector<CpuLowering> &lowerings);         // Tanh, Exp, Erf, Pow, Mod...
+void add_matmul_lowerings(std::vector<CpuLowering> &lowerings);       // Gemm, MatMul, QDense...
+void add_softmax_lowerings(std::vector<CpuLowering> &lowerings);     // Softmax, LogSoftmax, Hardmax
+void add_batch_norm_lowerings(std::vector<CpuLowering> &lowerings);  // BatchNormalization
+void add_layer_norm_lowerings(std::vector<CpuLowering> &lowerings);  // LayerNormalization
+void add_pool_lowerings(std::vector<CpuLowering> &lowerings);       // Max/Average/GlobalAveragePool
+void add_quantize_lowerings(std::vector<CpuLowering> &lowerings);   // (De)QuantizeLinear, QAdd...
+void add_rearrange_lowerings(std::vector<CpuLowering> &lowerings);  // Split, Tile, DepthToSpace
+void add_reduce_lowerings(std::vector<CpuLowering> &lowerings);     // Reduce*, ArgMax, CumSum
+void add_resize_lowerings(std::vector<CpuLowering> &lowerings);     // Resize
+void add_shape_lowerings(std::vector<CpuLowering> &lowerings);      // Transpose, Concat, Pad...
 
 // A static extent as the int that loop-IR constants take (shapes are bounded at import).
 inline int to_int(int64_t v) {

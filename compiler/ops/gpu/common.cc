@@ -72,4 +72,9 @@ tir::Stmt block_reduce(const tir::Buffer &red, int64_t threads, int64_t len, Exp
   return Seq::make(phases);
 }
 
+std::string unary_node_kernel(Unary op, const Node &node, GpuNodeKernel *k) {
+  k->func = unary(op, graph::num_elements(node.outputs[0]->shape));
+  return "";
+}
+
 }  // namespace vacc::ops::gpu

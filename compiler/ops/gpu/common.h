@@ -56,11 +56,18 @@ struct GpuLowering {
   std::string (*build)(const Node &node, GpuNodeKernel *kernel);
 };
 
-// The operator families' GPU kernels (one file each); node_kernels.cc indexes them by OpKind.
+// A node's kernel as the element-wise unary operator `op` over its output's elements (the
+// families' one-operand nodes).
+std::string unary_node_kernel(Unary op, const Node &node, GpuNodeKernel *k);
+
+// The operator families' GPU kernels (compiler/ops/<family>/gpu*.cc); node_kernels.cc indexes
+// them by OpKind.
+void add_activation_node_kernels(std::vector<GpuLowering> &lowerings);     // Softplus, Softsign
 void add_conv_node_kernels(std::vector<GpuLowering> &lowerings);           // Conv 2-D
-void add_dense_node_kernels(std::vector<GpuLowering> &lowerings);          // Gemm, MatMul 2-D
-void add_pool_node_kernels(std::vector<GpuLowering> &lowerings);           // Max/Avg/GlobalAvgPool
+void add_elementwise_node_kernels(std::vector<GpuLowering> &lowerings);    // Relu, Sigmoid, + - * /
+void add_math_node_kernels(std::vector<GpuLowering> &lowerings);           // Tanh, Exp, Gelu
+void add_matmul_node_kernels(std::vector<GpuLowering> &lowerings);         // Gemm, MatMul 2-D
 void add_normalization_node_kernels(std::vector<GpuLowering> &lowerings);  // Softmax, LayerNorm
-void add_elementwise_node_kernels(std::vector<GpuLowering> &lowerings);    // activations, + - * /
+void add_pool_node_kernels(std::vector<GpuLowering> &lowerings);           // Max/Avg/GlobalAvgPool
 
 }  // namespace vacc::ops::gpu

@@ -1,7 +1,7 @@
-// The GPU kernels of graph nodes: each operator family registers the builders that map a node's
-// attributes, types and shapes onto its GPU operators (ops.h), indexed here by OpKind as ops/cpu
-// indexes its CPU lowerings. A node the GPU backend has no kernel for gets the reason (its caller
-// runs it on the CPU backend).
+// The GPU kernels of graph nodes: each operator family (compiler/ops/<family>/gpu*.cc) registers
+// the builders that map a node's attributes, types and shapes onto its GPU operators (ops.h),
+// indexed here by OpKind as ops/cpu indexes its CPU lowerings. A node the GPU backend has no kernel
+// for gets the reason (its caller runs it on the CPU backend).
 #include <optional>
 
 #include "common.h"
@@ -23,11 +23,13 @@ bool all_float(const Node &node) {
 const std::vector<std::optional<GpuLowering>> &lowerings() {
   static const std::vector<std::optional<GpuLowering>> table = [] {
     std::vector<GpuLowering> added;
+    add_activation_node_kernels(added);
     add_conv_node_kernels(added);
-    add_dense_node_kernels(added);
-    add_pool_node_kernels(added);
-    add_normalization_node_kernels(added);
     add_elementwise_node_kernels(added);
+    add_math_node_kernels(added);
+    add_matmul_node_kernels(added);
+    add_normalization_node_kernels(added);
+    add_pool_node_kernels(added);
     std::vector<std::optional<GpuLowering>> by_kind(graph::kNumOpKinds);
     for (const GpuLowering &l : added) {
       VACC_CHECK(!by_kind[static_cast<int>(l.op)])

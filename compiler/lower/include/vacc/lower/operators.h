@@ -1,8 +1,9 @@
 // The accelerator's operators: what a layer is (its parameters), the tiling a schedule picks,
 // and, per operator, the three things lowering asks of it (lower.cc): whether the accelerator
 // supports it (check_supported), the default tiling for a config (default_schedule), and its
-// compute definition with that tiling applied, as loop IR (define). An operator is one file in
-// compiler/lower/ops/ plus one alternative of LayerParams; nothing else needs to know it.
+// compute definition with that tiling applied, as loop IR (define). An operator is its family's
+// accel.cc (compiler/ops/<family>/) plus one alternative of LayerParams; nothing else needs to
+// know it.
 //
 // Layouts (B = batch, BI = block_in, BO = block_out of the config; every channel count a
 // multiple of its block):

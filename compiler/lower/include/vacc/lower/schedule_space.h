@@ -1,6 +1,6 @@
 // The schedule space of an accelerator layer, as AutoTVM's ConfigSpace: every knob a schedule
 // may turn (a field of AccelSchedule), its domain, and what it trades. Each operator declares
-// its own (schedule_space() beside its default_schedule() in compiler/lower/ops/), and the
+// its own (schedule_space() beside its default_schedule(), compiler/ops/<family>/accel.cc), and the
 // heuristic's choice is one point of it. A point is a choice per knob; the space is their
 // product, indexed in mixed radix (the first knob fastest).
 //
@@ -51,7 +51,7 @@ void set_knob(AccelSchedule *s, const std::string &knob, int64_t value);
 // "h7 w14 oc2 ic4 vt2 rows bias_once wgt_resident": a schedule in one short line.
 std::string describe(const AccelSchedule &s);
 
-// Per operator, defined beside its default_schedule (compiler/lower/ops/<op>.cc): its space
+// Per operator, defined beside its default_schedule (compiler/ops/<family>/accel.cc): its space
 // and its rules. The parameters are as check_supported accepts them.
 ScheduleSpace schedule_space(const isa::HwConfig &config, const Conv2dParams &p);
 std::optional<std::string> check_schedule(const isa::HwConfig &config, const Conv2dParams &p,
