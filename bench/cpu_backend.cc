@@ -18,8 +18,8 @@
 
 #include "vacc/codegen/cpu/jit.h"
 #include "vacc/codegen/cpu/thread_pool.h"
-#include "vacc/graph/executor.h"
 #include "vacc/graph/onnx_import.h"
+#include "vacc/graph/reference_executor.h"
 #include "vacc/ops/cpu/executor.h"
 
 using namespace vacc;
@@ -112,7 +112,7 @@ int main(int argc, char **argv) {
     double compile_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     graph::Tensor got = exec.run(inputs)[0];
-    graph::Tensor want = graph::Executor(g).run(inputs)[0];
+    graph::Tensor want = graph::ReferenceExecutor(g).run(inputs)[0];
     double err = 0, ref = 0;
     for (int64_t i = 0; i < got.size(); ++i) {
       err = std::max(err, std::abs(got.as_double(i) - want.as_double(i)));

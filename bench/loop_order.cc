@@ -35,7 +35,7 @@ int main(int argc, char **argv) {
     }
     if (config_name.empty()) config_name = "default";
     const isa::HwConfig config = isa::load_config(isa::resolve_config_path(config_name));
-    package::CompileOptions options;
+    compile::CompileOptions options;
     options.batch = batch;
     options.use_tuning_db = false;
     const std::vector<tune::TuneTask> tasks = tune::model_tasks(model, config, options);

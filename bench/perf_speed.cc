@@ -13,10 +13,10 @@
 #include <random>
 #include <string>
 
-#include "vacc/host/reference_kernels.h"
+#include "vacc/compile/compile_model.h"
 #include "vacc/driver/device.h"
+#include "vacc/host/reference_kernels.h"
 #include "vacc/isa/package.h"
-#include "vacc/package/compile_model.h"
 #include "vacc/runtime/graph_executor.h"
 #include "vacc/support/error.h"
 
@@ -68,7 +68,7 @@ int main(int argc, char **argv) {
     const isa::HwConfig config = isa::load_config(isa::resolve_config_path(config_name));
     const isa::Package pkg = isa::is_package_file(model)
                                  ? isa::load_package(model)
-                                 : package::compile_model(model, config).package;
+                                 : compile::compile_model(model, config).package;
     const isa::PackageTensor &in = pkg.tensors.at(pkg.inputs.at(0));
     runtime::HostTensor x;
     x.shape = in.shape;

@@ -37,7 +37,7 @@ runtime::HostTensor bench_input(const std::string &model, const std::string &inp
   h.shape = in.shape;
   if (!input.empty()) {
     const graph::Tensor t =
-        package::read_input_npy(input, in.shape, fmt::format("input '{}' of {}", in.name, model));
+        compile::read_input_npy(input, in.shape, fmt::format("input '{}' of {}", in.name, model));
     h.data.assign(t.raw(), t.raw() + t.nbytes());
     return h;
   }
@@ -59,7 +59,7 @@ void run_float_model_bench(const FloatModelBench &a) {
          a.model);
   codegen::cpu::set_num_threads(a.threads);
   const isa::HwConfig config = load_named_config("default");
-  package::CompileOptions co;  // what `vacc run --float` compiles
+  compile::CompileOptions co;  // what `vacc run --float` compiles
   co.quantize = false;
   co.batch = a.batch;
   if (a.fallback == "gpu") co.cpu_block = 0;  // the GPU's kernels read plain tensors

@@ -126,7 +126,7 @@ std::vector<CalibrationRow> calibrate_convs(const isa::HwConfig &config,
 
 std::vector<CalibrationRow> calibrate_model(const isa::HwConfig &config, const std::string &path,
                                             bool build_rtl_model) {
-  package::CompileOptions co;
+  compile::CompileOptions co;
   const isa::Package pkg = load_model(path, config, co, /*quiet=*/true);
   if (pkg.inputs.size() != 1) fail("{}: calibrate feeds models with one input", path);
   const isa::PackageTensor &in = pkg.tensors[pkg.inputs[0]];
@@ -138,7 +138,7 @@ std::vector<CalibrationRow> calibrate_model(const isa::HwConfig &config, const s
   x.data.resize(static_cast<size_t>(n) * 4);
   if (path == bundled_model()) {
     const graph::Tensor all =
-        package::read_input_npy(bundled_samples(), {256, 1, 28, 28}, "the bundled samples");
+        compile::read_input_npy(bundled_samples(), {256, 1, 28, 28}, "the bundled samples");
     std::memcpy(x.data.data(), all.raw(), x.data.size());
   } else {
     std::mt19937 rng(1);

@@ -34,7 +34,7 @@ void add_calibration_options(CLI::App *cmd, CalibrationArgs *args, const std::st
                   "quant-report` measures it), e.g. 30");
 }
 
-void apply_calibration_options(const CalibrationArgs &args, package::CompileOptions *options) {
+void apply_calibration_options(const CalibrationArgs &args, compile::CompileOptions *options) {
   options->calibration = args.npy;
   graph::CalibrationOptions &c = options->calibration_options;
   c.method = graph::calibration_method_from_name(args.method);

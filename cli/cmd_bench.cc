@@ -87,7 +87,7 @@ int run_bench(const BenchArgs &a) {
   bool all_cycles = true;
   // Tuned schedules (vacc tune --bench resnet18-convs, or a model with the same layers), as
   // compile takes them: the logs given and the tuning database.
-  package::CompileOptions tuning_options;
+  compile::CompileOptions tuning_options;
   apply_tuning_options(a.tuning, &tuning_options);  // checks the logs exist
   const lower::TunedLookup tuned = tuning::tuned_lookup(config, a.tuning.logs, !a.tuning.no_db);
   for (const auto &l : layers) {

@@ -87,7 +87,7 @@ std::string percent(const std::optional<double> &v) {
 void run_model_bench(const ModelBenchArgs &a) {
   if (a.batch < 1) fail("--batch {}: must be at least 1", a.batch);
   const isa::HwConfig config = load_named_config(a.config);
-  package::CompileOptions co;  // what `vacc compile` passes for the same options
+  compile::CompileOptions co;  // what `vacc compile` passes for the same options
   apply_calibration_options(a.calibration, &co);
   apply_tuning_options(a.tuning, &co);
   co.batch = a.batch;

@@ -49,7 +49,7 @@ void add_compile_command(CLI::App &app) {
     const std::string out =
         a->output.empty() ? std::filesystem::path(a->model).replace_extension(".vpkg").string()
                           : a->output;
-    package::CompileOptions o;
+    compile::CompileOptions o;
     o.batch = a->batch;
     o.quantize = !a->float_model;
     apply_calibration_options(a->calibration, &o);
@@ -57,7 +57,7 @@ void add_compile_command(CLI::App &app) {
     o.dump_dir = a->dump_ir;
     o.vthreads = a->vthreads;
     if (!a->json && !a->quiet) o.log = [](const std::string &line) { fmt::print("{}\n", line); };
-    const package::CompiledModel m = package::compile_model(a->model, config, o);
+    const compile::CompiledModel m = compile::compile_model(a->model, config, o);
     isa::save_package(m.package, out);
     const auto bytes = std::filesystem::file_size(out);
     const int lowered = m.package.accelerator_steps();

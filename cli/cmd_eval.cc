@@ -67,7 +67,7 @@ void eval(const EvalArgs &a) {
   const int64_t batch = std::min<int64_t>(a.batch, total);
 
   const auto t0 = Clock::now();
-  package::CompileOptions co;
+  compile::CompileOptions co;
   co.batch = batch;
   apply_calibration_options(a.calibration, &co);
   const isa::Package qp = load_model(model, config, co, true);

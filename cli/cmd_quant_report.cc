@@ -8,11 +8,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "vacc/cli/calibration_options.h"
 #include "commands.h"
-#include "vacc/cli/output.h"
 #include "quant_report_output.h"
-#include "vacc/package/quant_report.h"
+#include "vacc/cli/calibration_options.h"
+#include "vacc/cli/output.h"
+#include "vacc/compile/quant_report.h"
 #include "vacc/support/error.h"
 #include "vacc/support/file.h"
 
@@ -48,10 +48,10 @@ void add_quant_report_command(CLI::App &app) {
     if (std::filesystem::path(a->model).extension() != ".onnx")
       fail("{}: vacc quant-report takes a float ONNX model (.onnx)", a->model);
     if (a->batch < 1) fail("--batch {}: must be at least 1", a->batch);
-    package::CompileOptions o;
+    compile::CompileOptions o;
     o.batch = a->batch;
     apply_calibration_options(a->calibration, &o);
-    const package::ModelQuantReport m = package::quant_report(a->model, config, o, a->input);
+    const compile::ModelQuantReport m = compile::quant_report(a->model, config, o, a->input);
     const QuantReportHeader h{a->model, m.calibration_source,
                               graph::calibration_method_name(o.calibration_options.method),
                               m.input_source};

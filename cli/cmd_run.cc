@@ -13,17 +13,17 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "vacc/cli/tuning_options.h"
 #include "commands.h"
 #include "quant_report_output.h"
 #include "vacc/cli/calibration_options.h"
 #include "vacc/cli/model_runner.h"
 #include "vacc/cli/output.h"
-#include "vacc/host/gpu_kernels.h"
-#include "vacc/host/reference_check.h"
+#include "vacc/cli/tuning_options.h"
+#include "vacc/compile/quant_report.h"
 #include "vacc/driver/rtl_device.h"
 #include "vacc/graph/passes/quantize_qdq.h"
-#include "vacc/package/quant_report.h"
+#include "vacc/host/gpu_kernels.h"
+#include "vacc/host/reference_check.h"
 #include "vacc/remote/client.h"
 #include "vacc/support/error.h"
 #include "vacc/support/file.h"
@@ -164,7 +164,7 @@ void run(const RunArgs &a, const GivenOptions &given) {
   // Input: --input, or one bundled sample image.
   std::optional<NpyArray> input_npy;
   if (!a.input.empty()) input_npy = read_npy(a.input);
-  package::CompileOptions co;
+  compile::CompileOptions co;
   apply_calibration_options(a.calibration, &co);
   apply_tuning_options(a.tuning, &co);
   co.batch = a.batch > 0                                 ? a.batch
@@ -181,10 +181,10 @@ void run(const RunArgs &a, const GivenOptions &given) {
   graph::Tensor x;
   int64_t label = -1;
   if (!a.input.empty()) {
-    x = package::read_input_npy(a.input, in.shape, what);
+    x = compile::read_input_npy(a.input, in.shape, what);
   } else if (bundled) {
     const graph::Tensor all =
-        package::read_input_npy(bundled_samples(), {256, 1, 28, 28}, "the bundled samples");
+        compile::read_input_npy(bundled_samples(), {256, 1, 28, 28}, "the bundled samples");
     if (a.sample < 0 || a.sample >= 256) fail("--sample {}: choose 0..255", a.sample);
     x = graph::Tensor(graph::DType::kFloat32, in.shape);
     if (x.size() != 28 * 28)
@@ -254,7 +254,7 @@ void run(const RunArgs &a, const GivenOptions &given) {
   double float_seconds = 0;
   KernelPreparation float_prep;
   if (run_float) {
-    package::CompileOptions fo = co;
+    compile::CompileOptions fo = co;
     fo.quantize = false;
     const isa::Package fp = load_model(model, config, fo, true);
     auto fhost = host_kernels(fp);
@@ -267,8 +267,8 @@ void run(const RunArgs &a, const GivenOptions &given) {
   // Which layers int8 costs most on this input (graph/quant_report.h), for a model vacc
   // quantized (one quantized by its author has no float form to compare with).
   std::optional<graph::QuantReport> layers;
-  if (run_float && pkg.quantized && !graph::has_qdq(package::import_model(model, co)))
-    layers = package::quant_report(model, config, co, {{x}}).report;
+  if (run_float && pkg.quantized && !graph::has_qdq(compile::import_model(model, co)))
+    layers = compile::quant_report(model, config, co, {{x}}).report;
 
   auto write_output = [](const std::string &path, const runtime::HostTensor &t) {
     NpyArray o;

@@ -59,7 +59,7 @@ const char *fashion_mnist_class(int64_t label) {
 }
 
 isa::Package load_model(const std::string &path, const isa::HwConfig &config,
-                        const package::CompileOptions &options, bool quiet) {
+                        const compile::CompileOptions &options, bool quiet) {
   if (!path_exists(path))
     fail("{}: no such model file (give an .onnx model or a .vpkg package)", path);
   if (isa::is_package_file(path)) {
@@ -73,9 +73,9 @@ isa::Package load_model(const std::string &path, const isa::HwConfig &config,
         "{}: unknown model file: expected an ONNX model (.onnx) or a package written by "
         "`vacc compile` (.vpkg)",
         path);
-  package::CompileOptions o = options;
+  compile::CompileOptions o = options;
   if (quiet) o.log = nullptr;
-  return package::compile_model(path, config, o).package;
+  return compile::compile_model(path, config, o).package;
 }
 
 void check_compile_args(const std::string &model, int64_t batch, int vthreads) {

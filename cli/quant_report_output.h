@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "vacc/package/quant_report.h"
+#include "vacc/compile/quant_report.h"
 
 namespace vacc::cli {
 

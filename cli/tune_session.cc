@@ -61,7 +61,7 @@ TuneSummary run_tune_session(
   if (!a.bench.empty()) {
     tasks = tune::resnet18_conv_tasks(config);
   } else {
-    package::CompileOptions co;
+    compile::CompileOptions co;
     apply_calibration_options(a.calibration, &co);
     co.batch = a.batch;
     tasks = tune::model_tasks(a.model, config, co);

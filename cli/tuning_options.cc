@@ -14,7 +14,7 @@ void add_tuning_options(CLI::App *cmd, TuningArgs *args) {
                 "without a --tuning-log entry takes the heuristic schedule");
 }
 
-void apply_tuning_options(const TuningArgs &args, package::CompileOptions *options) {
+void apply_tuning_options(const TuningArgs &args, compile::CompileOptions *options) {
   for (const std::string &log : args.logs)
     if (!path_exists(log)) fail("--tuning-log {}: no such file (write one with `vacc tune`)", log);
   options->tuning_logs = args.logs;

@@ -2,14 +2,14 @@
 
 #include <cstring>
 
-#include "vacc/graph/executor.h"
-#include "vacc/package/graph_package.h"
+#include "vacc/compile/graph_package.h"
+#include "vacc/graph/reference_executor.h"
 #include "vacc/support/error.h"
 
 namespace vacc::host {
 
 GraphKernels::GraphKernels(const isa::Package &package)
-    : graph_(package::graph_from_package(package)), nodes_(graph_.nodes()) {}
+    : graph_(compile::graph_from_package(package)), nodes_(graph_.nodes()) {}
 
 void GraphKernels::run(size_t index, const std::vector<const uint8_t *> &inputs,
                        const std::vector<uint8_t *> &outputs) {

@@ -4,8 +4,8 @@
 
 #include <cstring>
 
-#include "vacc/graph/executor.h"
-#include "vacc/package/graph_package.h"
+#include "vacc/compile/graph_package.h"
+#include "vacc/graph/reference_executor.h"
 
 namespace vacc::host {
 
@@ -17,13 +17,13 @@ std::string StepMismatch::describe() const {
 }
 
 ReferenceCheck::ReferenceCheck(const isa::Package &package)
-    : package_(package), graph_(package::graph_from_package(package)), nodes_(graph_.nodes()) {}
+    : package_(package), graph_(compile::graph_from_package(package)), nodes_(graph_.nodes()) {}
 
 void ReferenceCheck::expect(const std::vector<graph::Tensor> &inputs) {
   reference_.clear();
   mismatches_.clear();
   compared_ = 0;
-  graph::Executor(graph_).run(
+  graph::ReferenceExecutor(graph_).run(
       inputs, [&](const graph::Value &v, const graph::Tensor &t) { reference_[&v] = t; });
 }
 

@@ -1,6 +1,6 @@
 #include "vacc/host/reference_kernels.h"
 
-#include "vacc/graph/executor.h"
+#include "vacc/graph/reference_executor.h"
 
 namespace vacc::host {
 

@@ -1,4 +1,4 @@
-// vacc.compile and vacc.Package: the compiler driver (package::compile_model, as `vacc
+// vacc.compile and vacc.Package: the compiler driver (compile::compile_model, as `vacc
 // compile`) and a package run through the runtime's graph executor (as `vacc run`): the same
 // checks of inputs, CPU kernels, engines and per-layer profile as the command, with the GIL
 // released while compiling and while a simulator runs.
@@ -15,15 +15,15 @@
 #include "bindings.h"
 #include "config.h"
 #include "vacc/cli/calibration_options.h"
-#include "vacc/cli/tuning_options.h"
 #include "vacc/cli/model_runner.h"
 #include "vacc/cli/output.h"
+#include "vacc/cli/tuning_options.h"
+#include "vacc/compile/compile_model.h"
+#include "vacc/driver/rtl_device.h"
 #include "vacc/graph/tensor.h"
 #include "vacc/isa/package.h"
-#include "vacc/package/compile_model.h"
 #include "vacc/remote/client.h"
 #include "vacc/runtime/graph_executor.h"
-#include "vacc/driver/rtl_device.h"
 #include "vacc/support/error.h"
 #include "vacc/support/file.h"
 
@@ -48,7 +48,7 @@ struct Package {
   std::shared_ptr<const isa::Package> package;
   std::optional<isa::HwConfig> config;  // what it was compiled for, when compiled here
   std::string source;                   // the file or model it came from, for messages
-  std::optional<package::CompiledModel> compiled;  // stages etc., when compiled here (no package)
+  std::optional<compile::CompiledModel> compiled;  // stages etc., when compiled here (no package)
   std::mutex mutex;                     // one run at a time (the GIL is released meanwhile)
   std::unique_ptr<Runner> runner;
 };
@@ -95,7 +95,7 @@ std::vector<runtime::HostTensor> host_inputs(const Package &p, const py::object 
     const py::array a = py::array::ensure(arrays[i]);
     if (!a) fail("inputs[{}]: not an array (give a NumPy array)", i);
     const graph::Shape shape(a.shape(), a.shape() + a.ndim());
-    package::check_input_array(fmt::format("inputs[{}]", i), npy_code(a), shape, in.shape,
+    compile::check_input_array(fmt::format("inputs[{}]", i), npy_code(a), shape, in.shape,
                                fmt::format("input '{}' of {}", in.name, p.source));
     runtime::HostTensor h;
     h.dtype = "f32";
@@ -227,7 +227,7 @@ struct CompileArgs {
 
 std::shared_ptr<Package> compile(const std::string &path_or_bytes, bool is_bytes,
                                  const std::string &source, const CompileArgs &a) {
-  package::CompileOptions o;
+  compile::CompileOptions o;
   o.batch = a.batch;
   o.input_shape = a.input_shape;
   o.quantize = !a.float_model;
@@ -250,9 +250,9 @@ std::shared_ptr<Package> compile(const std::string &path_or_bytes, bool is_bytes
   {
     py::gil_scoped_release release;
     if (!is_bytes) cli::check_compile_args(path_or_bytes, a.batch, a.vthreads);
-    package::CompiledModel m =
-        is_bytes ? package::compile_model_bytes(path_or_bytes, source, a.config.config, o)
-                 : package::compile_model(path_or_bytes, a.config.config, o);
+    compile::CompiledModel m =
+        is_bytes ? compile::compile_model_bytes(path_or_bytes, source, a.config.config, o)
+                 : compile::compile_model(path_or_bytes, a.config.config, o);
     p->package = std::make_shared<const isa::Package>(std::move(m.package));
     m.package = {};
     p->compiled = std::move(m);

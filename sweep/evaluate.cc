@@ -9,12 +9,12 @@
 #include <optional>
 
 #include "layer_bench.h"
-#include "vacc/host/reference_kernels.h"
+#include "vacc/compile/compile_model.h"
 #include "vacc/driver/device.h"
-#include "vacc/package/compile_model.h"
+#include "vacc/host/reference_kernels.h"
+#include "vacc/lower/schedule_space.h"
 #include "vacc/runtime/graph_executor.h"
 #include "vacc/support/error.h"
-#include "vacc/lower/schedule_space.h"
 #include "vacc/tune/task.h"
 #include "vacc/tune/tuner.h"
 
@@ -180,7 +180,7 @@ runtime::RunProfile run_package(const isa::HwConfig &config, const isa::Package 
     x.shape = t.shape;
     x.data.assign(static_cast<size_t>(t.bytes()), 0);
     if (!w.input.empty() && pkg.inputs.size() == 1) {
-      const graph::Tensor in = package::read_input_npy(workload_path(w.input, base_dir), t.shape,
+      const graph::Tensor in = compile::read_input_npy(workload_path(w.input, base_dir), t.shape,
                                                        fmt::format("input '{}'", t.name));
       std::memcpy(x.data.data(), in.raw(), x.data.size());
     }
@@ -203,7 +203,7 @@ Measurement evaluate_model(const isa::HwConfig &config, const Workload &w,
   m.engine = engine;
 
   auto t0 = Clock::now();
-  package::CompileOptions co;
+  compile::CompileOptions co;
   co.batch = w.batch;
   co.vthreads = w.vthreads;
   co.calibration = workload_path(w.calibration, base_dir);
@@ -215,15 +215,15 @@ Measurement evaluate_model(const isa::HwConfig &config, const Workload &w,
     m.tuned = true;
     m.tune_s = tuned.seconds;
     m.tune_trials = tuned.measured;
-    package::CompileOptions heuristic = co;
+    compile::CompileOptions heuristic = co;
     heuristic.use_tuning_db = false;
-    const isa::Package hp = package::compile_model(model, config, heuristic).package;
+    const isa::Package hp = compile::compile_model(model, config, heuristic).package;
     for (const auto &s : run_package(config, hp, w, base_dir, engine).steps)
       if (s.where == isa::StepTarget::kAccel) heuristic_cycles[s.index] = s.cycles.value_or(0);
     co.tuned = tuned.lookup();
     t0 = Clock::now();
   }
-  const isa::Package pkg = package::compile_model(model, config, co).package;
+  const isa::Package pkg = compile::compile_model(model, config, co).package;
   m.compile_s = seconds_since(t0);
   // The compiler records each step's own MACs (the ONNX operator's, before channels are
   // padded to the GEMM core's blocks) beside the executed ones.

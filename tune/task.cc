@@ -22,12 +22,12 @@ std::vector<TuneTask> group_tasks(const std::vector<lower::Layer> &layers) {
 }
 
 std::vector<TuneTask> model_tasks(const std::string &onnx_path, const isa::HwConfig &config,
-                                  package::CompileOptions options) {
+                                  compile::CompileOptions options) {
   options.use_tuning_db = false;
   options.tuning_logs.clear();
-  const package::CompiledModel compiled = package::compile_model(onnx_path, config, options);
+  const compile::CompiledModel compiled = compile::compile_model(onnx_path, config, options);
   std::vector<lower::Layer> layers;
-  for (const package::AccelLayer &a : compiled.accel_layers) layers.push_back(a.layer);
+  for (const compile::AccelLayer &a : compiled.accel_layers) layers.push_back(a.layer);
   return group_tasks(layers);
 }
 

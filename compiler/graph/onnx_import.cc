@@ -9,8 +9,8 @@
 #include <unordered_map>
 
 #include "recurrent_import.h"
-#include "vacc/graph/executor.h"
 #include "vacc/graph/op_registry.h"
+#include "vacc/graph/reference_executor.h"
 #include "vacc/graph/shape_inference.h"
 #include "vacc/support/file.h"
 #include "vacc/support/limits.h"

@@ -7,8 +7,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "vacc/graph/executor.h"
 #include "vacc/graph/op_registry.h"
+#include "vacc/graph/reference_executor.h"
 #include "vacc/support/error.h"
 
 namespace vacc::graph {
@@ -118,11 +118,11 @@ class Reporter {
     for (const std::vector<Tensor> &batch : inputs) {
       std::unordered_map<std::string, Tensor> fvals;
       const std::vector<Tensor> fout =
-          Executor(fg_).run(batch, [&](const Value &v, const Tensor &t) {
+          ReferenceExecutor(fg_).run(batch, [&](const Value &v, const Tensor &t) {
             if (needed_.count(v.name)) fvals.emplace(v.name, t);
           });
       const std::vector<Tensor> qout =
-          Executor(qg_).run(batch, [&](const Value &v, const Tensor &t) {
+          ReferenceExecutor(qg_).run(batch, [&](const Value &v, const Tensor &t) {
             auto it = layer_of_end_.find(&v);
             if (it == layer_of_end_.end()) return;
             Layer &l = layers_[it->second];

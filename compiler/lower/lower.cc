@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <variant>
 
-#include "commands/evaluate_loops.h"
-#include "commands/ops_list.h"
+#include "commands/codegen_commands.h"
+#include "commands/emit_commands.h"
 #include "pass_runner.h"
 #include "vacc/support/error.h"
 #include "vacc/tir/arith.h"
@@ -63,36 +63,37 @@ isa::CommandList command_passes(PassRunner &run, const tir::Func &f, const isa::
   list.isa_fingerprint = config.isa_fingerprint();
   // Flatten: the host loops run, one command per intrinsic statement instance.
   run.name_buffers(&list.buffers);
-  OpList ops = run.run<OpList>(
-      "flatten", [&](const tir::Func &g) { return evaluate_loops(g, config, &list.buffers); }, f);
+  CodegenCommands ops = run.run<CodegenCommands>(
+      "flatten", [&](const tir::Func &g) { return emit_commands(g, config, &list.buffers); }, f);
   // With tokens from the loop IR (load/store relays) the stream keeps them, relaxed; without,
   // it is reordered freely and its tokens derived from the final order.
   const bool relays = needs_relays(ops);
   const uint32_t cap = std::max<uint32_t>(
       1, std::min<uint32_t>(o.max_kernel_uops, static_cast<uint32_t>(config.uop_depth() / 2)));
   auto pass = [&](const char *name, bool enabled, auto &&fn) {
-    if (enabled) ops = run.run<OpList>(name, fn, ops);
+    if (enabled) ops = run.run<CodegenCommands>(name, fn, ops);
   };
   pass("merge_reductions", !relays && o.stagger_threads && o.merge_kernels,
-       [&](const OpList &x) { return merge_reductions(x, cap); });
+       [&](const CodegenCommands &x) { return merge_reductions(x, cap); });
   pass("stagger_threads", !relays && o.stagger_threads, stagger_threads);
   // With overlap between two threads, a merged kernel stays in one ACC bank (one thread's):
   // one spanning both could not carry the overlap flag and would wait for, and hold up, both
   // threads' work. (One thread's tile may span both banks, and its stores read both: merged,
   // the unflagged command's token vouches for both.)
-  pass("merge_kernels", o.merge_kernels, [&](const OpList &x) {
+  pass("merge_kernels", o.merge_kernels, [&](const CodegenCommands &x) {
     return merge_kernels(x, cap, o.overlap && o.stagger_threads ? &config : nullptr);
   });
   pass("coalesce_dma", o.coalesce_dma, coalesce_dma);
   pass("split_first_gemms", !relays && o.split_first_gemms, split_first_gemms);
   pass("reset_on_alu", o.overlap && o.reset_on_alu, reset_on_alu);
   pass("order_compute_dispatch", !relays && o.stagger_threads && o.overlap && o.order_dispatch,
-       [&](const OpList &x) { return order_compute_dispatch(x, config); });
+       [&](const CodegenCommands &x) { return order_compute_dispatch(x, config); });
   if (relays)
     pass("relax_tokens", true, relax_tokens);
   else
     pass("insert_tokens", true, insert_tokens);
-  pass("mark_overlap", o.overlap, [&](const OpList &x) { return mark_overlap(x, config); });
+  pass("mark_overlap", o.overlap,
+       [&](const CodegenCommands &x) { return mark_overlap(x, config); });
 
   // Finalize: kernels interned (deduplicated by content), the program against the limits.
   finalize(std::move(ops), &list);

@@ -39,11 +39,11 @@ void PassRunner::after(const std::string &name, const tir::Func &f) {
   ++index_;
 }
 
-void PassRunner::after(const std::string &name, const OpList &ops) {
+void PassRunner::after(const std::string &name, const CodegenCommands &ops) {
   if (options_.verify) verify_commands(ops, config_, unit_ + ", after " + name);
   if (!dir_.empty()) {
     VACC_CHECK(buffers_) << unit_ << ": dumping a command list whose buffers are not named";
-    dump(name, "cmd", ops_text(ops, *buffers_));
+    dump(name, "cmd", commands_text(ops, *buffers_));
   }
   ++index_;
 }

@@ -10,7 +10,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "commands/ops_list.h"
+#include "commands/codegen_commands.h"
 #include "vacc/isa/config.h"
 #include "vacc/lower/lower.h"
 #include "vacc/tir/func.h"
@@ -44,7 +44,7 @@ class PassRunner {
  private:
   void finish(const std::string &name, double ms);
   void after(const std::string &name, const tir::Func &f);
-  void after(const std::string &name, const OpList &ops);
+  void after(const std::string &name, const CodegenCommands &ops);
   void dump(const std::string &name, const char *ext, const std::string &text);
 
   std::string unit_;

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "commands/ops_list.h"
+#include "commands/codegen_commands.h"
 #include "program_kit.h"
 #include "vacc/lower/lower.h"
 #include "vacc/tir/printer.h"
@@ -78,14 +78,14 @@ TEST(LowerPath, TokensAreDerivedOnceOnTheCommandList) {
   EXPECT_GT(pushes, 0);
 }
 
-lower::Op load_inp(uint32_t sram) {
+lower::CodegenCommand load_inp(uint32_t sram) {
   isa::DmaCommand d;
   d.mem = isa::MemId::kInp;
   d.sram = sram;
   return {d, {}};
 }
 
-lower::Op gemm_reading_inp(uint32_t src) {
+lower::CodegenCommand gemm_reading_inp(uint32_t src) {
   isa::GemmCommand g;
   return {g, {isa::Uop{0, src, 0}}};
 }
@@ -93,19 +93,21 @@ lower::Op gemm_reading_inp(uint32_t src) {
 TEST(LowerPathDeathTest, VerifierRejectsATileSharedWithoutAToken) {
   const isa::HwConfig c = test::config_named("default");
   // A load writes INP tile 3; the GEMM reads it with a token in between: accepted.
-  lower::OpList ok = {load_inp(3),
-                      {isa::DepCommand{true, isa::Engine::kLoad, isa::Engine::kCompute}, {}},
-                      {isa::DepCommand{false, isa::Engine::kLoad, isa::Engine::kCompute}, {}},
-                      gemm_reading_inp(3)};
+  lower::CodegenCommands ok = {
+      load_inp(3),
+      {isa::DepCommand{true, isa::Engine::kLoad, isa::Engine::kCompute}, {}},
+      {isa::DepCommand{false, isa::Engine::kLoad, isa::Engine::kCompute}, {}},
+      gemm_reading_inp(3)};
   lower::verify_commands(ok, c, "ok");
   // The same without the token: a race the hardware would lose.
-  lower::OpList racy = {load_inp(3),
-                        {isa::DepCommand{true, isa::Engine::kLoad, isa::Engine::kCompute}, {}},
-                        gemm_reading_inp(3)};
+  lower::CodegenCommands racy = {
+      load_inp(3),
+      {isa::DepCommand{true, isa::Engine::kLoad, isa::Engine::kCompute}, {}},
+      gemm_reading_inp(3)};
   EXPECT_DEATH(lower::verify_commands(racy, c, "racy"), "no dependency token in between");
   // A pop no push precedes: the program would deadlock.
-  lower::OpList deadlock = {{isa::DepCommand{false, isa::Engine::kLoad, isa::Engine::kCompute}, {}},
-                            gemm_reading_inp(3)};
+  lower::CodegenCommands deadlock = {
+      {isa::DepCommand{false, isa::Engine::kLoad, isa::Engine::kCompute}, {}}, gemm_reading_inp(3)};
   EXPECT_DEATH(lower::verify_commands(deadlock, c, "deadlock"), "never pushed");
 }
 

@@ -11,8 +11,8 @@
 #include <cmath>
 #include <random>
 
-#include "vacc/graph/executor.h"
 #include "vacc/graph/graph.h"
+#include "vacc/graph/reference_executor.h"
 #include "vacc/ops/cpu/executor.h"
 #include "vacc/ops/cpu/ops.h"
 
@@ -30,7 +30,7 @@ Tensor random_floats(Shape shape, unsigned seed) {
 
 void expect_matches_reference(const Graph &g) {
   std::vector<Tensor> inputs = {random_floats(g.inputs()[0]->shape, 5)};
-  Tensor want = Executor(g).run(inputs)[0];
+  Tensor want = ReferenceExecutor(g).run(inputs)[0];
   Tensor got = vacc::ops::cpu::CpuExecutor(g).run(inputs)[0];
   ASSERT_EQ(got.shape(), want.shape());
   double ref = 0;

@@ -9,13 +9,13 @@
 #include <filesystem>
 
 #include "vacc/codegen/cpu/jit.h"
-#include "vacc/graph/executor.h"
 #include "vacc/graph/idx.h"
 #include "vacc/graph/onnx_import.h"
 #include "vacc/graph/passes/calibrate.h"
 #include "vacc/graph/passes/constant_folding.h"
 #include "vacc/graph/passes/quantize.h"
 #include "vacc/graph/pipeline.h"
+#include "vacc/graph/reference_executor.h"
 #include "vacc/lower/legality.h"
 #include "vacc/ops/cpu/executor.h"
 #include "vacc/support/npy.h"
@@ -63,7 +63,7 @@ std::vector<std::vector<Tensor>> calibration(const Graph &g, int64_t batch) {
 }
 
 void expect_bit_exact(const Graph &g, const Tensor &x) {
-  Tensor want = Executor(g).run({x})[0];
+  Tensor want = ReferenceExecutor(g).run({x})[0];
   Tensor got = CpuExecutor(g).run({x})[0];
   ASSERT_EQ(got.shape(), want.shape());
   ASSERT_EQ(got.dtype(), want.dtype());
@@ -73,7 +73,7 @@ void expect_bit_exact(const Graph &g, const Tensor &x) {
 TEST(CpuFashionMnist, FloatMatchesTheReferenceExecutor) {
   Tensor x = samples();
   Graph g = load(x.dim(0));
-  Tensor want = Executor(g).run({x})[0];
+  Tensor want = ReferenceExecutor(g).run({x})[0];
   Tensor got = CpuExecutor(g).run({x})[0];
   ASSERT_EQ(got.shape(), want.shape());
   double max_ref = 0, max_err = 0;

@@ -18,11 +18,11 @@
 #include "ops/conv/cpu_nchwc_plan.h"
 #include "vacc/codegen/cpu/jit.h"
 #include "vacc/codegen/cpu/thread_pool.h"
-#include "vacc/graph/executor.h"
 #include "vacc/graph/graph.h"
 #include "vacc/graph/passes/block_cpu_layout.h"
 #include "vacc/graph/passes/fuse_activations.h"
 #include "vacc/graph/passes/fuse_conv_adds.h"
+#include "vacc/graph/reference_executor.h"
 #include "vacc/graph/shape_inference.h"
 #include "vacc/ops/cpu/executor.h"
 #include "vacc/ops/cpu/ops.h"
@@ -99,9 +99,9 @@ void expect_blocked_matches_plain(const std::function<void(Builder &)> &build, i
   fuse_activations(g);
   EXPECT_GE(converted, min_converted) << print_graph(g);
   const std::vector<Tensor> inputs = {random_floats(plain.g.inputs()[0]->shape, 5)};
-  const Tensor want = Executor(plain.g).run(inputs)[0];
+  const Tensor want = ReferenceExecutor(plain.g).run(inputs)[0];
   // The reference of the blocked operators themselves (graph/ops), and the CPU kernels.
-  const Tensor ref_blocked = Executor(g).run(inputs)[0];
+  const Tensor ref_blocked = ReferenceExecutor(g).run(inputs)[0];
   ASSERT_EQ(ref_blocked.shape(), want.shape());
   double ref = 0;
   for (int64_t i = 0; i < want.size(); ++i) ref = std::max(ref, std::abs(want.as_double(i)));

@@ -9,8 +9,8 @@
 #include <random>
 
 #include "ops_test_util.h"
-#include "vacc/graph/executor.h"
 #include "vacc/graph/graph.h"
+#include "vacc/graph/reference_executor.h"
 #include "vacc/graph/shape_inference.h"
 #include "vacc/ops/cpu/executor.h"
 

@@ -8,17 +8,17 @@
 #include <random>
 #include <utility>
 
-#include "vacc/graph/executor.h"
 #include "vacc/graph/graph.h"
+#include "vacc/graph/reference_executor.h"
 #include "vacc/graph/shape_inference.h"
 #include "vacc/ops/cpu/executor.h"
 
 namespace vacc::test {
 
 using graph::DType;
-using graph::Executor;
 using graph::Graph;
 using graph::OpKind;
+using graph::ReferenceExecutor;
 using graph::Shape;
 using graph::Tensor;
 using graph::Value;
@@ -46,7 +46,7 @@ inline void compare(const Graph &g, double tolerance) {
   std::vector<Tensor> inputs;
   unsigned seed = 11;
   for (const Value *v : g.inputs()) inputs.push_back(random_tensor(v->dtype, v->shape, seed++));
-  Tensor want = Executor(g).run(inputs)[0];
+  Tensor want = ReferenceExecutor(g).run(inputs)[0];
   Tensor got = vacc::ops::cpu::CpuExecutor(g).run(inputs)[0];
   ASSERT_EQ(got.shape(), want.shape());
   ASSERT_EQ(got.dtype(), want.dtype());
@@ -77,7 +77,7 @@ inline std::pair<std::vector<Tensor>, std::vector<Tensor>> run_node(
     outs.push_back(g.add_value("y" + std::to_string(k), DType::kFloat32, {}));
   graph::infer_node(*g.add_node(op, "op", ins, outs, std::move(attrs)));
   for (Value *y : outs) g.add_output(y);
-  return {vacc::ops::cpu::CpuExecutor(g).run(inputs), Executor(g).run(inputs)};
+  return {vacc::ops::cpu::CpuExecutor(g).run(inputs), ReferenceExecutor(g).run(inputs)};
 }
 
 // Runs one single-output node on both executors; returns (CPU backend, reference).

@@ -29,7 +29,7 @@ std::pair<Tensor, Tensor> run_reduce(OpKind op, const Tensor &x, std::vector<int
   at.set("keepdims", keepdims);
   graph::infer_node(*g.add_node(op, "reduce", {in, a.empty() ? nullptr : ax}, {y}, at));
   g.add_output(y);
-  return {ops::cpu::CpuExecutor(g).run({x})[0], Executor(g).run({x})[0]};
+  return {ops::cpu::CpuExecutor(g).run({x})[0], ReferenceExecutor(g).run({x})[0]};
 }
 
 TEST(TransformerOps, ReductionsMatchThePlainSumsOverAnyAxes) {
@@ -188,8 +188,8 @@ TEST(TransformerOps, LinearBiasAndGeluFuseIntoTheMatMul) {
     EXPECT_EQ(matmuls, 2);
     EXPECT_EQ(others, 0);
     const Tensor x = random_tensor(DType::kFloat32, {2, 5, 24}, 11);
-    const Tensor want = Executor(plain).run({x})[0];
-    const Tensor ref = Executor(fused).run({x})[0];
+    const Tensor want = ReferenceExecutor(plain).run({x})[0];
+    const Tensor ref = ReferenceExecutor(fused).run({x})[0];
     ASSERT_EQ(ref.shape(), want.shape());
     for (int64_t i = 0; i < want.size(); ++i)
       ASSERT_EQ(ref.as_double(i), want.as_double(i)) << form << " element " << i;
@@ -236,7 +236,7 @@ TEST(TransformerOps, BatchedTimesTwoDimensionalMatMulsFoldTheirBatch) {
       Value *y = g.add_value("y", DType::kFloat32, {});
       graph::infer_node(*g.add_node(OpKind::kMatMul, "mm", {x, g.add_constant("b", b)}, {y}));
       g.add_output(y);
-      expect_close(ops::cpu::CpuExecutor(g).run({a})[0], Executor(g).run({a})[0], 1e-5,
+      expect_close(ops::cpu::CpuExecutor(g).run({a})[0], ReferenceExecutor(g).run({a})[0], 1e-5,
                    "MatMul with B a constant");
     }
 }

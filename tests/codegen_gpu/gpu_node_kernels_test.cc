@@ -7,7 +7,7 @@
 #include <random>
 
 #include "vacc/codegen/cpu/jit.h"
-#include "vacc/graph/executor.h"
+#include "vacc/graph/reference_executor.h"
 #include "vacc/graph/shape_inference.h"
 #include "vacc/ops/gpu/ops.h"
 
@@ -49,7 +49,7 @@ void expect_kernel_matches(OpKind op, const std::vector<Tensor> &inputs, Attribu
   ops::gpu::GpuNodeKernel k;
   std::string why;
   ASSERT_TRUE(ops::gpu::build_node_kernel(*n.node, &k, &why)) << why;
-  const Tensor want = Executor(n.g).run(inputs)[0];
+  const Tensor want = ReferenceExecutor(n.g).run(inputs)[0];
   Tensor got(DType::kFloat32, want.shape());
   std::vector<void *> args;
   for (const Tensor &t : inputs) args.push_back(const_cast<uint8_t *>(t.raw()));

@@ -5,10 +5,10 @@
 #include <cstring>
 #include <string>
 
-#include "vacc/graph/executor.h"
+#include "vacc/compile/compile_model.h"
 #include "vacc/graph/onnx_import.h"
 #include "vacc/graph/pipeline.h"
-#include "vacc/package/compile_model.h"
+#include "vacc/graph/reference_executor.h"
 #include "vacc/runtime/graph_executor.h"
 #include "vacc/support/npy.h"
 
@@ -38,9 +38,9 @@ inline graph::Tensor int8_reference(const std::string &model, const std::string 
                                     const graph::PipelineOptions &options = {}) {
   graph::Graph g = graph::import_onnx(model);
   std::string source;
-  graph::run_graph_pipeline(g, config, package::calibration_batches(g, calibration, &source),
+  graph::run_graph_pipeline(g, config, compile::calibration_batches(g, calibration, &source),
                             options);
-  return graph::Executor(g).run({x})[0];
+  return graph::ReferenceExecutor(g).run({x})[0];
 }
 
 }  // namespace vacc::test

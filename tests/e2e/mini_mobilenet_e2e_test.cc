@@ -10,10 +10,10 @@
 
 #include "e2e_kit.h"
 #include "program_kit.h"
-#include "vacc/host/reference_kernels.h"
+#include "vacc/compile/compile_model.h"
 #include "vacc/driver/device.h"
 #include "vacc/graph/onnx_import.h"
-#include "vacc/package/compile_model.h"
+#include "vacc/host/reference_kernels.h"
 #include "vacc/runtime/graph_executor.h"
 #include "vacc/support/npy.h"
 
@@ -31,9 +31,9 @@ graph::Tensor input(int64_t i) {
 
 TEST(MiniMobileNetE2E, EveryConvolutionOnTheAcceleratorBitExactOnEveryEngine) {
   const isa::HwConfig config = test::config_named("default");
-  package::CompileOptions options;
+  compile::CompileOptions options;
   options.calibration = kCalibration;
-  const isa::Package p = package::compile_model(kModel, config, options).package;
+  const isa::Package p = compile::compile_model(kModel, config, options).package;
 
   const graph::Graph model = graph::import_onnx(kModel);
   int model_convs = 0;

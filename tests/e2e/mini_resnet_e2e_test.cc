@@ -14,13 +14,13 @@
 
 #include "e2e_kit.h"
 #include "program_kit.h"
-#include "vacc/host/llvm_kernels.h"
-#include "vacc/host/reference_kernels.h"
+#include "vacc/compile/compile_model.h"
 #include "vacc/driver/device.h"
-#include "vacc/graph/executor.h"
 #include "vacc/graph/onnx_import.h"
 #include "vacc/graph/pipeline.h"
-#include "vacc/package/compile_model.h"
+#include "vacc/graph/reference_executor.h"
+#include "vacc/host/llvm_kernels.h"
+#include "vacc/host/reference_kernels.h"
 #include "vacc/runtime/graph_executor.h"
 #include "vacc/support/npy.h"
 
@@ -45,9 +45,9 @@ const isa::PackageStep *step_named(const isa::Package &p, const std::string &op,
 
 TEST(MiniResNetE2E, StemFoldedBitExactOnEveryEngine) {
   const isa::HwConfig config = test::config_named("default");
-  package::CompileOptions options;
+  compile::CompileOptions options;
   options.calibration = kCalibration;
-  const isa::Package p = package::compile_model(kModel, config, options).package;
+  const isa::Package p = compile::compile_model(kModel, config, options).package;
 
   // The stem's input is unfolded by the host's pack, and the stem is a 1x1 convolution.
   const isa::PackageStep *im2col = step_named(p, "vacc.PackNCHWnc", "kernel_shape");

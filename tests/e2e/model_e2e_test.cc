@@ -1,6 +1,6 @@
 // The bundled Fashion-MNIST model end to end: compiled into a package, run by the runtime's
 // graph executor with its accelerator layers on each simulator, and held against references:
-// the compiler's own int8 execution of the same graph (graph::Executor on the pipeline's
+// the compiler's own int8 execution of the same graph (graph::ReferenceExecutor on the pipeline's
 // output, bit for bit), PyTorch's float logits shipped in models/ (float package), and the
 // labels (int8 package).
 // What the int8 comparison proves, and what it does not: its reference runs the same
@@ -19,16 +19,16 @@
 
 #include "e2e_kit.h"
 #include "program_kit.h"
-#include "vacc/host/reference_check.h"
-#include "vacc/host/reference_kernels.h"
+#include "vacc/compile/compile_model.h"
+#include "vacc/compile/graph_package.h"
 #include "vacc/driver/device.h"
-#include "vacc/graph/executor.h"
 #include "vacc/graph/onnx_import.h"
 #include "vacc/graph/pipeline.h"
+#include "vacc/graph/reference_executor.h"
+#include "vacc/host/reference_check.h"
+#include "vacc/host/reference_kernels.h"
 #include "vacc/isa/package.h"
 #include "vacc/lower/legality.h"
-#include "vacc/package/compile_model.h"
-#include "vacc/package/graph_package.h"
 #include "vacc/runtime/graph_executor.h"
 #include "vacc/support/npy.h"
 
@@ -63,12 +63,12 @@ graph::Tensor int8_reference(const isa::HwConfig &config, int64_t batch, const g
     io.dims["N"] = batch;
     g = std::make_unique<graph::Graph>(graph::import_onnx(kModel, io));
     std::string source;
-    auto calib = package::calibration_batches(*g, "", &source);
+    auto calib = compile::calibration_batches(*g, "", &source);
     graph::PipelineOptions po;
     po.accel_legality = lower::accel_legality(config);
     graph::run_graph_pipeline(*g, config, calib, po);
   }
-  return graph::Executor(*g).run({x})[0];
+  return graph::ReferenceExecutor(*g).run({x})[0];
 }
 
 std::vector<runtime::HostTensor> run_package(const isa::Package &p, const isa::HwConfig &c,
@@ -89,9 +89,9 @@ int accel_steps(const isa::Package &p) {
 void expect_bit_exact(const std::string &config_name, const std::string &engine, int64_t batch,
                       int64_t first, int64_t runs) {
   const isa::HwConfig c = config_named(config_name);
-  package::CompileOptions o;
+  compile::CompileOptions o;
   o.batch = batch;
-  const isa::Package p = package::compile_model(kModel, c, o).package;
+  const isa::Package p = compile::compile_model(kModel, c, o).package;
   ASSERT_EQ(accel_steps(p), 5) << "3 convolutions and 2 dense layers on the accelerator";
   for (int64_t r = 0; r < runs; ++r) {
     const graph::Tensor x = samples(first + r * batch, batch);
@@ -117,7 +117,7 @@ TEST(ModelE2E, BitExactWithCompilerInt8ReferenceOnEveryEngine) {
 // executor's value for it.
 TEST(ModelE2E, EveryLayerBitExactOnEveryEngine) {
   const isa::HwConfig c = config_named("default");
-  const isa::Package p = package::compile_model(kModel, c).package;
+  const isa::Package p = compile::compile_model(kModel, c).package;
   host::ReferenceCheck check(p);
   for (const std::string &engine : test::test_engines()) {
     for (int64_t i : {7, 11}) {
@@ -144,7 +144,7 @@ TEST(ModelE2E, BitExactOnSmallAndWideConfigs) {
 
 TEST(ModelE2E, RtlCountsCyclesPerLayer) {
   const isa::HwConfig c = config_named("default");
-  const isa::Package p = package::compile_model(kModel, c).package;
+  const isa::Package p = compile::compile_model(kModel, c).package;
   runtime::RunProfile profile;
   run_package(p, c, "rtl", samples(0, 1), &profile);
   for (const auto &s : profile.steps) {
@@ -164,7 +164,7 @@ TEST(ModelE2E, RtlCountsCyclesPerLayer) {
 // the executed count includes the padding (conv1's single input channel fills a block).
 TEST(ModelE2E, StepsCarryTheModelsOwnMacs) {
   const isa::HwConfig c = config_named("default");
-  const isa::Package p = package::compile_model(kModel, c).package;
+  const isa::Package p = compile::compile_model(kModel, c).package;
   graph::ImportOptions io;
   io.dims["N"] = 1;
   const graph::Graph onnx = graph::import_onnx(kModel, io);
@@ -204,10 +204,10 @@ TEST(ModelE2E, StepsCarryTheModelsOwnMacs) {
 
 TEST(ModelE2E, FloatPackageMatchesPyTorchLogits) {
   const isa::HwConfig c = config_named("default");
-  package::CompileOptions o;
+  compile::CompileOptions o;
   o.batch = 16;
   o.quantize = false;
-  const isa::Package p = package::compile_model(kModel, c, o).package;
+  const isa::Package p = compile::compile_model(kModel, c, o).package;
   EXPECT_EQ(accel_steps(p), 0);
   host::ReferenceKernels cpu(p);
   runtime::GraphExecutor exec(p, cpu, nullptr, c);
@@ -224,9 +224,9 @@ TEST(ModelE2E, FloatPackageMatchesPyTorchLogits) {
 
 TEST(ModelE2E, Int8OnFsimClassifiesTheBundledSamples) {
   const isa::HwConfig c = config_named("default");
-  package::CompileOptions o;
+  compile::CompileOptions o;
   o.batch = 64;
-  const isa::Package p = package::compile_model(kModel, c, o).package;
+  const isa::Package p = compile::compile_model(kModel, c, o).package;
   const NpyArray labels = read_npy(kModels + "/fashion_mnist_labels.npy");
   int correct = 0;
   for (int64_t b = 0; b < 4; ++b) {
@@ -244,7 +244,7 @@ TEST(ModelE2E, Int8OnFsimClassifiesTheBundledSamples) {
 
 TEST(ModelE2E, PackageRoundTripsThroughAFile) {
   const isa::HwConfig c = config_named("default");
-  const isa::Package p = package::compile_model(kModel, c).package;
+  const isa::Package p = compile::compile_model(kModel, c).package;
   const std::string path = testing::TempDir() + "/model_e2e_roundtrip.vpkg";
   isa::save_package(p, path);
   ASSERT_TRUE(isa::is_package_file(path));
@@ -262,8 +262,8 @@ TEST(ModelE2E, PackageRoundTripsThroughAFile) {
   const auto a = run_package(p, c, "fsim", x), b = run_package(q, c, "fsim", x);
   EXPECT_EQ(a[0].data, b[0].data);
   // The graph a package holds prints like the graph it was made from.
-  EXPECT_EQ(graph::print_graph(package::graph_from_package(p)),
-            graph::print_graph(package::graph_from_package(q)));
+  EXPECT_EQ(graph::print_graph(compile::graph_from_package(p)),
+            graph::print_graph(compile::graph_from_package(q)));
   std::filesystem::remove(path);
 }
 

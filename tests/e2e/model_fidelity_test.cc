@@ -10,8 +10,8 @@
 //     model's stated share of its MACs, so that fidelity does not come from running in float
 //     on the CPU;
 //   - lowering: the first input's int8 output equals, bit for bit, the compiler's own int8
-//     execution of the same graph (graph::Executor on the pipeline's output). That reference
-//     shares compile_model's calibration and quantization code, so it proves lowering and
+//     execution of the same graph (graph::ReferenceExecutor on the pipeline's output). That
+//     reference shares compile_model's calibration and quantization code, so it proves lowering and
 //     execution, not quantization; the comparison with PyTorch carries quantization.
 // Skipped, saying so, when Debian's python3-torch is absent (the export writes TORCH_ABSENT).
 #include <gtest/gtest.h>
@@ -84,7 +84,8 @@ void check_model(const Expectation &e) {
   // Float: the reference executor against PyTorch.
   {
     graph::Graph g = graph::import_onnx(base + ".onnx");
-    const graph::Tensor got = graph::Executor(g).run({test::npy_row(inputs_npy, 0, in_shape)})[0];
+    const graph::Tensor got =
+        graph::ReferenceExecutor(g).run({test::npy_row(inputs_npy, 0, in_shape)})[0];
     ASSERT_EQ(got.size(), out_size);
     double max_ref = 0, max_err = 0;
     for (int64_t i = 0; i < out_size; ++i) {
@@ -95,10 +96,10 @@ void check_model(const Expectation &e) {
   }
 
   // int8 on the accelerator (fsim), CPU steps on the reference kernels.
-  package::CompileOptions o;
+  compile::CompileOptions o;
   o.calibration = base + "_calib.npy";
   const auto t0 = std::chrono::steady_clock::now();
-  const package::CompiledModel m = package::compile_model(base + ".onnx", config, o);
+  const compile::CompiledModel m = compile::compile_model(base + ".onnx", config, o);
   const double compile_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   auto device = driver::open_device("fsim", config);
@@ -136,9 +137,9 @@ void check_model(const Expectation &e) {
   std::string source;
   graph::PipelineOptions po;
   po.accel_legality = lower::accel_legality(config);
-  graph::run_graph_pipeline(g, config, package::calibration_batches(g, o.calibration, &source),
-                            po);
-  const graph::Tensor ref = graph::Executor(g).run({test::npy_row(inputs_npy, 0, in_shape)})[0];
+  graph::run_graph_pipeline(g, config, compile::calibration_batches(g, o.calibration, &source), po);
+  const graph::Tensor ref =
+      graph::ReferenceExecutor(g).run({test::npy_row(inputs_npy, 0, in_shape)})[0];
   ASSERT_EQ(first[0].data.size(), ref.nbytes());
   EXPECT_EQ(std::memcmp(first[0].data.data(), ref.raw(), ref.nbytes()), 0)
       << e.name << ": the package's output differs from the compiler's int8 execution";

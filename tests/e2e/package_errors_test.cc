@@ -10,9 +10,9 @@
 #include <fstream>
 #include <iterator>
 
+#include "vacc/compile/compile_model.h"
 #include "vacc/host/reference_kernels.h"
 #include "vacc/isa/package.h"
-#include "vacc/package/compile_model.h"
 #include "vacc/runtime/graph_executor.h"
 #include "vacc/support/error.h"
 #include "vacc/support/npy.h"
@@ -57,7 +57,7 @@ std::vector<uint8_t> npy_header(const std::string &shape) {
 class PackageErrors : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    package_ = new isa::Package(package::compile_model(kModel, config_named("default")).package);
+    package_ = new isa::Package(compile::compile_model(kModel, config_named("default")).package);
     path_ = temp_path("package_errors.vpkg");
     isa::save_package(*package_, path_);
     std::ifstream in(path_, std::ios::binary);
@@ -237,7 +237,7 @@ TEST_F(PackageErrors, InputFileOfWrongShape) {
   const std::string p = temp_path("wrong_shape.npy");
   write_npy(p, a);
   EXPECT_EQ(error_of([&] {
-              package::read_input_npy(p, {1, 1, 28, 28}, "input 'input' of m.onnx");
+              compile::read_input_npy(p, {1, 1, 28, 28}, "input 'input' of m.onnx");
             }),
             p + ": holds an array of shape [3,3] but input 'input' of m.onnx needs [1,1,28,28] "
                 "(float32)");
@@ -251,7 +251,7 @@ TEST_F(PackageErrors, InputFileOfWrongDtype) {
   const std::string p = temp_path("wrong_dtype.npy");
   write_npy(p, a);
   EXPECT_EQ(error_of([&] {
-              package::read_input_npy(p, {1, 1, 28, 28}, "input 'input' of m.onnx");
+              compile::read_input_npy(p, {1, 1, 28, 28}, "input 'input' of m.onnx");
             }),
             p + ": holds i4 elements but input 'input' of m.onnx needs float32 ('<f4')");
 }
@@ -263,10 +263,10 @@ TEST_F(PackageErrors, CalibrationFileOfWrongShape) {
   a.data.resize(4 * 14 * 14 * 4);
   const std::string p = temp_path("wrong_calibration.npy");
   write_npy(p, a);
-  package::CompileOptions o;
+  compile::CompileOptions o;
   o.calibration = p;
   const std::string e =
-      error_of([&] { package::compile_model(kModel, config_named("default"), o); });
+      error_of([&] { compile::compile_model(kModel, config_named("default"), o); });
   EXPECT_EQ(e, p + ": calibration inputs must be float32 [M, 1,28,28] for input 'input', got f4 "
                    "[4,1,14,14]");
 }
@@ -276,10 +276,10 @@ TEST_F(PackageErrors, CalibrationFileOfWrongShape) {
 TEST_F(PackageErrors, MaxLayerLossNeedsTheModelFile) {
   std::ifstream in(kModel, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  package::CompileOptions o;
+  compile::CompileOptions o;
   o.max_layer_loss_db = 20;
   const std::string e = error_of(
-      [&] { package::compile_model_bytes(bytes, "in-memory", config_named("default"), o); });
+      [&] { compile::compile_model_bytes(bytes, "in-memory", config_named("default"), o); });
   EXPECT_EQ(e,
             "in-memory: --max-layer-loss compares each layer against the model read from its "
             "file with the calibration .npy; compile the model from a file, or name the layers "

@@ -34,9 +34,9 @@ TEST(QdqE2E, OwnScalesOnTheAcceleratorMatchTheQdqArithmetic) {
   const NpyArray samples = read_npy(kModels + "/fashion_mnist_samples.npy");
   const NpyArray reference = read_npy(kModels + "/fashion_mnist_qdq_reference.npy");
   const int64_t n = samples.shape[0], classes = reference.shape[1];
-  package::CompileOptions o;
+  compile::CompileOptions o;
   o.batch = n;
-  const package::CompiledModel m = package::compile_model(model, config, o);
+  const compile::CompiledModel m = compile::compile_model(model, config, o);
   EXPECT_EQ(m.calibration_source,
             "none: the model's own scales (QuantizeLinear/DequantizeLinear)");
   int accel = 0;

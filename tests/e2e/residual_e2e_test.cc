@@ -11,14 +11,14 @@
 
 #include "e2e_kit.h"
 #include "program_kit.h"
-#include "vacc/host/llvm_kernels.h"
-#include "vacc/host/reference_kernels.h"
+#include "vacc/compile/compile_model.h"
 #include "vacc/driver/device.h"
-#include "vacc/graph/executor.h"
 #include "vacc/graph/onnx_import.h"
 #include "vacc/graph/pipeline.h"
+#include "vacc/graph/reference_executor.h"
+#include "vacc/host/llvm_kernels.h"
+#include "vacc/host/reference_kernels.h"
 #include "vacc/lower/legality.h"
-#include "vacc/package/compile_model.h"
 #include "vacc/runtime/graph_executor.h"
 #include "vacc/support/npy.h"
 
@@ -43,9 +43,9 @@ graph::Tensor int8_reference(const isa::HwConfig &config, const graph::Tensor &x
 
 TEST(ResidualE2E, AddFusedIntoItsConvolutionBitExactOnEveryEngine) {
   const isa::HwConfig config = test::config_named("default");
-  package::CompileOptions options;
+  compile::CompileOptions options;
   options.calibration = kCalibration;
-  const isa::Package p = package::compile_model(kModel, config, options).package;
+  const isa::Package p = compile::compile_model(kModel, config, options).package;
   int fused = 0;
   for (const auto &s : p.steps)
     if (s.op == "vacc.QConv" && s.attrs.contains("residual_rshift")) {

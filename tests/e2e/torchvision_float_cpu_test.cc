@@ -11,8 +11,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "vacc/compile/compile_model.h"
 #include "vacc/host/llvm_kernels.h"
-#include "vacc/package/compile_model.h"
 #include "vacc/runtime/graph_executor.h"
 #include "vacc/support/npy.h"
 
@@ -38,15 +38,15 @@ void check_model(const std::string &name) {
                  << cache_dir();
   const isa::HwConfig config =
       isa::load_config(std::string(VACC_SOURCE_DIR) + "/configs/default.yaml");
-  package::CompileOptions o;
+  compile::CompileOptions o;
   o.quantize = false;
-  const isa::Package p = package::compile_model(base + ".onnx", config, o).package;
+  const isa::Package p = compile::compile_model(base + ".onnx", config, o).package;
   int blocked = 0;
   for (const auto &s : p.steps) blocked += s.op == "vacc.ConvNCHWc";
   EXPECT_GT(blocked, 0) << "the float package has no blocked convolution";
 
   const isa::PackageTensor &in = p.tensors[p.inputs[0]];
-  const graph::Tensor x = package::read_input_npy(base + "_input.npy", in.shape, "the input");
+  const graph::Tensor x = compile::read_input_npy(base + "_input.npy", in.shape, "the input");
   runtime::HostTensor h;
   h.shape = in.shape;
   h.data.assign(x.raw(), x.raw() + x.nbytes());

@@ -6,8 +6,8 @@
 #include <filesystem>
 
 #include "fuzz_targets.h"
+#include "vacc/compile/compile_model.h"
 #include "vacc/graph/onnx_import.h"
-#include "vacc/package/compile_model.h"
 
 namespace vacc::fuzz {
 
@@ -40,7 +40,7 @@ void fuzz_onnx(const uint8_t *data, size_t size) {
   const std::string bytes(reinterpret_cast<const char *>(data), size);
   graph::import_onnx_bytes(bytes, "fuzz.onnx");
   static ModelFile file;
-  package::compile_model(file.write(bytes), default_config());
+  compile::compile_model(file.write(bytes), default_config());
 }
 
 }  // namespace vacc::fuzz

@@ -10,11 +10,11 @@
 
 #include <string>
 
-#include "vacc/graph/executor.h"
 #include "vacc/graph/graph.h"
 #include "vacc/graph/passes/fuse_activations.h"
 #include "vacc/graph/passes/fuse_conv_adds.h"
 #include "vacc/graph/passes/plan_memory.h"
+#include "vacc/graph/reference_executor.h"
 #include "vacc/graph/shape_inference.h"
 #include "vacc/support/error.h"
 

@@ -10,9 +10,9 @@
 #include <random>
 
 #include "graph_builder.h"
-#include "vacc/graph/executor.h"
 #include "vacc/graph/passes/calibrate.h"
 #include "vacc/graph/passes/quantize.h"
+#include "vacc/graph/reference_executor.h"
 #include "vacc/graph/shape_inference.h"
 
 using namespace vacc::graph;
@@ -63,7 +63,7 @@ std::vector<double> channel_means(const Graph &g, const std::string &name,
   std::vector<double> sum;
   int64_t count = 0;
   for (const auto &b : batches()) {
-    Executor(g).run(b, [&](const Value &v, const Tensor &t) {
+    ReferenceExecutor(g).run(b, [&](const Value &v, const Tensor &t) {
       if (v.name != name) return;
       const int64_t c = t.dim(1), inner = t.size() / (t.dim(0) * c);
       sum.resize(c, 0.0);

@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "vacc/graph/executor.h"
 #include "vacc/graph/idx.h"
 #include "vacc/graph/onnx_import.h"
 #include "vacc/graph/passes/calibrate.h"
@@ -17,6 +16,7 @@
 #include "vacc/graph/passes/correct_bias.h"
 #include "vacc/graph/passes/quantize.h"
 #include "vacc/graph/pipeline.h"
+#include "vacc/graph/reference_executor.h"
 #include "vacc/lower/legality.h"
 #include "vacc/support/npy.h"
 
@@ -90,7 +90,7 @@ TEST(FashionMnist, FloatMatchesPyTorch) {
   Tensor samples = npy_tensor(kModels + "/fashion_mnist_samples.npy");
   Tensor want = npy_tensor(kModels + "/fashion_mnist_logits.npy");
   Graph g = load(samples.dim(0));
-  Tensor got = Executor(g).run({samples})[0];
+  Tensor got = ReferenceExecutor(g).run({samples})[0];
   ASSERT_EQ(got.shape(), want.shape());
   double max_ref = 0, max_err = 0;
   for (int64_t i = 0; i < want.size(); ++i) {
@@ -134,8 +134,8 @@ TEST(FashionMnist, PipelineIsBitExactWithUnfusedIntegerReference) {
   }
   EXPECT_EQ(fused, 5) << print_graph(compiled);  // 3 convolutions, 2 dense layers
   EXPECT_EQ(accel, 7) << print_graph(compiled);  // and its 2 max pools (not fused here)
-  Tensor a = Executor(reference).run({samples})[0];
-  Tensor b = Executor(compiled).run({samples})[0];
+  Tensor a = ReferenceExecutor(reference).run({samples})[0];
+  Tensor b = ReferenceExecutor(compiled).run({samples})[0];
   ASSERT_EQ(a.shape(), b.shape());
   EXPECT_EQ(std::memcmp(a.raw(), b.raw(), a.nbytes()), 0);
 }
@@ -160,9 +160,9 @@ TEST(FashionMnist, Int8WithinHalfAPointOfFloatOnTestSet) {
   for (int64_t i = 0; i < x.dim(0); i += batch) {
     Tensor xb = rows(x, i, batch);
     auto t0 = std::chrono::steady_clock::now();
-    std::vector<int64_t> pf = argmax_rows(Executor(float_graph).run({xb})[0]);
+    std::vector<int64_t> pf = argmax_rows(ReferenceExecutor(float_graph).run({xb})[0]);
     auto t1 = std::chrono::steady_clock::now();
-    std::vector<int64_t> pq = argmax_rows(Executor(int8_graph).run({xb})[0]);
+    std::vector<int64_t> pq = argmax_rows(ReferenceExecutor(int8_graph).run({xb})[0]);
     auto t2 = std::chrono::steady_clock::now();
     float_s += std::chrono::duration<double>(t1 - t0).count();
     int8_s += std::chrono::duration<double>(t2 - t1).count();

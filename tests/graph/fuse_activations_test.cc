@@ -8,7 +8,7 @@
 
 #include <random>
 
-#include "vacc/graph/executor.h"
+#include "vacc/graph/reference_executor.h"
 
 using namespace vacc::graph;
 
@@ -46,7 +46,7 @@ struct Net {
 };
 
 Tensor run(const Graph &g) {
-  return Executor(g).run({random_floats({1, 4, 6, 6}, 3)})[0];
+  return ReferenceExecutor(g).run({random_floats({1, 4, 6, 6}, 3)})[0];
 }
 
 void expect_same(const Tensor &a, const Tensor &b) {

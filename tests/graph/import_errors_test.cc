@@ -5,8 +5,8 @@
 #include <onnx/onnx_pb.h>
 
 #include "onnx_model_builder.h"
-#include "vacc/graph/executor.h"
 #include "vacc/graph/onnx_import.h"
+#include "vacc/graph/reference_executor.h"
 
 using namespace vacc::graph;
 using namespace vacc::graph::test;
@@ -417,7 +417,7 @@ TEST(ExecutorErrors, WrongInputShape) {
   add_node(m, "Relu", "r", {"x"});
   Graph g = import_onnx_bytes(m.SerializeAsString(), "model.onnx");
   try {
-    Executor(g).run({Tensor(DType::kFloat32, {1, 3, 4, 4})});
+    ReferenceExecutor(g).run({Tensor(DType::kFloat32, {1, 3, 4, 4})});
     FAIL() << "no error";
   } catch (const vacc::Error &e) {
     EXPECT_HAS(e.what(), "input 'x' expects f32[1,3,8,8], got f32[1,3,4,4]");

@@ -1,13 +1,13 @@
 // ONNX's own node tests through vacc's importer and the graph reference executor.
 #include "onnx_conformance.h"
 
-#include "vacc/graph/executor.h"
+#include "vacc/graph/reference_executor.h"
 
 namespace vacc::graph::conformance {
 namespace {
 
 std::vector<Tensor> run_reference(const Graph &graph, const std::vector<Tensor> &inputs) {
-  return Executor(graph).run(inputs);
+  return ReferenceExecutor(graph).run(inputs);
 }
 
 // Floors: the counts passing today, every attempted test (raise them when more pass).

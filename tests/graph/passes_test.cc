@@ -8,7 +8,6 @@
 
 #include "../expect_error.h"
 #include "graph_builder.h"
-#include "vacc/graph/executor.h"
 #include "vacc/graph/passes/calibrate.h"
 #include "vacc/graph/passes/constant_folding.h"
 #include "vacc/graph/passes/fold_batch_norm.h"
@@ -21,6 +20,7 @@
 #include "vacc/graph/passes/plan_memory.h"
 #include "vacc/graph/passes/quantize.h"
 #include "vacc/graph/qpool.h"
+#include "vacc/graph/reference_executor.h"
 #include "vacc/graph/shape_inference.h"
 #include "vacc/lower/legality.h"
 
@@ -131,7 +131,7 @@ TEST(ConstantFolding, FoldsConstantSubgraphsAndIdentities) {
   EXPECT_EQ(add->inputs[0], x);
   ASSERT_TRUE(add->inputs[1]->is_constant());
   EXPECT_EQ(add->inputs[1]->constant->to_float_vector(), (std::vector<float>{2, 4, 6, 8}));
-  Tensor out = Executor(g).run({Tensor::from_vector<float>({4}, {1, 1, 1, 1})})[0];
+  Tensor out = ReferenceExecutor(g).run({Tensor::from_vector<float>({4}, {1, 1, 1, 1})})[0];
   EXPECT_EQ(out.to_float_vector(), (std::vector<float>{3, 5, 7, 9}));
 }
 
@@ -155,7 +155,7 @@ TEST(ConstantFolding, PadsOfNothingAreBypassed) {
   EXPECT_EQ(g.nodes()[0]->inputs[0], x);
   std::vector<float> in(18);
   for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i) - 9;
-  const Tensor out = Executor(g).run({Tensor::from_vector<float>({1, 2, 3, 3}, in)})[0];
+  const Tensor out = ReferenceExecutor(g).run({Tensor::from_vector<float>({1, 2, 3, 3}, in)})[0];
   ASSERT_EQ(out.shape(), (Shape{1, 2, 4, 4}));
   // Row 0 of each plane is the new top row (zero), column 3 the new right column.
   for (int64_t c = 0; c < 2; ++c)
@@ -183,11 +183,11 @@ TEST(FoldBatchNorm, ConvBatchNormBecomesOneConv) {
                      g.add_constant("var", var)});
   g.add_output(y);
   Tensor input = random_tensor(DType::kFloat32, {1, 3, 5, 5}, 12);
-  Tensor before = Executor(g).run({input})[0];
+  Tensor before = ReferenceExecutor(g).run({input})[0];
   EXPECT_EQ(fold_batch_norm(g), 1);
   ASSERT_EQ(g.num_nodes(), 1u);
   EXPECT_EQ(g.nodes()[0]->op, OpKind::kConv);
-  Tensor after = Executor(g).run({input})[0];
+  Tensor after = ReferenceExecutor(g).run({input})[0];
   for (int64_t i = 0; i < before.size(); ++i) {
     EXPECT_NEAR(after.as_double(i), before.as_double(i),
                 1e-4 * (1 + std::abs(before.as_double(i))));
@@ -197,7 +197,7 @@ TEST(FoldBatchNorm, ConvBatchNormBecomesOneConv) {
 TEST(Quantize, PowerOfTwoInt8GraphTracksFloat) {
   Graph g = small_cnn();
   Tensor input = random_tensor(DType::kFloat32, {2, 3, 6, 6}, 200);
-  Tensor want = Executor(g).run({input})[0];
+  Tensor want = ReferenceExecutor(g).run({input})[0];
   Calibration calib = calibrate(g, calib_inputs());
   EXPECT_GT(quantize(g, calib), 5);
   EXPECT_EQ(count(g, OpKind::kConvInteger), 2);
@@ -210,7 +210,7 @@ TEST(Quantize, PowerOfTwoInt8GraphTracksFloat) {
     }
   }
   EXPECT_EQ(g.outputs()[0]->dtype, DType::kFloat32);
-  Tensor got = Executor(g).run({input})[0];
+  Tensor got = ReferenceExecutor(g).run({input})[0];
   EXPECT_GT(cosine(got, want), 0.99);
 }
 
@@ -226,7 +226,7 @@ TEST(Fuse, FusedGraphIsBitExactWithUnfused) {
   quantize(g, calibrate(g, calib_inputs()));
   fold_constants(g);
   Tensor input = random_tensor(DType::kFloat32, {2, 3, 6, 6}, 300);
-  Tensor before = Executor(g).run({input})[0];
+  Tensor before = ReferenceExecutor(g).run({input})[0];
   EXPECT_EQ(fuse(g), 2 + 1 + 1);  // 2 QConv (with their Relus), 1 QDense, Relu into QAdd
   EXPECT_EQ(count(g, OpKind::kQConv), 2);
   EXPECT_EQ(count(g, OpKind::kQDense), 1);
@@ -237,7 +237,7 @@ TEST(Fuse, FusedGraphIsBitExactWithUnfused) {
       EXPECT_EQ(n->attrs.get_int("clip_min"), 0);
     }
   }
-  Tensor after = Executor(g).run({input})[0];
+  Tensor after = ReferenceExecutor(g).run({input})[0];
   EXPECT_TRUE(same_bytes(before, after));
 }
 
@@ -257,7 +257,7 @@ TEST(IntegerSemantics, QConvMatchesPlainLoops) {
   Value *y = add_op(g, OpKind::kQConv, "q", {x, g.add_constant("w", w), g.add_constant("b", b)}, a);
   g.add_output(y);
   Tensor xin = random_tensor(DType::kInt8, {1, 5, 4, 4}, 22);
-  Tensor got = Executor(g).run({xin})[0];
+  Tensor got = ReferenceExecutor(g).run({xin})[0];
   ASSERT_EQ(got.shape(), (Shape{1, 3, 2, 4}));
   int shifts[3] = {7, 9, 11};
   for (int o = 0; o < 3; ++o)
@@ -294,7 +294,7 @@ TEST(IntegerSemantics, QAddMatchesPlainLoops) {
   attrs.set("clip_max", int64_t{127});
   g.add_output(add_op(g, OpKind::kQAdd, "s", {a, b}, attrs));
   Tensor ta = random_tensor(DType::kInt8, {64}, 30), tb = random_tensor(DType::kInt8, {64}, 31);
-  Tensor got = Executor(g).run({ta, tb})[0];
+  Tensor got = ReferenceExecutor(g).run({ta, tb})[0];
   for (int i = 0; i < 64; ++i) {
     int32_t v = ((ta.data<int8_t>()[i] * 4 + tb.data<int8_t>()[i]) + 4) >> 3;
     EXPECT_EQ(got.data<int8_t>()[i], std::min(std::max(v, 0), 127)) << i;
@@ -348,7 +348,7 @@ std::vector<std::vector<Tensor>> pooled_calib() {
 TEST(Quantize, AveragePoolsBecomeIntegerAveragesThatTrackFloat) {
   Graph g = pooled_cnn();
   Tensor input = random_tensor(DType::kFloat32, {1, 3, 12, 12}, 210);
-  Tensor want = Executor(g).run({input})[0];
+  Tensor want = ReferenceExecutor(g).run({input})[0];
   quantize(g, calibrate(g, pooled_calib()));
   EXPECT_EQ(count(g, OpKind::kQAveragePool), 2);
   EXPECT_EQ(count(g, OpKind::kAveragePool) + count(g, OpKind::kGlobalAveragePool), 0);
@@ -362,7 +362,7 @@ TEST(Quantize, AveragePoolsBecomeIntegerAveragesThatTrackFloat) {
                                static_cast<int>(n->attrs.get_int("scale_bits"))),
               kQPoolMaxMultiplier);
   }
-  EXPECT_GT(cosine(Executor(g).run({input})[0], want), 0.99);
+  EXPECT_GT(cosine(ReferenceExecutor(g).run({input})[0], want), 0.99);
 }
 
 // MobileNetV2's head: conv, ReLU6 (Clip 0..6), GlobalAveragePool, flatten, gemm. The pool of
@@ -388,7 +388,7 @@ TEST(Quantize, AveragePoolAfterReLU6LeavesNoFloatStep) {
               g.add_constant("bf", random_tensor(DType::kFloat32, {10}, 14, 0.1f))},
              gemm));
   Tensor input = random_tensor(DType::kFloat32, {1, 3, 8, 8}, 15, 3.0f);
-  Tensor want = Executor(g).run({input})[0];
+  Tensor want = ReferenceExecutor(g).run({input})[0];
   std::vector<std::vector<Tensor>> calib = {
       {random_tensor(DType::kFloat32, {1, 3, 8, 8}, 16, 3.0f)},
       {random_tensor(DType::kFloat32, {1, 3, 8, 8}, 17, 3.0f)}};
@@ -405,7 +405,7 @@ TEST(Quantize, AveragePoolAfterReLU6LeavesNoFloatStep) {
     EXPECT_EQ(n->attrs.get_int("clip_min", -128), 0) << n->describe();
     EXPECT_LT(n->attrs.get_int("clip_max", 127), 127) << n->describe();
   }
-  EXPECT_GT(cosine(Executor(g).run({input})[0], want), 0.99);
+  EXPECT_GT(cosine(ReferenceExecutor(g).run({input})[0], want), 0.99);
 }
 
 // vacc.QAveragePool (graph/qpool.h) against plain loops, and against the exact average: each
@@ -426,7 +426,7 @@ TEST(IntegerSemantics, QAveragePoolMatchesPlainLoops) {
     a.set("rshift", int64_t{17});  // the output holds 2x the mean
     g.add_output(add_op(g, OpKind::kQAveragePool, "p", {x}, a));
     Tensor xin = random_tensor(DType::kInt8, {1, 2, 7, 6}, 40);
-    Tensor got = Executor(g).run({xin})[0];
+    Tensor got = ReferenceExecutor(g).run({xin})[0];
     ASSERT_EQ(got.shape(), (Shape{1, 2, 4, 3}));
     for (int c = 0; c < 2; ++c)
       for (int oy = 0; oy < 4; ++oy)
@@ -553,7 +553,8 @@ TEST(PackLayout, BlockedGraphIsBitExactAndTransformsSitAtBorders) {
     }
   }
   Tensor input = random_tensor(DType::kFloat32, {2, 3, 6, 6}, 400);
-  EXPECT_TRUE(same_bytes(Executor(plain).run({input})[0], Executor(packed).run({input})[0]));
+  EXPECT_TRUE(same_bytes(ReferenceExecutor(plain).run({input})[0],
+                         ReferenceExecutor(packed).run({input})[0]));
 }
 
 // Pools on the accelerator read and write blocked tensors; the packed graph's reference
@@ -580,7 +581,8 @@ TEST(PackLayout, PoolsOnTheAcceleratorAreBitExactBlocked) {
   ASSERT_NE(pool, nullptr);
   EXPECT_EQ(pool->outputs[0]->shape, (Shape{1, 1, 6, 6, 1, 16}));
   Tensor input = random_tensor(DType::kFloat32, {1, 3, 12, 12}, 410);
-  EXPECT_TRUE(same_bytes(Executor(plain).run({input})[0], Executor(packed).run({input})[0]));
+  EXPECT_TRUE(same_bytes(ReferenceExecutor(plain).run({input})[0],
+                         ReferenceExecutor(packed).run({input})[0]));
 }
 
 // The stem's pool fuses into its folded convolution: the windowed pack grows the grid by a
@@ -614,7 +616,8 @@ TEST(FusePools, PaddedPoolFusesIntoAFoldedConvolutionBitExactly) {
   EXPECT_EQ(conv->outputs[0]->shape[2], 6);
   EXPECT_EQ(vacc::lower::why_not_accelerated(*conv, config), std::nullopt);
   Tensor input = random_tensor(DType::kFloat32, {1, 3, 12, 12}, 420);
-  EXPECT_TRUE(same_bytes(Executor(plain).run({input})[0], Executor(fused).run({input})[0]));
+  EXPECT_TRUE(same_bytes(ReferenceExecutor(plain).run({input})[0],
+                         ReferenceExecutor(fused).run({input})[0]));
 }
 
 TEST(PackLayout, BlockRoundTrip) {
@@ -632,7 +635,7 @@ TEST(PackLayout, BlockRoundTrip) {
   g.add_output(add_op(g, OpKind::kUnpackNCHWnc, "u", {p}, ua));
   g.add_output(p);
   Tensor in = random_tensor(DType::kInt8, {3, 20, 2, 2}, 50);
-  std::vector<Tensor> out = Executor(g).run({in});
+  std::vector<Tensor> out = ReferenceExecutor(g).run({in});
   EXPECT_TRUE(same_bytes(out[0], in));
   // Element (n=2, c=17, h=1, w=0) sits at block (1, 1), position (1, 0), lane (0, 1).
   int64_t blocked_index = ((((1 * 2 + 1) * 2 + 1) * 2 + 0) * 2 + 0) * 16 + 1;
@@ -655,7 +658,7 @@ TEST(PackLayout, WindowedPackUnfoldsWindowsLikePlainLoops) {
   EXPECT_EQ(p->shape, (Shape{2, 2, 4, 3, 1, 16}));
   g.add_output(p);
   Tensor in = random_tensor(DType::kInt8, {2, 3, 7, 9}, 60);
-  Tensor got = Executor(g).run({in})[0];
+  Tensor got = ReferenceExecutor(g).run({in})[0];
   for (int64_t n = 0; n < 2; ++n)
     for (int64_t f = 0; f < 32; ++f)
       for (int64_t oy = 0; oy < 4; ++oy)
@@ -711,7 +714,8 @@ TEST(FoldWindows, FoldedStemIsBitExactAndAOneByOneConvolution) {
   EXPECT_EQ(windowed, 1);
   for (uint32_t seed : {400u, 401u}) {
     Tensor input = random_tensor(DType::kFloat32, {2, 3, 6, 6}, seed);
-    EXPECT_TRUE(same_bytes(Executor(plain).run({input})[0], Executor(folded).run({input})[0]));
+    EXPECT_TRUE(same_bytes(ReferenceExecutor(plain).run({input})[0],
+                           ReferenceExecutor(folded).run({input})[0]));
   }
 }
 
@@ -732,7 +736,8 @@ TEST(FuseResidualAdds, AddBecomesTheEpilogueOfItsSoleProducer) {
   EXPECT_TRUE(conv2->input(3)->layout.blocked);
   for (uint32_t seed : {400u, 402u}) {
     Tensor input = random_tensor(DType::kFloat32, {2, 3, 6, 6}, seed);
-    EXPECT_TRUE(same_bytes(Executor(plain).run({input})[0], Executor(fused).run({input})[0]));
+    EXPECT_TRUE(same_bytes(ReferenceExecutor(plain).run({input})[0],
+                           ReferenceExecutor(fused).run({input})[0]));
   }
   // A legality that refuses the fused convolution leaves the add alone.
   Graph kept = compiled_small_cnn(config);
@@ -835,7 +840,9 @@ TEST(Fuse, ClipBetweenDequantizeAndQuantizeBecomesTheIntegerClip) {
     EXPECT_EQ(r->attrs.get_int("clip_max"), std::min(127, 6 << f)) << "6 * 2^" << f;
     Tensor in = random_tensor(DType::kInt32, {1, 4, 5, 5}, 70 + f);
     for (int64_t i = 0; i < in.size(); ++i) in.data<int32_t>()[i] *= 3;  // past both bounds
-    EXPECT_TRUE(same_bytes(Executor(plain).run({in})[0], Executor(fused).run({in})[0])) << f;
+    EXPECT_TRUE(
+        same_bytes(ReferenceExecutor(plain).run({in})[0], ReferenceExecutor(fused).run({in})[0]))
+        << f;
   }
   // Bounds between two integers round as QuantizeLinear does; the chain is still exact.
   Graph plain = relu6_chain(2, -1.3f, 2.6f), fused = relu6_chain(2, -1.3f, 2.6f);
@@ -843,7 +850,8 @@ TEST(Fuse, ClipBetweenDequantizeAndQuantizeBecomesTheIntegerClip) {
   EXPECT_EQ(fused.nodes()[0]->attrs.get_int("clip_min"), -5);
   EXPECT_EQ(fused.nodes()[0]->attrs.get_int("clip_max"), 10);
   Tensor in = random_tensor(DType::kInt32, {1, 4, 5, 5}, 77);
-  EXPECT_TRUE(same_bytes(Executor(plain).run({in})[0], Executor(fused).run({in})[0]));
+  EXPECT_TRUE(
+      same_bytes(ReferenceExecutor(plain).run({in})[0], ReferenceExecutor(fused).run({in})[0]));
 }
 
 TEST(PlanMemory, LiveTensorsNeverOverlapAndBuffersAreReused) {

@@ -9,10 +9,10 @@
 #include <functional>
 #include <random>
 
-#include "vacc/graph/executor.h"
 #include "vacc/graph/passes/constant_folding.h"
 #include "vacc/graph/passes/fuse.h"
 #include "vacc/graph/passes/quantize_qdq.h"
+#include "vacc/graph/reference_executor.h"
 #include "vacc/graph/shape_inference.h"
 #include "vacc/support/error.h"
 
@@ -41,7 +41,7 @@ Tensor requantize(const Tensor &acc, const std::vector<double> &ratios, int64_t 
   Value *y = g.add_value("y", DType::kInt8, {});
   infer_node(*g.add_node(OpKind::kRequantize, "rq", {sum}, {y}, a));
   g.add_output(y);
-  return Executor(g).run({acc})[0];
+  return ReferenceExecutor(g).run({acc})[0];
 }
 
 TEST(QdqRescale, MatchesExactRoundingAwayFromTies) {
@@ -173,8 +173,8 @@ void expect_same_codes(const std::function<void(QdqBuilder &)> &build, const Sha
       << "every accumulating operator runs in integers";
   EXPECT_EQ(count(ints.g, OpKind::kPad), expect_pads);
   const Tensor x = qdq.input(in_shape);
-  const Tensor want = Executor(qdq.g).run({x})[0];
-  const Tensor got = Executor(ints.g).run({x})[0];
+  const Tensor want = ReferenceExecutor(qdq.g).run({x})[0];
+  const Tensor got = ReferenceExecutor(ints.g).run({x})[0];
   ASSERT_EQ(got.shape(), want.shape());
   int64_t differ = 0;
   for (int64_t i = 0; i < want.size(); ++i) {
@@ -290,7 +290,8 @@ TEST(QuantizeQdq, OtherOperatorsKeepTheirFloatForm) {
   EXPECT_EQ(quantize_qdq(ints.g), 0);
   EXPECT_EQ(count(ints.g, OpKind::kGlobalAveragePool), 1);
   const Tensor in = qdq.input({1, 4, 6, 6});
-  const Tensor want = Executor(qdq.g).run({in})[0], got = Executor(ints.g).run({in})[0];
+  const Tensor want = ReferenceExecutor(qdq.g).run({in})[0],
+               got = ReferenceExecutor(ints.g).run({in})[0];
   ASSERT_EQ(want.nbytes(), got.nbytes());
   EXPECT_EQ(std::memcmp(want.raw(), got.raw(), want.nbytes()), 0);
 }

@@ -11,9 +11,9 @@
 #include <random>
 
 #include "graph_builder.h"
-#include "vacc/graph/executor.h"
 #include "vacc/graph/passes/calibrate.h"
 #include "vacc/graph/passes/quantize.h"
+#include "vacc/graph/reference_executor.h"
 #include "vacc/graph/shape_inference.h"
 #include "vacc/support/error.h"
 
@@ -85,7 +85,7 @@ Quantized quantized_model(bool outlier, const QuantizeOptions &options = {}) {
 // Every value each graph computes on `x`, by value.
 std::unordered_map<const Value *, Tensor> run_all(const Graph &g, const std::vector<Tensor> &x) {
   std::unordered_map<const Value *, Tensor> out;
-  Executor(g).run(x, [&](const Value &v, const Tensor &t) { out.emplace(&v, t); });
+  ReferenceExecutor(g).run(x, [&](const Value &v, const Tensor &t) { out.emplace(&v, t); });
   return out;
 }
 
@@ -183,7 +183,7 @@ TEST(QuantReport, SqnrWithFloatInputsFeedsTheFloatValueQuantized) {
       fed.data<int8_t>()[i] = static_cast<int8_t>(
           std::clamp(std::nearbyint(relu1.data<float>()[i] * std::pow(2.0, f1)), -128.0, 127.0));
     Tensor got;
-    Executor(m.qg, [&](size_t, const Node &n, const std::vector<const Tensor *> &in) {
+    ReferenceExecutor(m.qg, [&](size_t, const Node &n, const std::vector<const Tensor *> &in) {
       std::vector<const Tensor *> args = in;
       for (size_t k = 0; k < n.inputs.size(); ++k)
         if (n.inputs[k] == relu1_q) args[k] = &fed;
@@ -237,7 +237,7 @@ TEST(QuantReport, OutputSqnrAndCosine) {
   const QuantReport r = quant_report(m.fg, m.qg, m.forms, xs);
   double ff = 0, qq = 0, fq = 0, dd = 0;
   for (const auto &x : xs) {
-    const Tensor f = Executor(m.fg).run(x)[0], q = Executor(m.qg).run(x)[0];
+    const Tensor f = ReferenceExecutor(m.fg).run(x)[0], q = ReferenceExecutor(m.qg).run(x)[0];
     for (int64_t i = 0; i < f.size(); ++i) {
       const double a = f.data<float>()[i], b = q.data<float>()[i];
       ff += a * a, qq += b * b, fq += a * b, dd += (a - b) * (a - b);

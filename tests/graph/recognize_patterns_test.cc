@@ -8,9 +8,9 @@
 #include <cmath>
 #include <random>
 
-#include "vacc/graph/executor.h"
 #include "vacc/graph/passes/recognize_gelu.h"
 #include "vacc/graph/passes/recognize_layer_norm.h"
+#include "vacc/graph/reference_executor.h"
 #include "vacc/graph/shape_inference.h"
 
 using namespace vacc::graph;
@@ -71,7 +71,8 @@ Value *layer_norm(Builder &b, Value *x, std::vector<int64_t> axes, bool affine, 
 }
 
 void expect_same_outputs(const Graph &before, const Graph &after, const Tensor &x, double tol) {
-  const Tensor want = Executor(before).run({x})[0], got = Executor(after).run({x})[0];
+  const Tensor want = ReferenceExecutor(before).run({x})[0],
+               got = ReferenceExecutor(after).run({x})[0];
   ASSERT_EQ(got.shape(), want.shape());
   for (int64_t i = 0; i < got.size(); ++i)
     ASSERT_NEAR(got.as_double(i), want.as_double(i), tol) << "element " << i;
@@ -103,11 +104,11 @@ TEST(RecognizeLayerNorm, SeveralTrailingAxesAndSquareAsMul) {
       b.op(OpKind::kDiv, {d, b.op(OpKind::kSqrt, {b.op(OpKind::kAdd, {b.scalar(1e-3f), v})})});
   b.g.add_output(y);
   const Tensor in = random_floats({3, 4, 6}, 2);
-  const Tensor want = Executor(b.g).run({in})[0];
+  const Tensor want = ReferenceExecutor(b.g).run({in})[0];
   EXPECT_EQ(recognize_layer_norm(b.g), 1);
   EXPECT_EQ(b.count_of(OpKind::kLayerNormalization), 1);
   EXPECT_EQ(b.g.nodes()[0]->attrs.get_int("axis"), 1);
-  const Tensor got = Executor(b.g).run({in})[0];
+  const Tensor got = ReferenceExecutor(b.g).run({in})[0];
   for (int64_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got.as_double(i), want.as_double(i), 1e-5);
 }
 

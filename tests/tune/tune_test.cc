@@ -2,19 +2,19 @@
 // the tuning database, the learned cost model (it ranks held-out trials better than chance),
 // and tune -> compile (the package takes the logged best, and its cycles equal the log's).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <numeric>
 #include <random>
 #include <set>
-#include <unistd.h>
 
+#include "vacc/compile/compile_model.h"
 #include "vacc/driver/device.h"
-#include "vacc/isa/config.h"
 #include "vacc/isa/command.h"
+#include "vacc/isa/config.h"
 #include "vacc/lower/schedule_space.h"
-#include "vacc/package/compile_model.h"
 #include "vacc/runtime/replay.h"
 #include "vacc/support/error.h"
 #include "vacc/tune/candidates.h"
@@ -245,7 +245,7 @@ TEST(TuneThenCompile, PackageUsesTheLoggedBest) {
   TempDir dir;
   const std::string model = std::string(VACC_SOURCE_DIR_FOR_TESTS) + "/models/fashion_mnist_cnn.onnx";
   const std::string log = (dir.path / "fm.log").string();
-  package::CompileOptions co;
+  compile::CompileOptions co;
   co.use_tuning_db = false;
   const std::vector<tune::TuneTask> tasks = tune::model_tasks(model, c, co);
   ASSERT_GE(tasks.size(), 3u);
@@ -259,11 +259,11 @@ TEST(TuneThenCompile, PackageUsesTheLoggedBest) {
   book.add_all(tuning::read_log(log));
 
   co.tuning_logs = {log};
-  const package::CompiledModel compiled = package::compile_model(model, c, co);
+  const compile::CompiledModel compiled = compile::compile_model(model, c, co);
   driver::DeviceOptions timing;
   timing.timing_only = true;
   ASSERT_FALSE(compiled.accel_layers.empty());
-  for (const package::AccelLayer &a : compiled.accel_layers) {
+  for (const compile::AccelLayer &a : compiled.accel_layers) {
     const isa::PackageStep &step = compiled.package.steps[a.step];
     const std::optional<tuning::Trial> best =
         book.best(tuning::hw_key(c), lower::workload_key(a.layer));
@@ -278,7 +278,7 @@ TEST(TuneThenCompile, PackageUsesTheLoggedBest) {
   }
   // Without the log every step says it took the heuristic's schedule.
   co.tuning_logs.clear();
-  for (const auto &s : package::compile_model(model, c, co).package.steps) {
+  for (const auto &s : compile::compile_model(model, c, co).package.steps) {
     if (s.commands) {
       EXPECT_EQ(s.schedule.rfind("heuristic: ", 0), 0u) << s.schedule;
     }

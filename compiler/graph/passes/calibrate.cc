@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "vacc/graph/executor.h"
 #include "vacc/graph/passes/quantize.h"
+#include "vacc/graph/reference_executor.h"
 
 namespace vacc::graph {
 
@@ -164,7 +164,7 @@ Calibration calibrate(const Graph &graph, const std::vector<std::vector<Tensor>>
     fail("calibration histograms need at least {} bins, got {}", kLevels, options.bins);
   Calibration calib;
   calib.method = options.method;
-  Executor executor(graph);
+  ReferenceExecutor executor(graph);
   size_t batch_index = 0;  // of the batch each_float runs
   auto each_float = [&](const std::function<void(const Value &, const Tensor &)> &f) {
     for (batch_index = 0; batch_index < batches.size(); ++batch_index) {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "vacc/graph/executor.h"
+#include "vacc/graph/reference_executor.h"
 
 namespace vacc::graph {
 

@@ -7,8 +7,8 @@
 #include <memory>
 #include <unordered_set>
 
-#include "vacc/graph/executor.h"
 #include "vacc/graph/passes/calibrate.h"
+#include "vacc/graph/reference_executor.h"
 #include "vacc/support/error.h"
 
 namespace vacc::graph {

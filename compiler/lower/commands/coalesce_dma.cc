@@ -1,4 +1,4 @@
-#include "ops_list.h"
+#include "codegen_commands.h"
 #include "vacc/isa/encoding.h"
 
 namespace vacc::lower {
@@ -34,10 +34,10 @@ bool extend(isa::DmaCommand &a, const isa::DmaCommand &b) {
   return true;
 }
 
-OpList coalesce_pass(const OpList &ops) {
-  OpList out;
+CodegenCommands coalesce_pass(const CodegenCommands &ops) {
+  CodegenCommands out;
   out.reserve(ops.size());
-  for (const Op &op : ops) {
+  for (const CodegenCommand &op : ops) {
     const auto *d = std::get_if<isa::DmaCommand>(&op.cmd);
     if (d && !out.empty()) {
       if (auto *last = std::get_if<isa::DmaCommand>(&out.back().cmd); last && extend(*last, *d))
@@ -51,7 +51,7 @@ OpList coalesce_pass(const OpList &ops) {
 }  // namespace
 
 // Rows are merged in the first round; rectangles of those rows in the second.
-OpList coalesce_dma(const OpList &ops) {
+CodegenCommands coalesce_dma(const CodegenCommands &ops) {
   return coalesce_pass(coalesce_pass(ops));
 }
 

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "codegen_commands.h"
 #include "footprint.h"
-#include "ops_list.h"
 
 namespace vacc::lower {
 
@@ -17,13 +17,13 @@ class CommandStream {
  public:
   static constexpr size_t kMaxDistance = 512;
 
-  explicit CommandStream(const OpList &ops) : ops_(ops) {
+  explicit CommandStream(const CodegenCommands &ops) : ops_(ops) {
     fps_.reserve(ops.size());
-    for (const Op &op : ops) fps_.push_back(footprint(op));
+    for (const CodegenCommand &op : ops) fps_.push_back(footprint(op));
   }
-  OpList take() { return std::move(ops_); }
+  CodegenCommands take() { return std::move(ops_); }
   size_t size() const { return ops_.size(); }
-  const Op &op(size_t i) const { return ops_[i]; }
+  const CodegenCommand &op(size_t i) const { return ops_[i]; }
 
   // Index of the nearest command above i that conflicts with it (or -1 / the cap).
   int64_t barrier_above(size_t i) const {
@@ -51,7 +51,7 @@ class CommandStream {
   // Reorders [begin, begin + order.size()) so that position begin + k holds what was at
   // begin + order[k].
   void permute(size_t begin, const std::vector<size_t> &order) {
-    std::vector<Op> ops;
+    std::vector<CodegenCommand> ops;
     std::vector<Footprint> fps;
     for (size_t k : order) {
       ops.push_back(std::move(ops_[begin + k]));
@@ -72,7 +72,7 @@ class CommandStream {
   }
 
  private:
-  OpList ops_;
+  CodegenCommands ops_;
   std::vector<Footprint> fps_;
 };
 

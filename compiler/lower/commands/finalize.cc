@@ -1,11 +1,11 @@
 // The last step of lowering a command list: micro-op kernels interned (deduplicated by content).
 #include <map>
 
-#include "ops_list.h"
+#include "codegen_commands.h"
 
 namespace vacc::lower {
 
-void finalize(OpList ops, isa::CommandList *list) {
+void finalize(CodegenCommands ops, isa::CommandList *list) {
   std::map<std::vector<uint32_t>, uint32_t> index;
   auto intern = [&](const isa::UopKernel &k) {
     std::vector<uint32_t> key;
@@ -16,14 +16,15 @@ void finalize(OpList ops, isa::CommandList *list) {
     return it->second;
   };
   list->commands.reserve(list->commands.size() + ops.size());
-  for (Op &op : ops) {
+  for (CodegenCommand &op : ops) {
     if (auto *g = std::get_if<isa::GemmCommand>(&op.cmd)) g->kernel = intern(op.uops);
     if (auto *a = std::get_if<isa::AluCommand>(&op.cmd)) a->kernel = intern(op.uops);
     list->commands.push_back(op.cmd);
   }
 }
 
-std::string ops_text(const OpList &ops, const std::vector<isa::CommandBuffer> &buffers) {
+std::string commands_text(const CodegenCommands &ops,
+                          const std::vector<isa::CommandBuffer> &buffers) {
   isa::CommandList list;
   list.buffers = buffers;
   finalize(ops, &list);

@@ -1,4 +1,4 @@
-// Scratchpad footprints of the commands in an OpList: which engine runs each and which
+// Scratchpad footprints of the commands in an CodegenCommands: which engine runs each and which
 // scratchpad ranges it reads and writes (GEMM/ALU ranges from their micro-ops and loops).
 // Shared by the passes that reorder commands (relax_tokens, stagger_threads).
 #pragma once
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ops_list.h"
+#include "codegen_commands.h"
 #include "vacc/isa/insn.h"
 
 namespace vacc::lower {
@@ -27,12 +27,12 @@ struct Footprint {
 };
 
 // A LOAD of GEMM operands (INP or WGT): the load engine's work.
-inline bool is_operand_load(const Op &op) {
+inline bool is_operand_load(const CodegenCommand &op) {
   const auto *d = std::get_if<isa::DmaCommand>(&op.cmd);
   return d && !d->store && (d->mem == isa::MemId::kInp || d->mem == isa::MemId::kWgt);
 }
 
-inline bool is_store(const Op &op) {
+inline bool is_store(const CodegenCommand &op) {
   const auto *d = std::get_if<isa::DmaCommand>(&op.cmd);
   return d && d->store;
 }
@@ -49,7 +49,7 @@ inline uint64_t reach(const isa::UopKernel &k, uint32_t isa::Uop::*field, const 
   return mx + 1;
 }
 
-inline Footprint footprint(const Op &op) {
+inline Footprint footprint(const CodegenCommand &op) {
   Footprint fp;
   if (const auto *d = std::get_if<isa::DmaCommand>(&op.cmd)) {
     fp.is_insn = true;

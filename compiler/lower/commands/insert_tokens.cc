@@ -9,30 +9,30 @@
 // added that the conflicts do not require.
 #include <array>
 
+#include "codegen_commands.h"
 #include "footprint.h"
-#include "ops_list.h"
 
 namespace vacc::lower {
 namespace {
 
 constexpr size_t kMaxDistance = 4096;  // beyond this, assume a conflict
 
-OpList strip_tokens(const OpList &ops) {
-  OpList out;
+CodegenCommands strip_tokens(const CodegenCommands &ops) {
+  CodegenCommands out;
   out.reserve(ops.size());
-  for (const Op &op : ops)
+  for (const CodegenCommand &op : ops)
     if (!std::holds_alternative<isa::DepCommand>(op.cmd)) out.push_back(op);
   return out;
 }
 
 }  // namespace
 
-OpList insert_tokens(const OpList &stream) {
-  const OpList ops = strip_tokens(stream);
+CodegenCommands insert_tokens(const CodegenCommands &stream) {
+  const CodegenCommands ops = strip_tokens(stream);
   const size_t n = ops.size();
   std::vector<Footprint> fps;
   fps.reserve(n);
-  for (const Op &op : ops) fps.push_back(footprint(op));
+  for (const CodegenCommand &op : ops) fps.push_back(footprint(op));
   std::vector<std::vector<isa::DepCommand>> before(n), after(n);
   constexpr std::array<std::pair<Engine, Engine>, 4> kQueues = {
       {{Engine::kLoad, Engine::kCompute},
@@ -63,7 +63,7 @@ OpList insert_tokens(const OpList &stream) {
       covered = need;
     }
   }
-  OpList out;
+  CodegenCommands out;
   out.reserve(n * 2);
   for (size_t i = 0; i < n; ++i) {
     for (const auto &d : before[i]) out.push_back({d, {}});

@@ -4,14 +4,14 @@
 // Virtual threads whose ACC buffers plan_scratchpads put in different banks then requantize
 // on the ALU while the other thread's GEMMs run. The flag changes no result (the hardware
 // orders all work on a bank) and fsim checks the promise on every run.
+#include "codegen_commands.h"
 #include "footprint.h"
-#include "ops_list.h"
 
 namespace vacc::lower {
 
-OpList mark_overlap(const OpList &ops, const isa::HwConfig &config) {
-  OpList out = ops;
-  for (Op &op : out) {
+CodegenCommands mark_overlap(const CodegenCommands &ops, const isa::HwConfig &config) {
+  CodegenCommands out = ops;
+  for (CodegenCommand &op : out) {
     auto *g = std::get_if<isa::GemmCommand>(&op.cmd);
     auto *a = std::get_if<isa::AluCommand>(&op.cmd);
     if ((!g && !a) || op.uops.empty()) continue;

@@ -2,8 +2,8 @@
 #include <optional>
 #include <set>
 
+#include "codegen_commands.h"
 #include "footprint.h"
-#include "ops_list.h"
 
 namespace vacc::lower {
 namespace {
@@ -74,7 +74,7 @@ struct GemmGroup {
 };
 
 // The ACC bank every ACC range of `op` lies in, or -1 where it touches none or both.
-int acc_bank_of(const Op &op, const isa::HwConfig &config) {
+int acc_bank_of(const CodegenCommand &op, const isa::HwConfig &config) {
   int bank = -1;
   for (const Range &r : footprint(op).ranges) {
     if (r.mem != static_cast<int>(isa::MemId::kAcc) || r.lo >= r.hi) continue;
@@ -87,12 +87,12 @@ int acc_bank_of(const Op &op, const isa::HwConfig &config) {
 
 }  // namespace
 
-OpList merge_reductions(const OpList &ops, uint32_t max_uops) {
-  OpList out;
+CodegenCommands merge_reductions(const CodegenCommands &ops, uint32_t max_uops) {
+  CodegenCommands out;
   out.reserve(ops.size());
   GemmGroup group;
-  for (const Op &op : ops) {
-    Op *last = out.empty() ? nullptr : &out.back();
+  for (const CodegenCommand &op : ops) {
+    CodegenCommand *last = out.empty() ? nullptr : &out.back();
     const auto *g = std::get_if<isa::GemmCommand>(&op.cmd);
     const auto *lg = last ? std::get_if<isa::GemmCommand>(&last->cmd) : nullptr;
     const Footprint f = footprint(op);
@@ -109,12 +109,13 @@ OpList merge_reductions(const OpList &ops, uint32_t max_uops) {
   return out;
 }
 
-OpList merge_kernels(const OpList &ops, uint32_t max_uops, const isa::HwConfig *banks) {
-  OpList out;
+CodegenCommands merge_kernels(const CodegenCommands &ops, uint32_t max_uops,
+                              const isa::HwConfig *banks) {
+  CodegenCommands out;
   out.reserve(ops.size());
   std::optional<AluGroup> group;
-  for (const Op &op : ops) {
-    Op *last = out.empty() ? nullptr : &out.back();
+  for (const CodegenCommand &op : ops) {
+    CodegenCommand *last = out.empty() ? nullptr : &out.back();
     if (last && last->uops.size() + op.uops.size() <= max_uops &&
         (!banks || acc_bank_of(*last, *banks) == acc_bank_of(op, *banks))) {
       const auto *g = std::get_if<isa::GemmCommand>(&op.cmd);

@@ -29,12 +29,12 @@ namespace {
 
 constexpr size_t kMaxDistance = CommandStream::kMaxDistance;
 
-bool is_gemm(const Op &op) {
+bool is_gemm(const CodegenCommand &op) {
   return std::holds_alternative<isa::GemmCommand>(op.cmd) && !op.uops.empty();
 }
 
 // The cycles a GEMM or ALU keeps its unit busy (a vector ALU reads two operands per tile).
-uint64_t busy_cycles(const Op &op) {
+uint64_t busy_cycles(const CodegenCommand &op) {
   if (const auto *g = std::get_if<isa::GemmCommand>(&op.cmd))
     return uint64_t{g->loop_out} * g->loop_in * op.uops.size();
   if (const auto *a = std::get_if<isa::AluCommand>(&op.cmd))
@@ -44,7 +44,7 @@ uint64_t busy_cycles(const Op &op) {
 
 }  // namespace
 
-OpList order_compute_dispatch(const OpList &ops, const isa::HwConfig &config) {
+CodegenCommands order_compute_dispatch(const CodegenCommands &ops, const isa::HwConfig &config) {
   CommandStream s(ops);
   auto bank = [&](size_t i) { return config.acc_bank(s.op(i).uops.front().dst); };
   // Down: GEMMs, latest first, to just before their bank's next GEMM.
@@ -75,11 +75,11 @@ OpList order_compute_dispatch(const OpList &ops, const isa::HwConfig &config) {
   // for), or the other bank's work between the two GEMMs exceeds its cycles (what stays is
   // what it covers).
   auto acc_bank = [&](size_t i) {
-    const Op &op = s.op(i);
+    const CodegenCommand &op = s.op(i);
     return is_store(op) ? config.acc_bank(std::get<isa::DmaCommand>(op.cmd).sram) : bank(i);
   };
   for (size_t i = s.size(); i-- > 0;) {
-    const Op &op = s.op(i);
+    const CodegenCommand &op = s.op(i);
     const bool alu_work = std::holds_alternative<isa::AluCommand>(op.cmd) && !is_alu_reset(op);
     if (!alu_work && !is_store(op)) continue;
     const int own = acc_bank(i);

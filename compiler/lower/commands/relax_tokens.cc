@@ -10,8 +10,8 @@
 #include <array>
 #include <tuple>
 
+#include "codegen_commands.h"
 #include "footprint.h"
-#include "ops_list.h"
 
 namespace vacc::lower {
 namespace {
@@ -20,15 +20,15 @@ using isa::Engine;
 
 constexpr size_t kWindowCap = 512;  // beyond this, assume a conflict (keeps the pass linear)
 
-const isa::DepCommand *dep_of(const Op &op) {
+const isa::DepCommand *dep_of(const CodegenCommand &op) {
   return std::get_if<isa::DepCommand>(&op.cmd);
 }
 
-bool is_push(const Op &op, Engine from, Engine to) {
+bool is_push(const CodegenCommand &op, Engine from, Engine to) {
   const auto *d = dep_of(op);
   return d && d->push && d->from == from && d->to == to;
 }
-bool is_pop(const Op &op, Engine from, Engine to) {
+bool is_pop(const CodegenCommand &op, Engine from, Engine to) {
   const auto *d = dep_of(op);
   return d && !d->push && d->from == from && d->to == to;
 }
@@ -59,21 +59,22 @@ bool conflicts_any(const Footprint &f, const std::vector<const Footprint *> &set
 
 // Reorders ops by (anchor, rank, original index): rank -1 goes before the anchor, 0 is the
 // anchor itself, 1 after it.
-OpList reorder(const OpList &ops, const std::vector<std::pair<int64_t, int>> &place) {
+CodegenCommands reorder(const CodegenCommands &ops,
+                        const std::vector<std::pair<int64_t, int>> &place) {
   std::vector<std::tuple<int64_t, int, size_t>> keys;
   keys.reserve(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) keys.emplace_back(place[i].first, place[i].second, i);
   std::sort(keys.begin(), keys.end());
-  OpList out;
+  CodegenCommands out;
   out.reserve(ops.size());
   for (const auto &k : keys) out.push_back(ops[std::get<2>(k)]);
   return out;
 }
 
-OpList hoist_pushes(const OpList &ops, bool keep_relays) {
+CodegenCommands hoist_pushes(const CodegenCommands &ops, bool keep_relays) {
   std::vector<Footprint> fps;
   fps.reserve(ops.size());
-  for (const Op &op : ops) fps.push_back(footprint(op));
+  for (const CodegenCommand &op : ops) fps.push_back(footprint(op));
   std::vector<std::pair<int64_t, int>> place(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) place[i] = {static_cast<int64_t>(i), 0};
   std::vector<const Footprint *> window;
@@ -107,10 +108,10 @@ OpList hoist_pushes(const OpList &ops, bool keep_relays) {
   return reorder(ops, place);
 }
 
-OpList sink_pops(const OpList &ops, bool keep_relays) {
+CodegenCommands sink_pops(const CodegenCommands &ops, bool keep_relays) {
   std::vector<Footprint> fps;
   fps.reserve(ops.size());
-  for (const Op &op : ops) fps.push_back(footprint(op));
+  for (const CodegenCommand &op : ops) fps.push_back(footprint(op));
   std::vector<std::pair<int64_t, int>> place(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) place[i] = {static_cast<int64_t>(i), 0};
   std::vector<const Footprint *> guarded;
@@ -145,9 +146,9 @@ OpList sink_pops(const OpList &ops, bool keep_relays) {
 // to the other) orders a LOAD after a STORE or the reverse. That matters only when they touch
 // the same DRAM buffer; when no buffer is both loaded and stored, relays may be split, which
 // lets the "INP/WGT free" and "ACC free" tokens move independently.
-bool needs_relays(const OpList &ops) {
+bool needs_relays(const CodegenCommands &ops) {
   std::vector<uint32_t> loaded, stored;
-  for (const Op &op : ops)
+  for (const CodegenCommand &op : ops)
     if (const auto *d = std::get_if<isa::DmaCommand>(&op.cmd)) {
       if (d->mem == isa::MemId::kUop) continue;
       (d->store ? stored : loaded).push_back(d->buffer);
@@ -157,7 +158,7 @@ bool needs_relays(const OpList &ops) {
   return false;
 }
 
-OpList relax_tokens(const OpList &ops) {
+CodegenCommands relax_tokens(const CodegenCommands &ops) {
   const bool keep = needs_relays(ops);
   return sink_pops(hoist_pushes(ops, keep), keep);
 }

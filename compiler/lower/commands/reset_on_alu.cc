@@ -4,13 +4,13 @@
 // micro-ops and loops): it runs on the ALU while the other thread's GEMMs keep the core busy.
 // Its footprint is the reset's (the ACC range, nothing read), so the token and stagger passes
 // treat it alike.
-#include "ops_list.h"
+#include "codegen_commands.h"
 
 namespace vacc::lower {
 
-OpList reset_on_alu(const OpList &ops) {
-  OpList out = ops;
-  for (Op &op : out) {
+CodegenCommands reset_on_alu(const CodegenCommands &ops) {
+  CodegenCommands out = ops;
+  for (CodegenCommand &op : out) {
     const auto *g = std::get_if<isa::GemmCommand>(&op.cmd);
     if (!g || !g->reset) continue;
     isa::AluCommand a;
@@ -26,7 +26,7 @@ OpList reset_on_alu(const OpList &ops) {
   return out;
 }
 
-bool is_alu_reset(const Op &op) {
+bool is_alu_reset(const CodegenCommand &op) {
   const auto *a = std::get_if<isa::AluCommand>(&op.cmd);
   return a && a->op == isa::AluOp::kMul && a->use_imm && a->imm == 0;
 }

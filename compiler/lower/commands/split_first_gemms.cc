@@ -7,8 +7,8 @@
 // the whole did.
 #include <map>
 
+#include "codegen_commands.h"
 #include "footprint.h"
-#include "ops_list.h"
 
 namespace vacc::lower {
 namespace {
@@ -39,12 +39,12 @@ class AccumulatorUse {
 
 }  // namespace
 
-OpList split_first_gemms(const OpList &ops) {
-  OpList out;
+CodegenCommands split_first_gemms(const CodegenCommands &ops) {
+  CodegenCommands out;
   out.reserve(ops.size());
   AccumulatorUse accumulators;
   std::vector<Footprint> loads;  // the operand loads so far, in stream order
-  for (const Op &op : ops) {
+  for (const CodegenCommand &op : ops) {
     const auto *g = std::get_if<isa::GemmCommand>(&op.cmd);
     if (is_operand_load(op)) loads.push_back(footprint(op));
     if (!g || g->reset) {
@@ -61,7 +61,7 @@ OpList split_first_gemms(const OpList &ops) {
     // Each micro-op's last load (its position among `loads`, or -1), then one GEMM per load.
     std::map<int64_t, isa::UopKernel> parts;
     for (const isa::Uop &u : op.uops) {
-      const Footprint uf = footprint(Op{op.cmd, {u}});
+      const Footprint uf = footprint(CodegenCommand{op.cmd, {u}});
       int64_t last = -1;
       for (size_t k = loads.size(), n = 0; k-- > 0 && n < kWindow; ++n)
         if (conflict(loads[k], uf)) {
@@ -70,7 +70,7 @@ OpList split_first_gemms(const OpList &ops) {
         }
       parts[last].push_back(u);
     }
-    for (auto &[load, uops] : parts) out.push_back(Op{op.cmd, std::move(uops)});
+    for (auto &[load, uops] : parts) out.push_back(CodegenCommand{op.cmd, std::move(uops)});
   }
   return out;
 }

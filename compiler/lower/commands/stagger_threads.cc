@@ -24,18 +24,18 @@ namespace {
 
 constexpr size_t kMaxDistance = CommandStream::kMaxDistance;
 
-bool hoistable(const Op &op) {
+bool hoistable(const CodegenCommand &op) {
   if (std::holds_alternative<isa::AluCommand>(op.cmd)) return true;
   const auto *d = std::get_if<isa::DmaCommand>(&op.cmd);
   return d && !d->store && d->mem == isa::MemId::kAcc;
 }
 
-bool is_gemm_reset(const Op &op) {
+bool is_gemm_reset(const CodegenCommand &op) {
   const auto *g = std::get_if<isa::GemmCommand>(&op.cmd);
   return g && g->reset;
 }
 
-bool is_gemm(const Op &op) {
+bool is_gemm(const CodegenCommand &op) {
   return std::holds_alternative<isa::GemmCommand>(op.cmd);
 }
 
@@ -46,8 +46,8 @@ bool is_gemm(const Op &op) {
 //     its own requantization instead of after the whole tile's;
 //   - loads by the GEMMs that read them: while the pipeline fills, the first GEMM's operands
 //     arrive first instead of behind the other thread's inputs.
-void order_runs_by_consumers(CommandStream &s, bool (*member)(const Op &),
-                             bool (*consumer)(const Op &)) {
+void order_runs_by_consumers(CommandStream &s, bool (*member)(const CodegenCommand &),
+                             bool (*consumer)(const CodegenCommand &)) {
   for (size_t begin = 0; begin < s.size();) {
     size_t end = begin;
     while (end < s.size() && member(s.op(end))) ++end;
@@ -77,13 +77,13 @@ void order_runs_by_consumers(CommandStream &s, bool (*member)(const Op &),
   }
 }
 
-bool is_alu(const Op &op) {
+bool is_alu(const CodegenCommand &op) {
   return std::holds_alternative<isa::AluCommand>(op.cmd);
 }
 
 }  // namespace
 
-OpList stagger_threads(const OpList &input) {
+CodegenCommands stagger_threads(const CodegenCommands &input) {
   CommandStream s(input);
   // Up: ALUs and LOAD ACC, earliest first (so a chain of ALUs keeps its order).
   for (size_t i = 0; i < s.size(); ++i)
@@ -111,7 +111,7 @@ OpList stagger_threads(const OpList &input) {
   // right after the other thread's next GEMM, which the ALU runs beside (the overlap flag),
   // and the thread's next reset follows its store instead of waiting behind the other
   // thread's ALU chain in the compute engine's in-order queue.
-  auto hoist = [&](bool (*kind)(const Op &)) {
+  auto hoist = [&](bool (*kind)(const CodegenCommand &)) {
     for (size_t i = 0; i < s.size(); ++i) {
       if (!kind(s.op(i))) continue;
       int64_t to = s.barrier_above(i) + 1;

@@ -11,8 +11,8 @@
 
 #include <array>
 
+#include "codegen_commands.h"
 #include "footprint.h"
-#include "ops_list.h"
 #include "vacc/support/error.h"
 
 namespace vacc::lower {
@@ -51,14 +51,15 @@ uint64_t depth_of(int mem, const isa::HwConfig &c) {
 
 }  // namespace
 
-void verify_commands(const OpList &ops, const isa::HwConfig &config, const std::string &where) {
+void verify_commands(const CodegenCommands &ops, const isa::HwConfig &config,
+                     const std::string &where) {
   std::array<std::array<uint64_t, kEngines>, kEngines> pushes{}, pops{};  // [from][to]
   bool tokens = false;
-  for (const Op &op : ops)
+  for (const CodegenCommand &op : ops)
     if (std::holds_alternative<isa::DepCommand>(op.cmd)) tokens = true;
   std::array<std::vector<Tile>, 8> tiles;
   for (size_t i = 0; i < ops.size(); ++i) {
-    const Op &op = ops[i];
+    const CodegenCommand &op = ops[i];
     if (const auto *d = std::get_if<isa::DepCommand>(&op.cmd)) {
       const int f = idx(d->from), t = idx(d->to);
       if (d->push) {

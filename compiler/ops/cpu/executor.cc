@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "vacc/codegen/cpu/jit.h"
-#include "vacc/graph/executor.h"
+#include "vacc/graph/reference_executor.h"
 #include "vacc/ops/cpu/ops.h"
 #include "vacc/support/error.h"
 #include "vacc/support/huge_page_buffer.h"
@@ -107,7 +107,7 @@ bool NodeKernel::run(const std::vector<const uint8_t *> &inputs,
 }
 
 std::vector<graph::Tensor> CpuExecutor::run(const std::vector<graph::Tensor> &inputs) const {
-  const graph::Executor walk(
+  const graph::ReferenceExecutor walk(
       graph_, [this](size_t i, const graph::Node &, const std::vector<const graph::Tensor *> &in) {
         return steps_[i]->run(in);
       });

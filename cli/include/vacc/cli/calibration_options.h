@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "vacc/package/compile_model.h"
+#include "vacc/compile/compile_model.h"
 
 namespace vacc::cli {
 
@@ -27,6 +27,6 @@ void add_calibration_options(CLI::App *cmd, CalibrationArgs *args, const std::st
 
 // Sets the calibration inputs and options of `options`; a vacc::Error for an unknown method,
 // or a --percentile without --calibrate-method percentile.
-void apply_calibration_options(const CalibrationArgs &args, package::CompileOptions *options);
+void apply_calibration_options(const CalibrationArgs &args, compile::CompileOptions *options);
 
 }  // namespace vacc::cli

@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "vacc/compile/compile_model.h"
 #include "vacc/driver/device.h"
 #include "vacc/isa/config.h"
 #include "vacc/isa/package.h"
-#include "vacc/package/compile_model.h"
 #include "vacc/runtime/graph_executor.h"
 
 namespace vacc::cli {
@@ -25,7 +25,7 @@ const char *fashion_mnist_class(int64_t label);
 // A package from `path`: a .vpkg is loaded and checked against `config`; an .onnx is
 // compiled for it with `options`. Anything else is a vacc::Error naming the file.
 isa::Package load_model(const std::string &path, const isa::HwConfig &config,
-                        const package::CompileOptions &options, bool quiet);
+                        const compile::CompileOptions &options, bool quiet);
 
 // `vacc compile`'s checks of its model file and options: a vacc::Error with its message.
 void check_compile_args(const std::string &model, int64_t batch, int vthreads);

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "vacc/package/compile_model.h"
+#include "vacc/compile/compile_model.h"
 
 namespace vacc::cli {
 
@@ -19,6 +19,6 @@ struct TuningArgs {
 void add_tuning_options(CLI::App *cmd, TuningArgs *args);
 // Sets the tuning logs and the database switch of `options`; a log that does not exist is a
 // vacc::Error naming it.
-void apply_tuning_options(const TuningArgs &args, package::CompileOptions *options);
+void apply_tuning_options(const TuningArgs &args, compile::CompileOptions *options);
 
 }  // namespace vacc::cli

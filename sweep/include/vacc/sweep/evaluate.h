@@ -1,5 +1,5 @@
 // One (design point, workload) measured: the workload compiled for the point's config by the
-// same path `vacc compile` takes (package::compile_model; conv layers through
+// same path `vacc compile` takes (compile::compile_model; conv layers through
 // bench::run_conv_layer as `vacc bench resnet18-convs` does), then run on an engine: perf
 // with --timing-only for the sweep, rtl for --verify. Workers run this; the coordinator turns
 // the measurement into metrics (metrics.h).

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "vacc/compile/compile_model.h"
 #include "vacc/isa/config.h"
 #include "vacc/lower/operators.h"
-#include "vacc/package/compile_model.h"
 
 namespace vacc::tune {
 
@@ -27,7 +27,7 @@ std::vector<TuneTask> group_tasks(const std::vector<lower::Layer> &layers);
 // batch, input shape, calibration; its tuning database is not consulted, so the layers are
 // the model's whatever was tuned before).
 std::vector<TuneTask> model_tasks(const std::string &onnx_path, const isa::HwConfig &config,
-                                  package::CompileOptions options);
+                                  compile::CompileOptions options);
 
 // The tasks of `vacc bench resnet18-convs`: ResNet-18's conv layers as that benchmark lowers them.
 std::vector<TuneTask> resnet18_conv_tasks(const isa::HwConfig &config);

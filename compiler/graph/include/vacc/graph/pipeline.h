@@ -69,8 +69,8 @@ struct PipelineResult {
   Int8Forms int8_forms;
 };
 
-// `calibration` holds batches of sample inputs (as Executor::run takes them); required when
-// options.quantize is set, unless the model holds its own scales (has_qdq).
+// `calibration` holds batches of sample inputs (as ReferenceExecutor::run takes them); required
+// when options.quantize is set, unless the model holds its own scales (has_qdq).
 PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
                                   const std::vector<std::vector<Tensor>> &calibration,
                                   const PipelineOptions &options = {});

@@ -51,7 +51,7 @@ struct Calibration {
   float range(const Value *v) const;  // the threshold; 0 when never seen
 };
 
-// `batches` holds one input list per run (each as Executor::run takes it). Throws
+// `batches` holds one input list per run (each as ReferenceExecutor::run takes it). Throws
 // vacc::Error when there is no batch, a batch does not fit the graph's inputs, or the
 // options are out of range.
 Calibration calibrate(const Graph &graph, const std::vector<std::vector<Tensor>> &batches,

@@ -2,7 +2,7 @@
 // JIT-compiled kernels (ops.h, codegen/cpu). Kernels are built when the executor is created,
 // one per node, and compiled once per distinct kernel (the JIT's structural cache), so two
 // nodes with the same signature share machine code. Shape-only operators are host copies.
-// Same contract as graph::Executor: inputs in graph order, outputs in graph order.
+// Same contract as graph::ReferenceExecutor: inputs in graph order, outputs in graph order.
 #pragma once
 
 #include <memory>

@@ -1,4 +1,4 @@
-#include "evaluate_loops.h"
+#include "emit_commands.h"
 
 #include <fmt/format.h>
 
@@ -36,7 +36,7 @@ class Evaluator : private IntEvaluator {
     mem_bits_ = field_width(c, isa::Opcode::kLoad, "sram_base");
   }
 
-  OpList ops;
+  CodegenCommands ops;
 
   void exec(const Stmt &s) {
     switch (s.kind()) {
@@ -312,8 +312,8 @@ class Evaluator : private IntEvaluator {
 
 }  // namespace
 
-OpList evaluate_loops(const tir::Func &f, const isa::HwConfig &config,
-                      std::vector<isa::CommandBuffer> *buffers) {
+CodegenCommands emit_commands(const tir::Func &f, const isa::HwConfig &config,
+                              std::vector<isa::CommandBuffer> *buffers) {
   Evaluator ev(f, config, buffers);
   ev.exec(f.body);
   return std::move(ev.ops);

@@ -21,7 +21,7 @@
 #include "vacc/support/npy.h"
 #include "vacc/support/pass_record.h"
 
-namespace vacc::package {
+namespace vacc::compile {
 
 struct CompileOptions {
   int64_t batch = 1;  // value of the model's symbolic batch dimension (dimension 0)
@@ -110,4 +110,4 @@ void check_input_array(const std::string &source, const std::string &dtype,
                        const graph::Shape &array_shape, const graph::Shape &shape,
                        const std::string &what);
 
-}  // namespace vacc::package
+}  // namespace vacc::compile

@@ -1,4 +1,4 @@
-#include "vacc/package/compile_model.h"
+#include "vacc/compile/compile_model.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -9,19 +9,19 @@
 #include <filesystem>
 #include <random>
 
+#include "vacc/compile/graph_package.h"
+#include "vacc/compile/quant_report.h"
 #include "vacc/graph/idx.h"
 #include "vacc/graph/onnx_import.h"
 #include "vacc/graph/passes/quantize_qdq.h"
 #include "vacc/graph/pipeline.h"
 #include "vacc/lower/legality.h"
 #include "vacc/lower/lower_model.h"
-#include "vacc/tuning/tuning_db.h"
-#include "vacc/package/graph_package.h"
-#include "vacc/package/quant_report.h"
 #include "vacc/support/error.h"
 #include "vacc/support/npy.h"
+#include "vacc/tuning/tuning_db.h"
 
-namespace vacc::package {
+namespace vacc::compile {
 
 namespace {
 
@@ -102,8 +102,7 @@ std::vector<std::vector<graph::Tensor>> calibration_batches(const graph::Graph &
          graph::shape_str(one).substr(1, graph::shape_str(one).size() - 2), in->name, a.dtype,
          graph::shape_str(a.shape));
   if (a.shape[0] < batch)
-    fail("{}: holds {} calibration samples, fewer than the batch size {}", name, a.shape[0],
-         batch);
+    fail("{}: holds {} calibration samples, fewer than the batch size {}", name, a.shape[0], batch);
   graph::Tensor all(graph::DType::kFloat32, a.shape);
   std::memcpy(all.raw(), a.data.data(), all.nbytes());
   for (int64_t i = 0; i + batch <= a.shape[0]; i += batch)
@@ -174,10 +173,9 @@ namespace {
 
 // Everything after the import: `g` came from `source` (a file, or a model in memory).
 // `onnx_path`: the model's file ("" for a model given as bytes).
-CompiledModel compile_graph(graph::Graph g, const std::string &source,
-                            const std::string &onnx_path, double import_ms,
-                            const isa::HwConfig &config, const CompileOptions &options,
-                            Clock::time_point start) {
+CompiledModel compile_graph(graph::Graph g, const std::string &source, const std::string &onnx_path,
+                            double import_ms, const isa::HwConfig &config,
+                            const CompileOptions &options, Clock::time_point start) {
   CompiledModel result;
   auto stage = [&](const std::string &name, Clock::time_point t0, std::string summary,
                    std::optional<double> ms = std::nullopt) {
@@ -293,8 +291,7 @@ CompiledModel compile_model(const std::string &onnx_path, const isa::HwConfig &c
                             const CompileOptions &options) {
   const auto start = Clock::now();
   graph::Graph g = import_model(onnx_path, options);
-  return compile_graph(std::move(g), onnx_path, onnx_path, ms_since(start), config, options,
-                       start);
+  return compile_graph(std::move(g), onnx_path, onnx_path, ms_since(start), config, options, start);
 }
 
 CompiledModel compile_model_bytes(const std::string &onnx_bytes, const std::string &source,
@@ -305,4 +302,4 @@ CompiledModel compile_model_bytes(const std::string &onnx_bytes, const std::stri
   return compile_graph(std::move(g), source, "", ms_since(start), config, options, start);
 }
 
-}  // namespace vacc::package
+}  // namespace vacc::compile

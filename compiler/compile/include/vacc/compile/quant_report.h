@@ -7,11 +7,11 @@
 #include <unordered_set>
 #include <vector>
 
+#include "vacc/compile/compile_model.h"
 #include "vacc/graph/quant_report.h"
 #include "vacc/isa/config.h"
-#include "vacc/package/compile_model.h"
 
-namespace vacc::package {
+namespace vacc::compile {
 
 struct ModelQuantReport {
   graph::QuantReport report;
@@ -32,9 +32,9 @@ std::unordered_set<std::string> layers_kept_float(const std::string &onnx_path,
                                                   const isa::HwConfig &config,
                                                   const CompileOptions &options);
 
-// The same on the given input batches (each as Executor::run takes it).
+// The same on the given input batches (each as ReferenceExecutor::run takes it).
 ModelQuantReport quant_report(const std::string &onnx_path, const isa::HwConfig &config,
                               const CompileOptions &options,
                               const std::vector<std::vector<graph::Tensor>> &inputs);
 
-}  // namespace vacc::package
+}  // namespace vacc::compile

@@ -1,4 +1,4 @@
-#include "vacc/package/quant_report.h"
+#include "vacc/compile/quant_report.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include "vacc/graph/pipeline.h"
 #include "vacc/support/error.h"
 
-namespace vacc::package {
+namespace vacc::compile {
 
 namespace {
 
@@ -35,9 +35,9 @@ graph::QuantReport compare(const std::string &onnx_path, const isa::HwConfig &co
   graph::Graph fg = import_model(onnx_path, options), qg = import_model(onnx_path, options);
   prepare(fg, config, options, {}, "recognize_gelu");
   // The int8 graph as the last quantizing pass leaves it (correct_bias runs only when asked).
-  const graph::PipelineResult qr = prepare(
-      qg, config, options, calib,
-      options.quantize_options.correct_bias ? "correct_bias" : "quantize");
+  const graph::PipelineResult qr =
+      prepare(qg, config, options, calib,
+              options.quantize_options.correct_bias ? "correct_bias" : "quantize");
   return graph::quant_report(fg, qg, qr.int8_forms, inputs, kept);
 }
 
@@ -115,4 +115,4 @@ ModelQuantReport quant_report(const std::string &onnx_path, const isa::HwConfig 
   return report(onnx_path, config, options, "", &inputs);
 }
 
-}  // namespace vacc::package
+}  // namespace vacc::compile

@@ -1,4 +1,4 @@
-#include "vacc/graph/executor.h"
+#include "vacc/graph/reference_executor.h"
 
 #include <fmt/format.h>
 
@@ -15,13 +15,13 @@ std::vector<Tensor> execute_node(const Node &node, const std::vector<const Tenso
   return def.reference(node, in);
 }
 
-Executor::Executor(const Graph &graph)
-    : Executor(graph, [](size_t, const Node &node, const std::vector<const Tensor *> &in) {
+ReferenceExecutor::ReferenceExecutor(const Graph &graph)
+    : ReferenceExecutor(graph, [](size_t, const Node &node, const std::vector<const Tensor *> &in) {
         return execute_node(node, in);
       }) {}
 
-std::vector<Tensor> Executor::run(const std::vector<Tensor> &inputs,
-                                  const Observer &observer) const {
+std::vector<Tensor> ReferenceExecutor::run(const std::vector<Tensor> &inputs,
+                                           const Observer &observer) const {
   const std::vector<Value *> &graph_inputs = graph_.inputs();
   if (inputs.size() != graph_inputs.size()) {
     fail("graph '{}' takes {} inputs, {} given", graph_.name, graph_inputs.size(), inputs.size());

@@ -10,51 +10,54 @@
 
 namespace vacc::lower {
 
-struct Op {
+struct CodegenCommand {
   isa::Command cmd;     // GemmCommand / AluCommand `kernel` is unused until finalize()
   isa::UopKernel uops;  // GEMM/ALU only
 };
-using OpList = std::vector<Op>;
+using CodegenCommands = std::vector<CodegenCommand>;
 
 // Interns every kernel of `ops` (deduplicated by content) into `list` and appends the commands.
-void finalize(OpList ops, isa::CommandList *list);
+void finalize(CodegenCommands ops, isa::CommandList *list);
 // The stream as isa::to_text lists a command list (for dumps), its DMAs naming `buffers`.
-std::string ops_text(const OpList &ops, const std::vector<isa::CommandBuffer> &buffers);
+std::string commands_text(const CodegenCommands &ops,
+                          const std::vector<isa::CommandBuffer> &buffers);
 // The command-list verifier (verify_commands.cc); `where` names the layer and the pass.
-void verify_commands(const OpList &ops, const isa::HwConfig &config, const std::string &where);
+void verify_commands(const CodegenCommands &ops, const isa::HwConfig &config,
+                     const std::string &where);
 
 // Pass: merges consecutive GEMMs (ALUs) that differ only in their micro-ops into one command
 // with a multi-micro-op kernel of at most `max_uops` micro-ops, where the merged command
 // computes the same values (GEMM accumulation is order independent; an ALU merge must not
 // let one micro-op read a tile another writes). Given `banks`, only commands whose ACC ranges
 // lie in the same bank of that config merge.
-OpList merge_kernels(const OpList &ops, uint32_t max_uops, const isa::HwConfig *banks = nullptr);
+CodegenCommands merge_kernels(const CodegenCommands &ops, uint32_t max_uops,
+                              const isa::HwConfig *banks = nullptr);
 
 // Pass: merges consecutive non-reset GEMMs of one reduction (each overlapping the scratchpad
 // ranges the run so far touches: a virtual thread's tiles, never another thread's), so that
 // stagger_threads moves nothing into the middle of a reduction.
-OpList merge_reductions(const OpList &ops, uint32_t max_uops);
+CodegenCommands merge_reductions(const CodegenCommands &ops, uint32_t max_uops);
 
 // Pass (on a stream without tokens): staggers virtual threads. ALUs and LOAD ACC move up and
 // GEMM resets down on the compute engine, loads up on the load engine, each past commands it
 // does not conflict with, so one thread's requantization, stores and loads overlap another
 // thread's GEMMs instead of running in lockstep (stagger_threads.cc).
-OpList stagger_threads(const OpList &ops);
+CodegenCommands stagger_threads(const CodegenCommands &ops);
 
 // The stream with the tokens its scratchpad conflicts require, derived from scratch (any it
 // had are dropped; insert_tokens.cc): the stream order is the program's meaning.
-OpList insert_tokens(const OpList &ops);
+CodegenCommands insert_tokens(const CodegenCommands &ops);
 
 // Pass: sets the overlap flag on every GEMM/ALU that stays inside one ACC bank, so it waits
 // only for the other compute unit's work on that bank (mark_overlap.cc, isa/README.md).
-OpList mark_overlap(const OpList &ops, const isa::HwConfig &config);
+CodegenCommands mark_overlap(const CodegenCommands &ops, const isa::HwConfig &config);
 
 // Pass: turns each GEMM reset into the ALU multiply by 0 that writes the same zeros, so
 // zeroing runs on the ALU beside the other thread's GEMMs (reset_on_alu.cc).
-OpList reset_on_alu(const OpList &ops);
+CodegenCommands reset_on_alu(const CodegenCommands &ops);
 // Whether `op` is such an ALU reset (a multiply by the immediate 0): the passes after
 // reset_on_alu recognize its resets by this, not by a copy of its encoding.
-bool is_alu_reset(const Op &op);
+bool is_alu_reset(const CodegenCommand &op);
 
 // Pass (on a stream without tokens, after reset_on_alu; 2 virtual threads with overlap): orders
 // the compute engine's commands for its in-order dispatch, which holds every later command while
@@ -64,26 +67,26 @@ bool is_alu_reset(const Op &op);
 // and the ALU work (with its stores) that the GEMM before it cannot cover (its own bank's, or
 // more than that GEMM's cycles) moves below the next GEMM of another bank, so the GEMM core
 // runs beside it (order_compute_dispatch.cc).
-OpList order_compute_dispatch(const OpList &ops, const isa::HwConfig &config);
+CodegenCommands order_compute_dispatch(const CodegenCommands &ops, const isa::HwConfig &config);
 
 // Pass: splits the first GEMMs on each accumulator (a virtual thread's first reduction steps)
 // into one GEMM per load they read from, so the GEMM core starts while the pipeline fills
 // (split_first_gemms.cc).
-OpList split_first_gemms(const OpList &ops);
+CodegenCommands split_first_gemms(const CodegenCommands &ops);
 
 // Whether a token relayed through the compute engine orders a load after a store (a buffer
 // both loaded and stored); insert_tokens cannot express that, relax_tokens keeps it.
-bool needs_relays(const OpList &ops);
+bool needs_relays(const CodegenCommands &ops);
 
 // Pass: merges consecutive unpadded DMA commands of one buffer that continue each other in
 // the scratchpad and in DRAM into one 2D transfer (rows first, then rows into a rectangle).
-OpList coalesce_dma(const OpList &ops);
+CodegenCommands coalesce_dma(const CodegenCommands &ops);
 
 // Pass: moves each dependency push up to just after the last instruction of its engine that
 // the waiting engine's guarded work conflicts with (overlapping scratchpad ranges, one side
 // writing), and each pop down to just before the first instruction of its engine that
 // conflicts with the work its token guards; token order per queue and load/store relays
 // through the compute engine are kept.
-OpList relax_tokens(const OpList &ops);
+CodegenCommands relax_tokens(const CodegenCommands &ops);
 
 }  // namespace vacc::lower

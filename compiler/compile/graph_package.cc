@@ -1,4 +1,4 @@
-#include "vacc/package/graph_package.h"
+#include "vacc/compile/graph_package.h"
 
 #include <unordered_map>
 
@@ -6,7 +6,7 @@
 #include "vacc/graph/op_registry.h"
 #include "vacc/support/error.h"
 
-namespace vacc::package {
+namespace vacc::compile {
 
 namespace {
 
@@ -184,4 +184,4 @@ graph::Graph graph_from_package(const isa::Package &p) {
   return g;
 }
 
-}  // namespace vacc::package
+}  // namespace vacc::compile

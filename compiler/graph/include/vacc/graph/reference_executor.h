@@ -11,7 +11,7 @@
 
 namespace vacc::graph {
 
-class Executor {
+class ReferenceExecutor {
  public:
   // Called with every value a run computes (graph inputs included), e.g. for calibration.
   using Observer = std::function<void(const Value &, const Tensor &)>;
@@ -22,8 +22,9 @@ class Executor {
   using NodeRunner = std::function<std::vector<Tensor>(size_t index, const Node &node,
                                                        const std::vector<const Tensor *> &in)>;
 
-  explicit Executor(const Graph &graph);  // runs each node with execute_node()
-  Executor(const Graph &graph, NodeRunner runner) : graph_(graph), runner_(std::move(runner)) {}
+  explicit ReferenceExecutor(const Graph &graph);  // runs each node with execute_node()
+  ReferenceExecutor(const Graph &graph, NodeRunner runner)
+      : graph_(graph), runner_(std::move(runner)) {}
 
   // Runs the graph on one tensor per graph input, in order; returns the graph outputs.
   // A wrong number, dtype or shape of inputs is a vacc::Error naming the input; an error in

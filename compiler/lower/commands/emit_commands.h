@@ -5,14 +5,14 @@
 
 #include <vector>
 
-#include "ops_list.h"
+#include "codegen_commands.h"
 #include "vacc/isa/config.h"
 #include "vacc/tir/func.h"
 
 namespace vacc::lower {
 
 // `buffers` receives one entry per parameter of f (the DRAM operands), in order.
-OpList evaluate_loops(const tir::Func &f, const isa::HwConfig &config,
-                      std::vector<isa::CommandBuffer> *buffers);
+CodegenCommands emit_commands(const tir::Func &f, const isa::HwConfig &config,
+                              std::vector<isa::CommandBuffer> *buffers);
 
 }  // namespace vacc::lower
