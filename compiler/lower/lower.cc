@@ -9,16 +9,16 @@
 #include "commands/codegen_commands.h"
 #include "commands/emit_commands.h"
 #include "pass_runner.h"
+#include "vacc/lower/loops/check_accelerator_only.h"
+#include "vacc/lower/loops/fold_uop_loops.h"
+#include "vacc/lower/loops/inject_virtual_threads.h"
+#include "vacc/lower/loops/insert_dependencies.h"
+#include "vacc/lower/loops/lower_dma_copies.h"
+#include "vacc/lower/loops/plan_scratchpads.h"
+#include "vacc/lower/loops/tensorize.h"
 #include "vacc/support/error.h"
 #include "vacc/tir/arith.h"
 #include "vacc/tir/functor.h"
-#include "vacc/tir/passes/check_accelerator_only.h"
-#include "vacc/tir/passes/fold_uop_loops.h"
-#include "vacc/tir/passes/inject_virtual_threads.h"
-#include "vacc/tir/passes/insert_dependencies.h"
-#include "vacc/tir/passes/lower_dma_copies.h"
-#include "vacc/tir/passes/plan_scratchpads.h"
-#include "vacc/tir/passes/tensorize.h"
 
 namespace vacc::lower {
 namespace {

@@ -1,4 +1,4 @@
-#include "vacc/tir/passes/fold_uop_loops.h"
+#include "vacc/lower/loops/fold_uop_loops.h"
 
 #include "vacc/isa/encoding.h"
 #include "vacc/tir/arith.h"

@@ -1,4 +1,4 @@
-#include "vacc/tir/passes/check_accelerator_only.h"
+#include "vacc/lower/loops/check_accelerator_only.h"
 
 #include "vacc/support/error.h"
 #include "vacc/tir/functor.h"

@@ -1,4 +1,4 @@
-#include "vacc/tir/passes/lower_dma_copies.h"
+#include "vacc/lower/loops/lower_dma_copies.h"
 
 #include "vacc/intrin/intrin.h"
 #include "vacc/support/error.h"

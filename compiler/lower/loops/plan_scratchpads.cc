@@ -1,4 +1,4 @@
-#include "vacc/tir/passes/plan_scratchpads.h"
+#include "vacc/lower/loops/plan_scratchpads.h"
 
 #include "vacc/intrin/intrin.h"
 #include "vacc/support/error.h"

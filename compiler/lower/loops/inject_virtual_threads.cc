@@ -1,4 +1,4 @@
-#include "vacc/tir/passes/inject_virtual_threads.h"
+#include "vacc/lower/loops/inject_virtual_threads.h"
 
 #include <set>
 

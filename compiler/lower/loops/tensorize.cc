@@ -1,4 +1,4 @@
-#include "vacc/tir/passes/tensorize.h"
+#include "vacc/lower/loops/tensorize.h"
 
 #include <map>
 

@@ -1,4 +1,4 @@
-#include "vacc/tir/passes/insert_dependencies.h"
+#include "vacc/lower/loops/insert_dependencies.h"
 
 #include <map>
 #include <set>
