@@ -1,5 +1,9 @@
 // The operator registry: the families' definitions, indexed by OpKind, built once.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <string_view>
 
 #include "families.h"
 
@@ -63,13 +67,13 @@ std::optional<OpKind> op_from_name(std::string_view name) {
 }
 
 std::string supported_onnx_ops() {
-  std::string s;
+  // In alphabetical order, so that a reader finds an operator (OpKind's order is the families').
+  std::vector<std::string_view> names;
   for (const OpDef &d : all_op_defs()) {
-    if (!d.onnx) continue;
-    if (!s.empty()) s += ", ";
-    s += d.name;
+    if (d.onnx) names.push_back(d.name);
   }
-  return s;
+  std::sort(names.begin(), names.end());
+  return fmt::format("{}", fmt::join(names, ", "));
 }
 
 }  // namespace vacc::graph

@@ -1,0 +1,14 @@
+// The indexing family's operators: one X(Name) each, an OpKind (kName) of the graph IR
+// (vacc/graph/op_kind.h gathers the families). An operator added here needs its OpDef in this
+// folder's def*.cc and, where a backend runs it, its parts beside it.
+#pragma once
+
+#define VACC_OPS_INDEXING(X) \
+  X(Shape)                   \
+  X(Squeeze)                 \
+  X(Unsqueeze)               \
+  X(Gather)                  \
+  X(Slice)                   \
+  X(ConstantOfShape)         \
+  X(Range)                   \
+  X(Size)

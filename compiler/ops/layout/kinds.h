@@ -1,0 +1,8 @@
+// The layout family's operators: one X(Name) each, an OpKind (kName) of the graph IR
+// (vacc/graph/op_kind.h gathers the families). An operator added here needs its OpDef in this
+// folder's def*.cc and, where a backend runs it, its parts beside it.
+#pragma once
+
+#define VACC_OPS_LAYOUT(X) \
+  X(PackNCHWnc)            \
+  X(UnpackNCHWnc)

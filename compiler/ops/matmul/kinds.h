@@ -1,0 +1,12 @@
+// The matmul family's operators: one X(Name) each, an OpKind (kName) of the graph IR
+// (vacc/graph/op_kind.h gathers the families). An operator added here needs its OpDef in this
+// folder's def*.cc and, where a backend runs it, its parts beside it.
+#pragma once
+
+#define VACC_OPS_MATMUL(X) \
+  X(Gemm)                  \
+  X(MatMul)                \
+  X(QLinearMatMul)         \
+  X(MatMulInteger)         \
+  X(QDense)                \
+  X(QMatMul)
