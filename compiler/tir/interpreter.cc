@@ -6,7 +6,7 @@
 #include <unordered_map>
 
 #include "vacc/support/error.h"
-#include "vacc/tir/int_eval.h"
+#include "vacc/tir/loop_walker.h"
 #include "vacc/tir/ops.h"
 
 namespace vacc::tir {
@@ -29,7 +29,7 @@ struct TileRecord {
   Access reads[isa::kNumEngines];
 };
 
-class Interpreter : private IntEvaluator {
+class Interpreter : private LoopWalker {
  public:
   Interpreter(const Func &f, std::vector<std::vector<int64_t>> &args, const InterpOptions &o)
       : func_(f), options_(o) {
@@ -48,77 +48,16 @@ class Interpreter : private IntEvaluator {
 
   InterpStats stats;
 
-  void exec(const Stmt &s) {
-    switch (s.kind()) {
-      case StmtKind::kStore: {
-        const Store *op = s.as<Store>();
-        int64_t v = eval(op->value);
-        at(op->buffer, op->indices) = wrap_to(op->buffer->dtype, v);
-        return;
-      }
-      case StmtKind::kPrefetch:  // a hint to a cache this interpreter has not
-        return;
-      case StmtKind::kFor: {
-        const For *op = s.as<For>();
-        for (int64_t i = 0; i < op->extent; ++i) {
-          env_[op->var.get()] = i;
-          exec(op->body);
-        }
-        env_.erase(op->var.get());
-        return;
-      }
-      case StmtKind::kIfThenElse: {
-        const IfThenElse *op = s.as<IfThenElse>();
-        if (eval(op->cond)) {
-          exec(op->then_case);
-        } else if (op->else_case.defined()) {
-          exec(op->else_case);
-        }
-        return;
-      }
-      case StmtKind::kSeq:
-        for (const Stmt &c : s.as<Seq>()->stmts) exec(c);
-        return;
-      case StmtKind::kAllocate:
-        return exec_allocate(s.as<Allocate>());
-      case StmtKind::kAttr:
-        return exec(s.as<Attr>()->body);
-      case StmtKind::kDma:
-        return exec_dma(s.as<Dma>());
-      case StmtKind::kGemm:
-        return exec_gemm(s.as<Gemm>());
-      case StmtKind::kAlu:
-        return exec_alu(s.as<Alu>());
-      case StmtKind::kDepPush: {
-        const DepPush *op = s.as<DepPush>();
-        ++pushes_[idx(op->from)][idx(op->to)];
-        ++stats.pushes;
-        return;
-      }
-      case StmtKind::kDepPop: {
-        const DepPop *op = s.as<DepPop>();
-        int64_t &pops = pops_[idx(op->from)][idx(op->to)];
-        if (options_.check_tokens && pops >= pushes_[idx(op->from)][idx(op->to)]) {
-          fail(
-              "interpret {}: deadlock: the {} engine pops a token from {} that was never "
-              "pushed before it in program order",
-              func_.name, isa::engine_name(op->to), isa::engine_name(op->from));
-        }
-        ++pops;
-        ++stats.pops;
-        return;
-      }
-    }
-  }
+  using LoopWalker::exec;
 
  private:
   static int idx(isa::Engine e) { return static_cast<int>(e); }
 
   using IntEvaluator::eval;
   int64_t var_value(const VarNode *var) override {
-    auto it = env_.find(var);
-    VACC_CHECK(it != env_.end()) << "unbound variable " << var->name;
-    return it->second;
+    const int64_t *v = loop_value(var);
+    VACC_CHECK(v) << "unbound variable " << var->name;
+    return *v;
   }
   int64_t load_value(const Load *op) override { return at(op->buffer, op->indices); }
   std::string eval_error(const std::string &what) override {
@@ -144,7 +83,29 @@ class Interpreter : private IntEvaluator {
     return storage(b).data[flat];
   }
 
-  void exec_allocate(const Allocate *op) {
+  void exec_store(const Store *op) override {
+    int64_t v = eval(op->value);
+    at(op->buffer, op->indices) = wrap_to(op->buffer->dtype, v);
+  }
+
+  void exec_dep_push(const DepPush *op) override {
+    ++pushes_[idx(op->from)][idx(op->to)];
+    ++stats.pushes;
+  }
+
+  void exec_dep_pop(const DepPop *op) override {
+    int64_t &pops = pops_[idx(op->from)][idx(op->to)];
+    if (options_.check_tokens && pops >= pushes_[idx(op->from)][idx(op->to)]) {
+      fail(
+          "interpret {}: deadlock: the {} engine pops a token from {} that was never "
+          "pushed before it in program order",
+          func_.name, isa::engine_name(op->to), isa::engine_name(op->from));
+    }
+    ++pops;
+    ++stats.pops;
+  }
+
+  void exec_allocate(const Allocate *op) override {
     const Buffer &b = op->buffer;
     std::vector<int64_t> own;
     if (op->base >= 0 && options_.config && is_scratchpad(b->scope)) {
@@ -205,7 +166,7 @@ class Interpreter : private IntEvaluator {
     }
   }
 
-  void exec_dma(const Dma *op) {
+  void exec_dma(const Dma *op) override {
     int64_t y = eval(op->y_size), x = eval(op->x_size), stride = eval(op->x_stride);
     int64_t pt = eval(op->pad_top), pb = eval(op->pad_bottom), pl = eval(op->pad_left),
             pr = eval(op->pad_right);
@@ -242,7 +203,7 @@ class Interpreter : private IntEvaluator {
     }
   }
 
-  void exec_gemm(const Gemm *op) {
+  void exec_gemm(const Gemm *op) override {
     ++stats.gemms;
     const auto &as = op->acc->shape;
     int64_t B = as[as.size() - 2], O = as.back();
@@ -273,7 +234,7 @@ class Interpreter : private IntEvaluator {
     }
   }
 
-  void exec_alu(const Alu *op) {
+  void exec_alu(const Alu *op) override {
     ++stats.alus;
     int64_t te = op->dst->tile_elems();
     int64_t d0 = eval(op->dst_index), s0 = op->use_imm ? 0 : eval(op->src_index);
@@ -321,7 +282,6 @@ class Interpreter : private IntEvaluator {
 
   const Func &func_;
   const InterpOptions &options_;
-  std::unordered_map<const VarNode *, int64_t> env_;
   std::unordered_map<const BufferNode *, Storage> storage_;
   std::vector<int64_t> arenas_[isa::kNumMemIds];
   std::unordered_map<const int64_t *, TileRecord> tiles_;

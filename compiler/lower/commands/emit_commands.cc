@@ -9,7 +9,7 @@
 
 #include "vacc/isa/encoding.h"
 #include "vacc/support/error.h"
-#include "vacc/tir/int_eval.h"
+#include "vacc/tir/loop_walker.h"
 #include "vacc/tir/node.h"
 
 namespace vacc::lower {
@@ -24,7 +24,7 @@ int field_width(const isa::HwConfig &c, isa::Opcode op, const std::string &name)
   return 0;
 }
 
-class Evaluator : private IntEvaluator {
+class Evaluator : private LoopWalker {
  public:
   Evaluator(const Func &f, const isa::HwConfig &c, std::vector<isa::CommandBuffer> *buffers)
       : func_(f), config_(c), buffers_(buffers) {
@@ -38,78 +38,45 @@ class Evaluator : private IntEvaluator {
 
   CodegenCommands ops;
 
-  void exec(const Stmt &s) {
-    switch (s.kind()) {
-      case StmtKind::kFor: {
-        const For *op = s.as<For>();
-        if (op->for_kind == ForKind::kVThread)
-          fail("{}: virtual-thread loop '{}' reached code generation unexpanded", func_.name,
-               op->var->name);
-        loops_.push_back({op->var.get(), 0});
-        for (int64_t i = 0; i < op->extent; ++i) {
-          env_[op->var.get()] = i;
-          loops_.back().second = i;
-          exec(op->body);
-        }
-        loops_.pop_back();
-        env_.erase(op->var.get());
-        return;
-      }
-      case StmtKind::kIfThenElse: {
-        const IfThenElse *op = s.as<IfThenElse>();
-        if (eval(op->cond)) {
-          exec(op->then_case);
-        } else if (op->else_case.defined()) {
-          exec(op->else_case);
-        }
-        return;
-      }
-      case StmtKind::kSeq:
-        for (const Stmt &c : s.as<Seq>()->stmts) exec(c);
-        return;
-      case StmtKind::kAllocate: {
-        const Allocate *op = s.as<Allocate>();
-        const Buffer &b = op->buffer;
-        if (!is_scratchpad(b->scope) || b->scope == Scope::kUop)
-          fail("{}: buffer '{}' in scope {} is host memory, which accelerator code cannot use",
-               func_.name, b->name, scope_name(b->scope));
-        if (op->base < 0)
-          fail("{}: scratchpad buffer '{}' has no planned position (run plan_scratchpads)",
-               func_.name, b->name);
-        base_[b.get()] = op->base;
-        exec(op->body);
-        base_.erase(b.get());
-        return;
-      }
-      case StmtKind::kAttr:
-        return exec(s.as<Attr>()->body);
-      case StmtKind::kStore:
-        fail(
-            "{}: a scalar store to '{}' reached code generation; the accelerator runs only DMA, "
-            "GEMM and ALU statements",
-            func_.name, s.as<Store>()->buffer->name);
-      case StmtKind::kPrefetch:  // a hint to a CPU cache: no command
-        return;
-      case StmtKind::kDma:
-        return dma(s.as<Dma>());
-      case StmtKind::kGemm:
-        return gemm(s.as<Gemm>());
-      case StmtKind::kAlu:
-        return alu(s.as<Alu>());
-      case StmtKind::kDepPush: {
-        const DepPush *op = s.as<DepPush>();
-        ops.push_back({isa::DepCommand{true, op->from, op->to}, {}});
-        return;
-      }
-      case StmtKind::kDepPop: {
-        const DepPop *op = s.as<DepPop>();
-        ops.push_back({isa::DepCommand{false, op->from, op->to}, {}});
-        return;
-      }
-    }
-  }
+  using LoopWalker::exec;
 
  private:
+  void enter_loop(const For *op) override {
+    if (op->for_kind == ForKind::kVThread)
+      fail("{}: virtual-thread loop '{}' reached code generation unexpanded", func_.name,
+           op->var->name);
+    loops_.push_back({op->var.get(), 0});
+  }
+  void at_iteration(const For *, int64_t i) override { loops_.back().second = i; }
+  void leave_loop(const For *) override { loops_.pop_back(); }
+
+  void exec_allocate(const Allocate *op) override {
+    const Buffer &b = op->buffer;
+    if (!is_scratchpad(b->scope) || b->scope == Scope::kUop)
+      fail("{}: buffer '{}' in scope {} is host memory, which accelerator code cannot use",
+           func_.name, b->name, scope_name(b->scope));
+    if (op->base < 0)
+      fail("{}: scratchpad buffer '{}' has no planned position (run plan_scratchpads)", func_.name,
+           b->name);
+    base_[b.get()] = op->base;
+    exec(op->body);
+    base_.erase(b.get());
+  }
+
+  void exec_store(const Store *op) override {
+    fail(
+        "{}: a scalar store to '{}' reached code generation; the accelerator runs only DMA, "
+        "GEMM and ALU statements",
+        func_.name, op->buffer->name);
+  }
+
+  void exec_dep_push(const DepPush *op) override {
+    ops.push_back({isa::DepCommand{true, op->from, op->to}, {}});
+  }
+  void exec_dep_pop(const DepPop *op) override {
+    ops.push_back({isa::DepCommand{false, op->from, op->to}, {}});
+  }
+
   // "(oc.o=1, oh.o=3)": the iteration a diagnostic is about.
   std::string where() const {
     std::string s;
@@ -138,7 +105,7 @@ class Evaluator : private IntEvaluator {
     return it->second;
   }
 
-  void dma(const Dma *op) {
+  void exec_dma(const Dma *op) override {
     const bool store = op->dir == DmaDir::kStore;
     const std::string what =
         fmt::format("dma.{} {} '{}' {} '{}'", store ? "store" : "load", isa::mem_id_name(op->mem),
@@ -222,7 +189,7 @@ class Evaluator : private IntEvaluator {
     }
   }
 
-  void gemm(const Gemm *op) {
+  void exec_gemm(const Gemm *op) override {
     const std::string what =
         fmt::format("gemm{} into '{}'", op->reset ? ".reset" : "", op->acc->name);
     check_loops(what, op->loop_out, op->loop_in);
@@ -251,7 +218,7 @@ class Evaluator : private IntEvaluator {
     ops.push_back({g, {u}});
   }
 
-  void alu(const Alu *op) {
+  void exec_alu(const Alu *op) override {
     const std::string what = fmt::format("alu.{} on '{}'", isa::alu_op_name(op->op), op->dst->name);
     check_loops(what, op->loop_out, op->loop_in);
     if (std::string why = isa::alu_op_unavailable(config_, op->op); !why.empty())
@@ -285,9 +252,9 @@ class Evaluator : private IntEvaluator {
 
   using IntEvaluator::eval;
   int64_t var_value(const VarNode *var) override {
-    auto it = env_.find(var);
-    if (it == env_.end()) fail("{}: variable '{}' is used outside its loop", func_.name, var->name);
-    return it->second;
+    const int64_t *v = loop_value(var);
+    if (!v) fail("{}: variable '{}' is used outside its loop", func_.name, var->name);
+    return *v;
   }
   int64_t load_value(const Load *load) override {
     fail(
@@ -306,7 +273,6 @@ class Evaluator : private IntEvaluator {
   std::unordered_map<const BufferNode *, uint32_t> param_index_;
   std::map<uint32_t, bool> mem_seen_;
   std::unordered_map<const BufferNode *, int64_t> base_;
-  std::unordered_map<const VarNode *, int64_t> env_;
   std::vector<std::pair<const VarNode *, int64_t>> loops_;
 };
 
