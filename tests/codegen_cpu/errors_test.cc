@@ -155,7 +155,7 @@ TEST(CpuBackendErrors, QAveragePoolOfABlockedInput) {
 
 namespace {
 
-// A vacc.ConvNCHWc node (graph/ops/conv_nchwc.cc) as a package could hold it: x [1, C, 6, 6]
+// A vacc.ConvNCHWc node (compiler/ops/conv/def_nchwc.cc) as a package could hold it: x [1, C, 6, 6]
 // plain or [1, C/16, 6, 6, 1, 16] blocked, w [M, C/group, 3, 3].
 Graph blocked_conv(int64_t c, int64_t m, int64_t group, bool blocked, bool constant_w,
                    bool constant_b = true) {

@@ -1,6 +1,6 @@
 // Comparisons and logic: Greater, Less, GreaterOrEqual, LessOrEqual (numbers, broadcast, a bool
 // result), And, Or, Xor (bools, broadcast) and Not: reference kernels, shape inference and
-// OpDefs. Equal lives with Where in elementwise.cc.
+// OpDefs. Equal lives with Where in the elementwise family.
 #include "graph/registry/families.h"
 #include "vacc/graph/shape_inference.h"
 

@@ -5,7 +5,7 @@
 // panels [Mp/V, C, KH, KW, V] so that the vector is one contiguous load (ONNX Runtime and
 // oneDNN prepack the same way). Strided convolutions read their inputs as scalars, never as
 // gathers, and narrow outputs (7, 13, 14 columns) fill the vectors all the same, which the
-// column-vectorized schedule of conv.cc cannot do; it stays for wide stride-1 layers (1x1 too),
+// column-vectorized schedule of cpu.cc cannot do; it stays for wide stride-1 layers (1x1 too),
 // depthwise and grouped convolutions and non-constant weights.
 //
 // Widths that no good R divides (SqueezeNet's 109 and 13) and channel counts that are no
@@ -90,7 +90,7 @@ std::optional<CpuKernel> build_conv_channel_tile(const Node &node) {
   graph::Window w = graph::make_window(node.attrs, {xs[2], xs[3]}, {ws[2], ws[3]}, false);
   const int64_t OH = w.out[0], OW = w.out[1], KH = w.kernel[0], KW = w.kernel[1];
   // Wide stride-1 layers (pointwise ones too) vectorize well along their columns with
-  // contiguous stores (conv.cc); the rest come here.
+  // contiguous stores (cpu.cc); the rest come here.
   const bool strided = w.stride[0] > 1 || w.stride[1] > 1;
   if (!strided && OW >= 48) return std::nullopt;
   const ChannelTile tile = channel_tile(M, OW, native_lanes(tir::float32()));

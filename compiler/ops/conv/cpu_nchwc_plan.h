@@ -1,4 +1,4 @@
-// The plan of a float convolution on the blocked layout (conv_nchwc.cc): its geometry, the
+// The plan of a float convolution on the blocked layout (cpu_nchwc.cc): its geometry, the
 // register tile of a dense convolution and how its output is cut into the thread pool's
 // parallel tasks. Private to compiler/ops/cpu.
 #pragma once

@@ -132,10 +132,12 @@ int64_t divisor_at_most(int64_t n, int64_t limit);
 // Vector lanes for elements of type t (the host's vector width).
 int64_t native_lanes(DataType t);
 
-// Float 2-D Conv with constant weights, output channels vectorized (conv_channel_tile.cc);
-// nullopt where conv.cc's column-vectorized schedule is the better (or the only) one.
+// Float 2-D Conv with constant weights, output channels vectorized (the conv family's
+// cpu_channel_tile.cc); nullopt where its column-vectorized schedule (cpu.cc) is the better (or
+// the only) one.
 std::optional<CpuKernel> build_conv_channel_tile(const Node &node);
-// MaxPool, AveragePool and GlobalAveragePool on a blocked (NCHWc) input (pool_nchwc.cc);
+// MaxPool, AveragePool and GlobalAveragePool on a blocked (NCHWc) input (the pool family's
+// cpu_nchwc.cc);
 // nullopt for a plain one, or an AveragePool the blocked kernel does not compute.
 std::optional<CpuKernel> build_blocked_pool(const Node &node);
 // A float Conv's fused activation (graph/passes/fuse_activations.h) applied to its output

@@ -4,7 +4,7 @@
 // tf_half_pixel_for_nn and tf_crop_and_resize (roi, extrapolation_value), as ONNX's reference
 // computes them. The output shape comes from the constant sizes, or from the constant scales
 // (floor(input * scale)). Every axis samples its input at a few taps (resize_axes), shared by the
-// reference kernel here and the CPU kernel (ops/cpu/resize.cc).
+// reference kernel here and the CPU kernel (cpu.cc beside it).
 #include <algorithm>
 #include <cmath>
 #include <cstring>

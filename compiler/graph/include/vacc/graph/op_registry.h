@@ -1,9 +1,9 @@
 // The operator registry: everything the graph level knows about one operator, declared in
-// one place (compiler/graph/ops/<family>.cc, one file per operator family) and looked up by
-// the importer, shape inference, the reference executor, the quantizer and the MAC count.
-// The backends keep their own per-family tables keyed by OpKind (the CPU kernels in
-// compiler/ops/cpu, the accelerator's legality in compiler/lower), so that the graph level
-// never links a backend. docs/DESIGN.md says how to add an operator.
+// one place (its family's def*.cc in compiler/ops/<family>/) and looked up by the importer,
+// shape inference, the reference executor, the quantizer and the MAC count. The backends keep
+// their own tables keyed by OpKind, filled by the same families' cpu/gpu/accel parts (indexed in
+// compiler/ops/cpu, compiler/ops/gpu and compiler/lower), so that the graph level never links a
+// backend. docs/DESIGN.md says how to add an operator.
 #pragma once
 
 #include <cstdint>

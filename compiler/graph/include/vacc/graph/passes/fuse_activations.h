@@ -8,7 +8,7 @@
 //                               MobileNetV3's HardSwish as PyTorch exports it at opset 13)
 //   vacc.ConvNCHWc -> HardSwish  =>  the same with a = 1/6, b = 0.5
 // (constant bounds; an absent one is no bound). A fused Conv clamps its output to
-// [activation_min, activation_max] (graph/ops/conv.cc's reference, ops/cpu's kernels), so the
+// [activation_min, activation_max] (the conv family's reference and CPU kernels), so the
 // fused graph computes the same values with one pass over the activation fewer. A Conv
 // output read by anything else, or an activation output that is a graph output, blocks it.
 // Run on float graphs only (the int8 pipeline fuses into vacc.QConv instead, fuse.h). The CPU's

@@ -5,7 +5,7 @@
 //   MatMul ... -> vacc.Gelu                                            =>  activation "gelu"
 //                                                                         ("gelu_tanh")
 // The fused MatMul adds bias[n] to each output row and applies GELU in the kernel's output
-// stage (graph/ops/matmul.cc's reference, ops/cpu/matmul.cc), so the wide hidden activation is
+// stage (the matmul family's reference and CPU kernel), so the wide hidden activation is
 // written once instead of three times. A MatMul output read by anything else, or an Add or GELU
 // output that is a graph output, blocks it. Run on float graphs for the CPU only (after
 // block_cpu_layout.h): the GPU's MatMul kernel has no fused stage.
