@@ -6,6 +6,7 @@
 #include "graph/registry/families.h"
 #include "vacc/graph/macs.h"
 #include "vacc/graph/shape_inference.h"
+#include "vacc/support/error.h"
 
 namespace vacc::graph {
 
@@ -87,10 +88,13 @@ class Packer {
     int batch = config_.batch, bi = config_.block_in, bo = config_.block_out;
     Value *out = node->outputs[0];
     plain_[out] = out->shape;
-    if (node->op == OpKind::kQAdd) {
+    const AccelOperands operands = op_def(node->op).accel_operands;
+    VACC_CHECK(operands != AccelOperands::kNone)
+        << node->describe() << " is on the accelerator but its OpDef has no operand blocking";
+    if (operands == AccelOperands::kOutputBlocks) {
       node->inputs[0] = packed(node->inputs[0], batch, bo);
       node->inputs[1] = packed(node->inputs[1], batch, bo);
-    } else if (node->op == OpKind::kMaxPool || node->op == OpKind::kQAveragePool) {
+    } else if (operands == AccelOperands::kWindow) {
       // Pools read their input as they write their output (an identity GEMM between them).
       node->inputs[0] = packed(node->inputs[0], batch, bo);
     } else {
@@ -99,8 +103,8 @@ class Packer {
       if (node->input(3)) node->inputs[3] = packed(node->inputs[3], batch, bo);
       Value *w = node->inputs[1];
       if (w->is_constant()) {
-        Tensor wb =
-            block_tensor(node->op == OpKind::kQConv ? sliced_groups(node) : *w->constant, bo, bi);
+        Tensor wb = block_tensor(
+            operands == AccelOperands::kGroupedGemm ? sliced_groups(node) : *w->constant, bo, bi);
         Value *wp = g_.add_constant(g_.unique_name(w->name + ".packed"), std::move(wb));
         wp->layout = {true, bo, bi};
         node->inputs[1] = wp;

@@ -497,7 +497,8 @@ void add_conv_ops(std::vector<OpDef> &defs) {
                   .name = "vacc.QConv",
                   .infer = infer_qconv,
                   .reference = qconv,
-                  .macs = conv_macs});
+                  .macs = conv_macs,
+                  .accel_operands = AccelOperands::kGroupedGemm});
 }
 
 }  // namespace vacc::graph::ops

@@ -343,7 +343,8 @@ void add_matmul_ops(std::vector<OpDef> &defs) {
                   .name = "vacc.QDense",
                   .infer = infer_qdense,
                   .reference = qdense,
-                  .macs = qdense_macs});
+                  .macs = qdense_macs,
+                  .accel_operands = AccelOperands::kGemm});
 }
 
 }  // namespace vacc::graph::ops

@@ -93,7 +93,8 @@ void add_qmatmul_ops(std::vector<OpDef> &defs) {
                   .name = "vacc.QMatMul",
                   .infer = infer_qmatmul,
                   .reference = qmatmul,
-                  .macs = qmatmul_macs});
+                  .macs = qmatmul_macs,
+                  .accel_operands = AccelOperands::kGemm});
 }
 
 }  // namespace vacc::graph::ops

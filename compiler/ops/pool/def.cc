@@ -343,7 +343,8 @@ void add_pool_ops(std::vector<OpDef> &defs) {
                   .quantize = QuantRule::kPassThrough,
                   .selects_elements = true,
                   .cpu_blocking = CpuBlocking::kPool,
-                  .cpu_blocking_applies = without_indices});
+                  .cpu_blocking_applies = without_indices,
+                  .accel_operands = AccelOperands::kWindow});
   defs.push_back({.op = OpKind::kAveragePool,
                   .name = "AveragePool",
                   .onnx = true,
@@ -362,7 +363,8 @@ void add_pool_ops(std::vector<OpDef> &defs) {
   defs.push_back({.op = OpKind::kQAveragePool,
                   .name = "vacc.QAveragePool",
                   .infer = infer_qaverage_pool,
-                  .reference = qaverage_pool});
+                  .reference = qaverage_pool,
+                  .accel_operands = AccelOperands::kWindow});
 }
 
 }  // namespace vacc::graph::ops

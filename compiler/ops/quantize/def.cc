@@ -207,8 +207,11 @@ void add_quantize_ops(std::vector<OpDef> &defs) {
                   .name = "vacc.Requantize",
                   .infer = infer_requantize,
                   .reference = requantize});
-  defs.push_back(
-      {.op = OpKind::kQAdd, .name = "vacc.QAdd", .infer = infer_qadd, .reference = qadd});
+  defs.push_back({.op = OpKind::kQAdd,
+                  .name = "vacc.QAdd",
+                  .infer = infer_qadd,
+                  .reference = qadd,
+                  .accel_operands = AccelOperands::kOutputBlocks});
 }
 
 }  // namespace vacc::graph::ops

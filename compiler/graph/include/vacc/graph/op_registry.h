@@ -55,6 +55,17 @@ enum class CpuBlocking : uint8_t {
   kConcat,     // along the channels, every part but the last whole blocks
 };
 
+// How pack_layout (passes/pack_layout.h) blocks the operands of an accelerator node of the
+// operator, as its accelerator part (compiler/ops/<family>/accel.cc) reads them; kNone: the
+// operator never runs on the accelerator.
+enum class AccelOperands : uint8_t {
+  kNone,
+  kGemm,          // data by block_in, weight blocked (bo, bi), bias padded, a skip as the output
+  kGroupedGemm,   // kGemm with a grouped weight sliced into whole channel blocks (convolutions)
+  kOutputBlocks,  // both data operands blocked as the output is (by block_out)
+  kWindow,        // the input blocked as the output is (an identity GEMM between them)
+};
+
 using KernelInputs = std::vector<const Tensor *>;
 
 struct OpDef {
@@ -92,6 +103,8 @@ struct OpDef {
   // The CPU's blocked layout, and when set, the condition under which the node converts.
   CpuBlocking cpu_blocking = CpuBlocking::kNone;
   bool (*cpu_blocking_applies)(const Node &node) = nullptr;
+  // The accelerator's operand blocking.
+  AccelOperands accel_operands = AccelOperands::kNone;
 };
 
 // The definition of `op`. Every OpKind has one.
