@@ -91,9 +91,7 @@ CpuKernel build_activation(const Node &node) {
       });
     }
   }
-  schedule::Schedule s({out});
-  schedule_elementwise(s, out);
-  return kb.finish(s, out);
+  return kb.finish_elementwise(out);
 }
 
 }  // namespace

@@ -45,9 +45,7 @@ CpuKernel build_compare(const Node &node) {
       return compare(node.op, broadcast_read(a, i), broadcast_read(b, i));
     });
   }
-  schedule::Schedule s({out});
-  schedule_elementwise(s, out);
-  return kb.finish(s, out);
+  return kb.finish_elementwise(out);
 }
 
 }  // namespace

@@ -100,6 +100,12 @@ CpuKernel KernelBuilder::finish(const schedule::Schedule &s, const Tensor &out) 
   return finish(s, std::vector<Tensor>{out});
 }
 
+CpuKernel KernelBuilder::finish_elementwise(const Tensor &out) {
+  schedule::Schedule s({out});
+  schedule_elementwise(s, out);
+  return finish(s, out);
+}
+
 CpuKernel KernelBuilder::finish(const schedule::Schedule &s, const std::vector<Tensor> &outs) {
   std::sort(inputs_.begin(), inputs_.end(),
             [](const auto &a, const auto &b) { return a.first < b.first; });

@@ -65,6 +65,9 @@ class KernelBuilder {
   // node output, in order).
   CpuKernel finish(const schedule::Schedule &s, const Tensor &out);
   CpuKernel finish(const schedule::Schedule &s, const std::vector<Tensor> &outs);
+  // `out` alone, with the element-wise schedule (schedule_elementwise): the kernels that compute
+  // each output element on its own.
+  CpuKernel finish_elementwise(const Tensor &out);
 
  private:
   const Node &node_;

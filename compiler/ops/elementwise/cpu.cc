@@ -111,9 +111,7 @@ CpuKernel build_elementwise(const Node &node) {
     default:
       VACC_CHECK(false) << "build_elementwise: " << graph::op_name(node.op);
   }
-  schedule::Schedule s({out});
-  schedule_elementwise(s, out);
-  return kb.finish(s, out);
+  return kb.finish_elementwise(out);
 }
 
 void add_elementwise_lowerings(std::vector<CpuLowering> &lowerings) {

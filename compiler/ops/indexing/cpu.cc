@@ -55,9 +55,7 @@ CpuKernel build_indexing_op(const Node &node) {
     default:
       VACC_CHECK(false) << "build_indexing_op";
   }
-  schedule::Schedule s({out});
-  schedule_elementwise(s, out);
-  return kb.finish(s, out);
+  return kb.finish_elementwise(out);
 }
 
 }  // namespace

@@ -73,9 +73,7 @@ CpuKernel build_layout_op(const Node &node) {
     default:
       VACC_CHECK(false) << "build_layout_op";
   }
-  schedule::Schedule s({out});
-  schedule_elementwise(s, out);
-  return kb.finish(s, out);
+  return kb.finish_elementwise(out);
 }
 
 }  // namespace

@@ -68,9 +68,7 @@ CpuKernel build_batch_norm(const Node &node) {
     Expr b = (*bias)({c}) - (*mean)({c}) * a;
     return (*x)(idx)*a + b;
   });
-  schedule::Schedule s({out});
-  schedule_elementwise(s, out);
-  return kb.finish(s, out);
+  return kb.finish_elementwise(out);
 }
 
 }  // namespace

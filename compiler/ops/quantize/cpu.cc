@@ -75,9 +75,7 @@ CpuKernel build_quantize(const Node &node) {
     default:
       VACC_CHECK(false) << "build_quantize";
   }
-  schedule::Schedule s({out});
-  schedule_elementwise(s, out);
-  return kb.finish(s, out);
+  return kb.finish_elementwise(out);
 }
 
 void add_quantize_lowerings(std::vector<CpuLowering> &lowerings) {

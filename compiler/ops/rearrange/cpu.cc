@@ -77,9 +77,7 @@ CpuKernel build_rearrange(const Node &node) {
       }
     }
   });
-  schedule::Schedule s({out});
-  schedule_elementwise(s, out);
-  return kb.finish(s, out);
+  return kb.finish_elementwise(out);
 }
 
 }  // namespace

@@ -76,9 +76,7 @@ CpuKernel build_resize(const Node &node) {
     return tir::select(out_of_crop, fconst(t, extrapolation), sum);
   });
   VACC_CHECK(t.is_float() || combos == 1) << "Resize interpolates integers only by nearest";
-  schedule::Schedule s({out});
-  schedule_elementwise(s, out);
-  return kb.finish(s, out);
+  return kb.finish_elementwise(out);
 }
 
 }  // namespace

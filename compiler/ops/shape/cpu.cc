@@ -88,9 +88,7 @@ CpuKernel build_shape_op(const Node &node) {
     default:
       VACC_CHECK(false) << "build_shape_op";
   }
-  schedule::Schedule s({out});
-  schedule_elementwise(s, out);
-  return kb.finish(s, out);
+  return kb.finish_elementwise(out);
 }
 
 }  // namespace
