@@ -7,13 +7,12 @@ void LoopWalker::exec(const Stmt &s) {
     case StmtKind::kFor: {
       const For *op = s.as<For>();
       enter_loop(op);
+      loops_.push_back({op->var.get(), 0});
       for (int64_t i = 0; i < op->extent; ++i) {
-        env_[op->var.get()] = i;
-        at_iteration(op, i);
+        loops_.back().second = i;
         exec(op->body);
       }
-      leave_loop(op);
-      env_.erase(op->var.get());
+      loops_.pop_back();
       return;
     }
     case StmtKind::kIfThenElse: {

@@ -15,7 +15,7 @@
 namespace vacc::lower {
 namespace {
 
-using namespace vacc::tir;  // NOLINT: the evaluator reads every node kind
+using namespace vacc::tir;  // NOLINT: the emitter reads every node kind
 
 int field_width(const isa::HwConfig &c, isa::Opcode op, const std::string &name) {
   for (const isa::Field &f : isa::insn_fields(c, op))
@@ -24,9 +24,9 @@ int field_width(const isa::HwConfig &c, isa::Opcode op, const std::string &name)
   return 0;
 }
 
-class Evaluator : private LoopWalker {
+class CommandEmitter : private LoopWalker {
  public:
-  Evaluator(const Func &f, const isa::HwConfig &c, std::vector<isa::CommandBuffer> *buffers)
+  CommandEmitter(const Func &f, const isa::HwConfig &c, std::vector<isa::CommandBuffer> *buffers)
       : func_(f), config_(c), buffers_(buffers) {
     for (size_t i = 0; i < f.params.size(); ++i) {
       const Buffer &b = f.params[i];
@@ -45,10 +45,7 @@ class Evaluator : private LoopWalker {
     if (op->for_kind == ForKind::kVThread)
       fail("{}: virtual-thread loop '{}' reached code generation unexpanded", func_.name,
            op->var->name);
-    loops_.push_back({op->var.get(), 0});
   }
-  void at_iteration(const For *, int64_t i) override { loops_.back().second = i; }
-  void leave_loop(const For *) override { loops_.pop_back(); }
 
   void exec_allocate(const Allocate *op) override {
     const Buffer &b = op->buffer;
@@ -80,7 +77,7 @@ class Evaluator : private LoopWalker {
   // "(oc.o=1, oh.o=3)": the iteration a diagnostic is about.
   std::string where() const {
     std::string s;
-    for (const auto &[v, i] : loops_)
+    for (const auto &[v, i] : loops())
       s += fmt::format("{}{}={}", s.empty() ? "" : ", ", v->name, i);
     return s.empty() ? "" : " at (" + s + ")";
   }
@@ -273,16 +270,15 @@ class Evaluator : private LoopWalker {
   std::unordered_map<const BufferNode *, uint32_t> param_index_;
   std::map<uint32_t, bool> mem_seen_;
   std::unordered_map<const BufferNode *, int64_t> base_;
-  std::vector<std::pair<const VarNode *, int64_t>> loops_;
 };
 
 }  // namespace
 
 CodegenCommands emit_commands(const tir::Func &f, const isa::HwConfig &config,
                               std::vector<isa::CommandBuffer> *buffers) {
-  Evaluator ev(f, config, buffers);
-  ev.exec(f.body);
-  return std::move(ev.ops);
+  CommandEmitter emitter(f, config, buffers);
+  emitter.exec(f.body);
+  return std::move(emitter.ops);
 }
 
 }  // namespace vacc::lower

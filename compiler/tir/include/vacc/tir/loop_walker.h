@@ -7,7 +7,8 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "vacc/tir/int_eval.h"
 #include "vacc/tir/node.h"
@@ -19,11 +20,8 @@ class LoopWalker : protected IntEvaluator {
   void exec(const Stmt &s);
 
  protected:
-  // Before a loop's first iteration (a subclass may refuse the loop there), at each iteration
-  // (its variable already bound to `i`) and after its last.
+  // Before a loop's first iteration: a subclass may refuse the loop there.
   virtual void enter_loop(const For *) {}
-  virtual void at_iteration(const For *, int64_t /*i*/) {}
-  virtual void leave_loop(const For *) {}
 
   virtual void exec_store(const Store *op) = 0;
   virtual void exec_allocate(const Allocate *op) = 0;
@@ -33,14 +31,19 @@ class LoopWalker : protected IntEvaluator {
   virtual void exec_dep_push(const DepPush *op) = 0;
   virtual void exec_dep_pop(const DepPop *op) = 0;
 
-  // The value of a loop variable, or null outside its loop.
+  // The loops around the statement being run, outermost first, each with its iteration.
+  using LoopStack = std::vector<std::pair<const VarNode *, int64_t>>;
+  const LoopStack &loops() const { return loops_; }
+
+  // The value of a loop variable (the innermost loop of that variable), or null outside it.
   const int64_t *loop_value(const VarNode *var) const {
-    auto it = env_.find(var);
-    return it == env_.end() ? nullptr : &it->second;
+    for (auto it = loops_.rbegin(); it != loops_.rend(); ++it)
+      if (it->first == var) return &it->second;
+    return nullptr;
   }
 
  private:
-  std::unordered_map<const VarNode *, int64_t> env_;
+  LoopStack loops_;
 };
 
 }  // namespace vacc::tir
