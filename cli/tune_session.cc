@@ -118,10 +118,40 @@ TuneSummary run_tune_session(
 
   if (a.update_db) tuning::update_tuning_db(tuning::read_log(a.log));
 
+  // Totals of programs: the heuristic's (its own forms), and the one compile makes with these
+  // bests (whose folding and fusion follow the tuned cycles, so alternative forms may replace
+  // the heuristic's).
   uint64_t heuristic_total = 0, tuned_total = 0;
-  for (const auto &t : r.tasks) {
-    heuristic_total += weighted(t, t.heuristic);
-    tuned_total += weighted(t, t.best);
+  for (const auto &t : r.tasks)
+    if (!t.task.alternative) heuristic_total += weighted(t, t.heuristic);
+  std::vector<std::string> choices;
+  nlohmann::ordered_json choices_json = nlohmann::ordered_json::array();
+  if (a.model.empty()) {
+    for (const auto &t : r.tasks) tuned_total += weighted(t, t.best);
+  } else {
+    compile::CompileOptions co;
+    apply_calibration_options(a.calibration, &co);
+    co.batch = a.batch;
+    co.tuned = r.lookup(a.log);
+    const compile::CompiledModel tuned = compile::compile_model(a.model, config, co);
+    for (const compile::AccelLayer &l : tuned.accel_layers) {
+      const std::optional<lower::TunedSchedule> s = co.tuned(l.layer);
+      if (!s)
+        fail("{}: layer {} ({}) has no tuned trial", a.model, l.layer.name,
+             lower::workload_key(l.layer));
+      tuned_total += s->cycles;
+    }
+    for (const lower::GraphDecision &d : tuned.graph_decisions) {
+      if (!d.tuned) continue;
+      choices.push_back(fmt::format("{} {} ({} cycles, else {}{})", d.node, d.choice,
+                                    d.chosen_cycles, d.other_cycles,
+                                    d.heuristic ? "" : "; not the heuristic's choice"));
+      choices_json.push_back({{"node", d.node},
+                              {"choice", d.choice},
+                              {"cycles", d.chosen_cycles},
+                              {"other_cycles", d.other_cycles},
+                              {"heuristic", d.heuristic}});
+    }
   }
   {
     nlohmann::ordered_json &j = summary.json;
@@ -155,17 +185,20 @@ TuneSummary run_tune_session(
       e["best_cycles"] = t.best ? nlohmann::ordered_json(*t.best->cycles) : nullptr;
       e["best_at"] = t.best_at;
       e["schedule"] = t.best ? lower::to_json(t.best->schedule) : nlohmann::ordered_json();
+      e["alternative"] = t.task.alternative;
       tj.push_back(std::move(e));
     }
     j["tasks"] = std::move(tj);
+    j["graph_choices"] = choices_json;
   }
   std::vector<std::vector<std::string>> rows = {{"#", "layers", "workload", "legal", "trials",
                                                  "heuristic", "tuned", "gain", "at", "schedule"}};
   for (size_t i = 0; i < r.tasks.size(); ++i) {
     const auto &t = r.tasks[i];
     const std::string names =
-        t.task.layers.size() > 1 ? fmt::format("{} (x{})", t.task.layers[0], t.task.weight)
-                                 : t.task.layers[0];
+        (t.task.layers.size() > 1 ? fmt::format("{} (x{})", t.task.layers[0], t.task.weight)
+                                  : t.task.layers[0]) +
+        (t.task.alternative ? " *" : "");
     rows.push_back({std::to_string(i), names, t.task.workload,
                     fmt::format("{}/{}", t.candidates, t.space),
                     std::to_string(t.measured + t.resumed),
@@ -176,8 +209,16 @@ TuneSummary run_tune_session(
                     t.best ? lower::describe(t.best->schedule) : "-"});
   }
   summary.text = "\n" + format_table(rows);
+  if (std::any_of(r.tasks.begin(), r.tasks.end(), [](auto &t) { return t.task.alternative; }))
+    summary.text +=
+        "* a form the heuristic does not choose (a convolution folded or not, a pool or add "
+        "fused or apart the other way): compile takes the form with fewer tuned cycles\n";
+  if (!choices.empty())
+    summary.text +=
+        fmt::format("folding and fusion by tuned cycles: {}\n", fmt::join(choices, "; "));
   summary.text += fmt::format(
-      "\ntotal (each workload times its layers): heuristic {} cycles, tuned {} cycles ({:.3f}x); "
+      "total (the heuristic's program; the program compiled with the tuned schedules): heuristic "
+      "{} cycles, tuned {} cycles ({:.3f}x); "
       "{} trials measured in {:.1f} s ({:.1f} trials/s{}){}{}\n",
       heuristic_total, tuned_total,
       tuned_total ? double(heuristic_total) / double(tuned_total) : 1.0, r.measured, r.seconds,
@@ -188,7 +229,8 @@ TuneSummary run_tune_session(
       a.ranks ? fmt::format("; {} of them on the other {} MPI rank(s)", a.ranks->handed_out(),
                             a.ranks->ranks() - 1)
               : "",
-      verified.empty() ? "" : fmt::format("; rtl agrees with perf on {}", fmt::join(verified, ", ")));
+      verified.empty() ? ""
+                       : fmt::format("; rtl agrees with perf on {}", fmt::join(verified, ", ")));
   if (a.update_db)
     summary.text += fmt::format("the best schedules are in the tuning database ({}); vacc compile/run/bench use "
                "them for config '{}'\n",

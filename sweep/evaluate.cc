@@ -29,6 +29,7 @@ uint64_t Measurement::cycles() const {
 }
 
 uint64_t Measurement::heuristic_cycles() const {
+  if (heuristic_total) return heuristic_total;
   uint64_t n = 0;
   for (const auto &l : layers) n += l.heuristic_cycles;
   return n;
@@ -57,9 +58,16 @@ nlohmann::json to_json(const Measurement &m) {
                       {"cycles", l.cycles},
                       {"heuristic_cycles", l.heuristic_cycles},
                       {"counters", l.counters}});
-  return {{"engine", m.engine},       {"layers", layers},         {"model_macs", m.model_macs},
-          {"cpu_steps", m.cpu_steps}, {"compile_s", m.compile_s}, {"run_s", m.run_s},
-          {"tuned", m.tuned},         {"tune_s", m.tune_s},       {"tune_trials", m.tune_trials}};
+  return {{"engine", m.engine},
+          {"layers", layers},
+          {"model_macs", m.model_macs},
+          {"cpu_steps", m.cpu_steps},
+          {"compile_s", m.compile_s},
+          {"run_s", m.run_s},
+          {"tuned", m.tuned},
+          {"tune_s", m.tune_s},
+          {"tune_trials", m.tune_trials},
+          {"heuristic_total", m.heuristic_total}};
 }
 
 Measurement measurement_from_json(const nlohmann::json &j) {
@@ -83,6 +91,7 @@ Measurement measurement_from_json(const nlohmann::json &j) {
   m.tuned = j.value("tuned", false);
   m.tune_s = j.value("tune_s", 0.0);
   m.tune_trials = j.value("tune_trials", int64_t{0});
+  m.heuristic_total = j.value("heuristic_total", uint64_t{0});
   return m;
 }
 
@@ -133,39 +142,16 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// A point's own tuning (the spec's `tune`): the tasks searched in this process, their best
-// trials by workload.
-struct PointTuning {
-  std::map<std::string, tuning::Trial> best;
-  int64_t measured = 0;
-  double seconds = 0;
-
-  lower::TunedLookup lookup() const {
-    return [best = best](const lower::Layer &layer) -> std::optional<lower::TunedSchedule> {
-      const auto it = best.find(lower::workload_key(layer));
-      if (it == best.end()) return std::nullopt;
-      return lower::TunedSchedule{it->second.schedule, "the sweep's tuning",
-                                  *it->second.cycles};
-    };
-  }
-};
-
-PointTuning tune_point(const isa::HwConfig &config, const std::vector<tune::TuneTask> &tasks,
-                       const Workload &w) {
+// A point's own tuning (the spec's `tune`): the tasks searched in this process.
+tune::TuneReport tune_point(const isa::HwConfig &config, const std::vector<tune::TuneTask> &tasks,
+                            const Workload &w) {
   tune::TuneOptions o;
   o.trials = w.tune_trials;
   o.strategy = w.tune_strategy;
   o.tails = w.tune_tails;
   o.vthreads = w.vthreads;
   tune::LocalMeasurer measurer;
-  const tune::TuneReport r = tune::tune(config, tasks, o, measurer);
-  PointTuning t;
-  t.measured = r.measured;
-  t.seconds = r.seconds;
-  for (const tune::TaskResult &task : r.tasks) {
-    if (task.best) t.best.emplace(task.task.workload, *task.best);
-  }
-  return t;
+  return tune::tune(config, tasks, o, measurer);
 }
 
 // The workload's package run once on `engine`: its profile.
@@ -209,9 +195,9 @@ Measurement evaluate_model(const isa::HwConfig &config, const Workload &w,
   co.calibration = workload_path(w.calibration, base_dir);
   // Tuned: the point's own search, and the heuristic's schedules run the same way beside it
   // (the same compile path and graph run, only the schedules differ).
-  std::map<size_t, uint64_t> heuristic_cycles;  // by step
+  std::map<std::string, uint64_t> heuristic_cycles;  // by step name
   if (w.tune_trials > 0) {
-    const PointTuning tuned = tune_point(config, tune::model_tasks(model, config, co), w);
+    const tune::TuneReport tuned = tune_point(config, tune::model_tasks(model, config, co), w);
     m.tuned = true;
     m.tune_s = tuned.seconds;
     m.tune_trials = tuned.measured;
@@ -219,8 +205,11 @@ Measurement evaluate_model(const isa::HwConfig &config, const Workload &w,
     heuristic.use_tuning_db = false;
     const isa::Package hp = compile::compile_model(model, config, heuristic).package;
     for (const auto &s : run_package(config, hp, w, base_dir, engine).steps)
-      if (s.where == isa::StepTarget::kAccel) heuristic_cycles[s.index] = s.cycles.value_or(0);
-    co.tuned = tuned.lookup();
+      if (s.where == isa::StepTarget::kAccel) {
+        heuristic_cycles[s.name] = s.cycles.value_or(0);
+        m.heuristic_total += s.cycles.value_or(0);
+      }
+    co.tuned = tuned.lookup("the sweep's tuning");
     t0 = Clock::now();
   }
   const isa::Package pkg = compile::compile_model(model, config, co).package;
@@ -245,7 +234,7 @@ Measurement evaluate_model(const isa::HwConfig &config, const Workload &w,
     l.executed_macs = step.macs;
     l.useful_macs = step.model_macs;
     l.cycles = s.cycles.value_or(0);
-    if (const auto it = heuristic_cycles.find(s.index); it != heuristic_cycles.end())
+    if (const auto it = heuristic_cycles.find(s.name); it != heuristic_cycles.end())
       l.heuristic_cycles = it->second;
     l.counters = s.counters;
     m.layers.push_back(std::move(l));
@@ -265,7 +254,7 @@ Measurement evaluate_conv_bench(const isa::HwConfig &config, const Workload &w,
   o.vthreads = w.vthreads;
   Measurement m;
   m.engine = engine;
-  std::optional<PointTuning> tuned;
+  std::optional<tune::TuneReport> tuned;
   if (w.tune_trials > 0) {
     std::vector<lower::Layer> accel;
     for (const auto &spec : layers)
@@ -275,11 +264,12 @@ Measurement evaluate_conv_bench(const isa::HwConfig &config, const Workload &w,
     m.tune_s = tuned->seconds;
     m.tune_trials = tuned->measured;
   }
+  const lower::TunedLookup lookup = tuned ? tuned->lookup("the sweep's tuning") : nullptr;
   for (const auto &spec : layers) {
     const lower::Layer layer{spec.name, bench::accel_conv_params(config, spec, o.fold)};
     o.schedule.reset();
-    if (tuned)
-      if (const auto t = tuned->lookup()(layer)) o.schedule = t->schedule;
+    if (lookup)
+      if (const auto t = lookup(layer)) o.schedule = t->schedule;
     const bench::LayerResult r = bench::run_conv_layer(config, spec, o);
     uint64_t heuristic = 0;
     if (tuned) {

@@ -21,14 +21,46 @@ std::vector<TuneTask> group_tasks(const std::vector<lower::Layer> &layers) {
   return tasks;
 }
 
+namespace {
+
+std::vector<lower::Layer> layers_of(const compile::CompiledModel &compiled) {
+  std::vector<lower::Layer> layers;
+  for (const compile::AccelLayer &a : compiled.accel_layers) layers.push_back(a.layer);
+  return layers;
+}
+
+}  // namespace
+
 std::vector<TuneTask> model_tasks(const std::string &onnx_path, const isa::HwConfig &config,
                                   compile::CompileOptions options) {
   options.use_tuning_db = false;
   options.tuning_logs.clear();
-  const compile::CompiledModel compiled = compile::compile_model(onnx_path, config, options);
-  std::vector<lower::Layer> layers;
-  for (const compile::AccelLayer &a : compiled.accel_layers) layers.push_back(a.layer);
-  return group_tasks(layers);
+  options.tuned = nullptr;
+  options.graph_choices = {};
+  const compile::CompiledModel heuristic = compile::compile_model(onnx_path, config, options);
+  std::vector<TuneTask> tasks = group_tasks(layers_of(heuristic));
+  if (heuristic.graph_decisions.empty()) return tasks;  // no site to decide
+
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < tasks.size(); ++i) index[tasks[i].workload] = i;
+  using lower::GraphChoice;
+  for (GraphChoice fold : {GraphChoice::kAlways, GraphChoice::kNever})
+    for (GraphChoice fuse : {GraphChoice::kAlways, GraphChoice::kNever}) {
+      options.graph_choices = {fold, fuse};
+      for (TuneTask &t :
+           group_tasks(layers_of(compile::compile_model(onnx_path, config, options)))) {
+        auto [it, inserted] = index.try_emplace(t.workload, tasks.size());
+        if (inserted) {
+          t.alternative = true;
+          tasks.push_back(std::move(t));
+        } else if (TuneTask &known = tasks[it->second];
+                   known.alternative && t.weight > known.weight) {
+          known.weight = t.weight;  // as often as the form occurs where it is taken everywhere
+          known.layers = t.layers;
+        }
+      }
+    }
+  return tasks;
 }
 
 std::vector<TuneTask> resnet18_conv_tasks(const isa::HwConfig &config) {

@@ -172,4 +172,16 @@ TuneReport tune(const isa::HwConfig &config, const std::vector<TuneTask> &tasks,
   return report;
 }
 
+lower::TunedLookup TuneReport::lookup(const std::string &source) const {
+  std::map<std::string, tuning::Trial> best;
+  for (const TaskResult &t : tasks)
+    if (t.best) best.emplace(t.task.workload, *t.best);
+  return [best = std::move(best),
+          source](const lower::Layer &layer) -> std::optional<lower::TunedSchedule> {
+    const auto it = best.find(lower::workload_key(layer));
+    if (it == best.end()) return std::nullopt;
+    return lower::TunedSchedule{it->second.schedule, source, *it->second.cycles};
+  };
+}
+
 }  // namespace vacc::tune

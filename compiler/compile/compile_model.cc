@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <random>
 
 #include "vacc/compile/graph_package.h"
@@ -227,19 +228,36 @@ CompiledModel compile_graph(graph::Graph g, const std::string &source, const std
                       names.empty() ? "" : ": ", fmt::join(names, ", ")));
   }
 
+  // The tuned schedules (compile_imported looked them up), which also decide the graph's
+  // folding and fusion choices.
+  const lower::TunedLookup &tuned = options.tuned;
+  const auto decisions = std::make_shared<std::vector<lower::GraphDecision>>();
+  const lower::GraphChoices &choices = options.graph_choices;
   graph::PipelineOptions po;
   po.quantize = options.quantize;
   po.calibration = options.calibration_options;
   po.quantize_options = qo;
   po.accel_legality = lower::accel_legality(config, options.vthreads);
-  po.fold_windows = lower::window_folding(config, options.vthreads);
-  po.fuse_residual_adds = po.accel_legality;
+  po.fold_windows = lower::window_folding(config, options.vthreads, choices.fold, tuned, decisions);
+  po.fuse_residual_adds =
+      lower::fusion_policy(config, options.vthreads, choices.fuse, tuned, "add", decisions);
   po.cpu_block = options.cpu_block;
-  po.fuse_pools = po.accel_legality;
+  po.fuse_pools =
+      lower::fusion_policy(config, options.vthreads, choices.fuse, tuned, "pool", decisions);
   if (!options.dump_dir.empty()) po.dump_dir = options.dump_dir + "/graph";
   po.log = options.log;
   graph::PipelineResult pr = graph::run_graph_pipeline(g, config, calib, po);
   for (const auto &p : pr.passes) result.stages.push_back({p.name, p.milliseconds, p.summary});
+  result.graph_decisions = *decisions;
+  std::vector<std::string> by_cycles;
+  for (const lower::GraphDecision &d : *decisions)
+    if (d.tuned)
+      by_cycles.push_back(fmt::format("{} {} ({} cycles, else {})", d.node, d.choice,
+                                      d.chosen_cycles, d.other_cycles));
+  if (!by_cycles.empty())
+    stage("graph_choices", Clock::now(),
+          fmt::format("{} of {} folding and fusion choices by tuned cycles: {}", by_cycles.size(),
+                      decisions->size(), fmt::join(by_cycles, "; ")));
 
   auto t0 = Clock::now();
   isa::Package package = package_graph(g, pr.memory, config);
@@ -257,9 +275,7 @@ CompiledModel compile_graph(graph::Graph g, const std::string &source, const std
   lo.on_layer = [&](size_t step, const lower::Layer &layer) {
     result.accel_layers.push_back({step, layer});
   };
-  lo.tuned = options.tuned ? options.tuned
-                           : tuning::tuned_lookup(config, options.tuning_logs,
-                                                  options.use_tuning_db, options.tuning_db_dir);
+  lo.tuned = tuned;
   const int lowered = lower::lower_model(g, config, package, lo);
   stage("lower_accel", t0, fmt::format("{} accelerator layers compiled", lowered));
   package.validate(source);
@@ -279,6 +295,57 @@ graph::ImportOptions import_options(const CompileOptions &options) {
   return io;
 }
 
+// The accelerator cycles of `compiled` by its layers' tuned cycles; nullopt when a layer has
+// none.
+std::optional<uint64_t> tuned_total(const CompiledModel &compiled,
+                                    const lower::TunedLookup &tuned) {
+  uint64_t total = 0;
+  for (const AccelLayer &a : compiled.accel_layers) {
+    const std::optional<lower::TunedSchedule> s = tuned(a.layer);
+    if (!s) return std::nullopt;
+    total += s->cycles;
+  }
+  return total;
+}
+
+// compile_graph on the graph `import` gives, guarded: each folding and fusion choice follows
+// the tuned cycles of its own forms, in the pipeline's order, so a choice that leaves the
+// heuristic's (folding a convolution whose heuristic form then fused its pool, say) may lose
+// more in a later choice than it won. Where any did, the program of the heuristic's choices
+// is compiled too, and the one of fewer tuned cycles is kept.
+CompiledModel compile_imported(const std::function<graph::Graph()> &import,
+                               const std::string &source, const std::string &onnx_path,
+                               const isa::HwConfig &config, const CompileOptions &options) {
+  CompileOptions o = options;
+  if (!o.tuned)
+    o.tuned = tuning::tuned_lookup(config, o.tuning_logs, o.use_tuning_db, o.tuning_db_dir);
+  auto start = Clock::now();
+  CompiledModel chosen =
+      compile_graph(import(), source, onnx_path, ms_since(start), config, o, start);
+  const bool left_heuristic =
+      std::any_of(chosen.graph_decisions.begin(), chosen.graph_decisions.end(),
+                  [](const lower::GraphDecision &d) { return d.tuned && !d.heuristic; });
+  if (!left_heuristic) return chosen;
+  CompileOptions as_heuristic = o;
+  as_heuristic.graph_choices = {lower::GraphChoice::kHeuristic, lower::GraphChoice::kHeuristic};
+  start = Clock::now();
+  CompiledModel heuristic =
+      compile_graph(import(), source, onnx_path, ms_since(start), config, as_heuristic, start);
+  const std::optional<uint64_t> a = tuned_total(chosen, o.tuned),
+                                b = tuned_total(heuristic, o.tuned);
+  const bool keep = a && b && *a < *b;
+  CompiledModel &kept = keep ? chosen : heuristic;
+  kept.stages.push_back(
+      {"graph_choices", 0,
+       fmt::format("the tuned folding and fusion choices: {} cycles; the heuristic's: {}; kept {}",
+                   a ? std::to_string(*a) : "not all tuned",
+                   b ? std::to_string(*b) : "not all tuned",
+                   keep ? "the tuned choices" : "the heuristic's")});
+  if (o.log)
+    o.log(fmt::format("{:<16} {:8.1f} ms  {}", "graph_choices", 0.0, kept.stages.back().summary));
+  return std::move(kept);
+}
+
 }  // namespace
 
 graph::Graph import_model(const std::string &onnx_path, const CompileOptions &options) {
@@ -289,17 +356,19 @@ graph::Graph import_model(const std::string &onnx_path, const CompileOptions &op
 
 CompiledModel compile_model(const std::string &onnx_path, const isa::HwConfig &config,
                             const CompileOptions &options) {
-  const auto start = Clock::now();
-  graph::Graph g = import_model(onnx_path, options);
-  return compile_graph(std::move(g), onnx_path, onnx_path, ms_since(start), config, options, start);
+  return compile_imported([&] { return import_model(onnx_path, options); }, onnx_path, onnx_path,
+                          config, options);
 }
 
 CompiledModel compile_model_bytes(const std::string &onnx_bytes, const std::string &source,
                                   const isa::HwConfig &config, const CompileOptions &options) {
-  const auto start = Clock::now();
-  graph::Graph g = graph::import_onnx_bytes(onnx_bytes, source, import_options(options));
-  if (g.name.empty()) g.name = std::filesystem::path(source).stem().string();
-  return compile_graph(std::move(g), source, "", ms_since(start), config, options, start);
+  return compile_imported(
+      [&] {
+        graph::Graph g = graph::import_onnx_bytes(onnx_bytes, source, import_options(options));
+        if (g.name.empty()) g.name = std::filesystem::path(source).stem().string();
+        return g;
+      },
+      source, "", config, options);
 }
 
 }  // namespace vacc::compile

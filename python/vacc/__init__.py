@@ -247,7 +247,7 @@ class TuneResult:
 
     @property
     def speedup(self):
-        """Heuristic cycles over tuned cycles, each workload weighted by its layers."""
+        """The heuristic's program's cycles over the program compiled with the tuned schedules."""
         t = self.summary["tuned_cycles"]
         return self.summary["heuristic_cycles"] / t if t else 1.0
 

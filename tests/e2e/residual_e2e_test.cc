@@ -80,5 +80,32 @@ TEST(ResidualE2E, AddFusedIntoItsConvolutionBitExactOnEveryEngine) {
   }
 }
 
+// The add kept apart (the fusion knob's other value, lower/graph_choices.h, as `vacc tune`
+// compiles it and tuned cycles may choose it): an accelerator step of its own, the same bytes
+// on every engine.
+TEST(ResidualE2E, AddKeptApartIsItsOwnStepBitExactOnEveryEngine) {
+  const isa::HwConfig config = test::config_named("default");
+  compile::CompileOptions options;
+  options.calibration = kCalibration;
+  options.use_tuning_db = false;
+  options.graph_choices.fuse = lower::GraphChoice::kNever;
+  const isa::Package p = compile::compile_model(kModel, config, options).package;
+  for (const std::string &engine : test::test_engines()) {
+    host::ReferenceKernels kernels(p);
+    auto device = driver::open_device(engine, config);
+    runtime::GraphExecutor exec(p, kernels, device.get(), config);
+    const graph::Tensor x = input(1);
+    const graph::Tensor want = int8_reference(config, x);
+    runtime::RunProfile profile;
+    const auto got = exec.run({test::host(x)}, &profile);
+    ASSERT_EQ(got[0].data.size(), want.nbytes());
+    EXPECT_EQ(std::memcmp(got[0].data.data(), want.raw(), want.nbytes()), 0) << engine;
+    int adds = 0;
+    for (const auto &s : profile.steps)
+      adds += s.op == "vacc.QAdd" && s.where == isa::StepTarget::kAccel;
+    EXPECT_EQ(adds, 1) << engine;
+  }
+}
+
 }  // namespace
 }  // namespace vacc

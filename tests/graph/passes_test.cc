@@ -741,14 +741,80 @@ TEST(FuseResidualAdds, AddBecomesTheEpilogueOfItsSoleProducer) {
   }
   // A legality that refuses the fused convolution leaves the add alone.
   Graph kept = compiled_small_cnn(config);
-  EXPECT_EQ(fuse_residual_adds(kept,
-                               [](const Node &n) -> std::optional<std::string> {
+  EXPECT_EQ(fuse_residual_adds(kept, AccelLegality([](const Node &n) -> std::optional<std::string> {
                                  return n.input(3) ? std::optional<std::string>("no")
                                                    : std::nullopt;
-                               }),
+                               })),
             0);
   EXPECT_EQ(count(kept, OpKind::kQAdd), 1);
   for (const Node *n : kept.nodes()) EXPECT_FALSE(n->input(3)) << n->describe();
+}
+
+// The fusion policy's tuned choice (fusion_policy.h): a legal fusion is kept apart exactly
+// when its parts' measured cycles together are fewer than the fused node's, and made whenever
+// a part or the fused node was not measured; kept apart, the graph computes the same bytes.
+TEST(FusionPolicy, MeasuredCyclesKeepAFusionApartOnlyWhenThePartsAreFaster) {
+  vacc::isa::HwConfig config;
+  // Cycles by form: the add 10, each convolution alone 100, the fused convolution `fused`.
+  auto policy = [&](std::optional<uint64_t> fused, std::optional<uint64_t> add,
+                    std::vector<bool> *told) {
+    FusionPolicy p(vacc::lower::accel_legality(config));
+    p.measured = [=](const Node &n) -> std::optional<uint64_t> {
+      if (n.op == OpKind::kQAdd) return add;
+      return n.input(3) ? fused : std::optional<uint64_t>(100);
+    };
+    p.decided = [told](const Node &, bool apart, std::optional<uint64_t>, std::optional<uint64_t>) {
+      told->push_back(apart);
+    };
+    return p;
+  };
+  struct Case {
+    std::optional<uint64_t> fused, add;
+    bool apart;
+  };
+  for (const Case &c : {Case{200, 10, true}, Case{109, 10, false}, Case{111, 10, true},
+                        Case{200, std::nullopt, false}, Case{std::nullopt, 10, false}}) {
+    Graph g = compiled_small_cnn(config);
+    std::vector<bool> told;
+    EXPECT_EQ(fuse_residual_adds(g, policy(c.fused, c.add, &told)), c.apart ? 0 : 1);
+    EXPECT_EQ(count(g, OpKind::kQAdd), c.apart ? 1 : 0);
+    EXPECT_EQ(told, std::vector<bool>{c.apart});
+    pack_layout(g, config);
+    Graph plain = compiled_small_cnn(config);
+    pack_layout(plain, config);
+    const Tensor input = random_tensor(DType::kFloat32, {2, 3, 6, 6}, 430);
+    EXPECT_TRUE(
+        same_bytes(ReferenceExecutor(plain).run({input})[0], ReferenceExecutor(g).run({input})[0]));
+  }
+  // keep_apart: no fusion even where legal (how `vacc tune` finds the parts' workloads).
+  Graph g = compiled_small_cnn(config);
+  FusionPolicy apart(vacc::lower::accel_legality(config));
+  apart.keep_apart = true;
+  EXPECT_EQ(fuse_residual_adds(g, apart), 0);
+  EXPECT_EQ(count(g, OpKind::kQAdd), 1);
+}
+
+// The same for a pool: measured faster apart, the folded stem keeps its pool (and its windowed
+// pack no replicated edge); measured faster fused, it fuses.
+TEST(FusionPolicy, APoolStaysApartWhenItsPartsAreFaster) {
+  vacc::isa::HwConfig config;
+  for (bool faster_apart : {true, false}) {
+    Graph g = pooled_cnn();
+    quantize(g, calibrate(g, pooled_calib()));
+    fold_constants(g);
+    fuse(g);
+    partition(g, vacc::lower::accel_legality(config));
+    ASSERT_EQ(fold_windows(g, config, vacc::lower::window_folding(config)), 1);
+    FusionPolicy p(vacc::lower::accel_legality(config));
+    p.measured = [&](const Node &n) -> std::optional<uint64_t> {
+      if (n.op == OpKind::kMaxPool) return 50;
+      return n.attrs.has("pool_kernel_shape") ? (faster_apart ? 151 : 149) : 100;
+    };
+    EXPECT_EQ(fuse_pools(g, p), faster_apart ? 0 : 1);
+    EXPECT_EQ(count(g, OpKind::kMaxPool), faster_apart ? 1 : 0);
+    for (const Node *n : g.nodes())
+      if (n->op == OpKind::kPackNCHWnc) EXPECT_EQ(n->attrs.has("replicate_pads"), !faster_apart);
+  }
 }
 
 TEST(FuseResidualAdds, AnUnstridedProducerTakesTheAddBeforeAStridedOne) {

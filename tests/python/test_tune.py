@@ -32,13 +32,20 @@ def test_tune_equals_the_command_and_compile_uses_its_log(tmp_path, samples):
         assert t["best_cycles"] <= t["heuristic_cycles"], t["workload"]
     assert r.speedup >= 1.0
 
-    # The log's best schedules are what compile gives each accelerator layer; run on perf,
-    # every tuned layer takes the cycles its best trial measured.
+    # The log's best schedules are what compile gives each accelerator layer (in the folding
+    # and fusion forms their cycles chose); run on perf, the program takes the cycles the tuner
+    # reported for it, up to where its tensors sit: the tuner measures each layer's command
+    # list with buffers of its own, the package places them in its arena, and DMA bursts split
+    # at 4 KiB pages (the bundled CNN's conv3: 8 184 cycles alone, 8 197 in the package, tuned
+    # or not; tests/tune's TuneThenCompile compares the command lists exactly).
     pkg = vacc.compile(MODEL, "small", tuning_logs=[log], tuning_db=False)
     res = pkg.run(samples[:1], engine="perf")
-    best = {name: t["best_cycles"] for t in r.tasks for name in t["layers"]}
-    tuned = [row for row in res.profile.rows if row.get("schedule", "").startswith("tuned")]
-    assert len(tuned) == len(best), [row.get("schedule") for row in res.profile.rows]
+    accel = [row for row in res.profile.rows if row.get("schedule")]
+    assert accel and all(row["schedule"].startswith("tuned") for row in accel), \
+        [row.get("schedule") for row in res.profile.rows]
+    ran = sum(row["cycles"] for row in accel)
+    assert abs(ran - r.summary["tuned_cycles"]) <= 0.002 * r.summary["tuned_cycles"], \
+        (ran, r.summary["tuned_cycles"])
     # Untuned: the heuristic's schedule on every layer.
     plain = vacc.compile(MODEL, "small", tuning_db=False).run(samples[:1], engine="perf")
     assert not any(row.get("schedule", "").startswith("tuned") for row in plain.profile.rows)

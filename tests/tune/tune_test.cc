@@ -1,6 +1,7 @@
 // `vacc tune`'s parts: the trial log (write, read, resume, and one error per malformed field),
 // the tuning database, the learned cost model (it ranks held-out trials better than chance),
-// and tune -> compile (the package takes the logged best, and its cycles equal the log's).
+// tune -> compile (the package takes the logged best, and its cycles equal the log's), and the
+// graph's folding and fusion choices (every form bit-exact; taken by tuned cycles, guarded).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -12,11 +13,14 @@
 
 #include "vacc/compile/compile_model.h"
 #include "vacc/driver/device.h"
+#include "vacc/host/reference_kernels.h"
 #include "vacc/isa/command.h"
 #include "vacc/isa/config.h"
 #include "vacc/lower/schedule_space.h"
+#include "vacc/runtime/graph_executor.h"
 #include "vacc/runtime/replay.h"
 #include "vacc/support/error.h"
+#include "vacc/support/npy.h"
 #include "vacc/tune/candidates.h"
 #include "vacc/tune/cost_model.h"
 #include "vacc/tune/features.h"
@@ -238,6 +242,126 @@ TEST(CostModel, RanksHeldOutTrialsBetterThanChance) {
   EXPECT_DOUBLE_EQ(tune::rank_correlation({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);
 }
 
+const std::string kCnn = std::string(VACC_SOURCE_DIR_FOR_TESTS) + "/models/fashion_mnist_cnn.onnx";
+
+// The package's accelerator cycles on perf (timing only), step by step.
+uint64_t perf_cycles(const isa::HwConfig &c, const isa::Package &pkg) {
+  driver::DeviceOptions timing;
+  timing.timing_only = true;
+  uint64_t total = 0;
+  for (const isa::PackageStep &step : pkg.steps) {
+    if (!step.commands) continue;
+    const isa::CommandList list = isa::deserialize(pkg.blobs[*step.commands]);
+    const auto device = driver::open_device("perf", c, timing);
+    total += runtime::run_command_list(*device, c, list,
+                                       std::vector<std::vector<uint8_t>>(list.buffers.size()))
+                 .counters.at("cycles");
+  }
+  return total;
+}
+
+// The package run on fsim on the bundled samples' first image: its output bytes.
+std::vector<uint8_t> fsim_output(const isa::HwConfig &c, const isa::Package &pkg) {
+  const NpyArray samples =
+      read_npy(std::string(VACC_SOURCE_DIR_FOR_TESTS) + "/models/fashion_mnist_samples.npy");
+  runtime::HostTensor x;
+  x.shape = {1, 1, 28, 28};
+  x.data.assign(samples.data.data(), samples.data.data() + 28 * 28 * 4);
+  auto device = driver::open_device("fsim", c);
+  host::ReferenceKernels cpu(pkg);
+  runtime::GraphExecutor exec(pkg, cpu, device.get(), c);
+  return exec.run({x}).at(0).data;
+}
+
+bool has_workload(const compile::CompiledModel &m, const std::string &part) {
+  for (const compile::AccelLayer &a : m.accel_layers)
+    if (lower::workload_key(a.layer).find(part) != std::string::npos) return true;
+  return false;
+}
+
+// Every folding and fusion form of the bundled CNN (its stem folded or not, its two pools
+// fused or apart) compiles to a program that computes the heuristic's output bytes on fsim,
+// and the forms are what they say: a pool apart is a pool2d step, a folded stem a 1x1 one.
+TEST(GraphChoices, EveryFoldingAndFusionFormRunsBitExact) {
+  const isa::HwConfig c = bundled("small");
+  compile::CompileOptions co;
+  co.use_tuning_db = false;
+  const compile::CompiledModel heuristic = compile::compile_model(kCnn, c, co);
+  const std::vector<uint8_t> want = fsim_output(c, heuristic.package);
+  ASSERT_EQ(heuristic.graph_decisions.size(), 3u) << "the stem's folding, two pools";
+  using lower::GraphChoice;
+  for (GraphChoice fold : {GraphChoice::kAlways, GraphChoice::kNever})
+    for (GraphChoice fuse : {GraphChoice::kAlways, GraphChoice::kNever}) {
+      co.graph_choices = {fold, fuse};
+      const compile::CompiledModel m = compile::compile_model(kCnn, c, co);
+      const bool folded = fold == GraphChoice::kAlways, fused = fuse == GraphChoice::kAlways;
+      SCOPED_TRACE(fmt::format("folded {} fused {}", folded, fused));
+      EXPECT_EQ(has_workload(m, "pool2d max"), !fused);
+      EXPECT_EQ(has_workload(m, "pool2x2s2x2"), fused);
+      EXPECT_EQ(has_workload(m, "conv2d n1 c16x28x28 o16 k1x1"), folded);
+      EXPECT_EQ(has_workload(m, "c8x28x28 o16 k3x3"), !folded);
+      EXPECT_EQ(fsim_output(c, m.package), want);
+    }
+}
+
+// Decided by cycles (fabricated here, so that the test picks the answer): a form whose tuned
+// cycles are fewer is taken, and the output stays the heuristic's; where a choice that won
+// alone loses the program (an unfolded stem that then cannot profit from its fused pool), the
+// guard compiles the heuristic's choices too and keeps the program of fewer tuned cycles.
+TEST(GraphChoices, TunedCyclesChooseTheFormsAndTheGuardKeepsTheFasterProgram) {
+  const isa::HwConfig c = bundled("small");
+  // Cycles by form: `cost` of the layer's params, with the heuristic's schedule.
+  auto lookup = [&](std::function<uint64_t(const lower::Layer &)> cost) -> lower::TunedLookup {
+    return [=](const lower::Layer &layer) -> std::optional<lower::TunedSchedule> {
+      return lower::TunedSchedule{lower::heuristic_schedule(c, layer, 2), "test", cost(layer)};
+    };
+  };
+  auto is_pool = [](const lower::Layer &l) {
+    return std::holds_alternative<lower::PoolParams>(l.params);
+  };
+  auto conv = [](const lower::Layer &l) { return std::get_if<lower::Conv2dParams>(&l.params); };
+  compile::CompileOptions co;
+  co.use_tuning_db = false;
+  const std::vector<uint8_t> want = fsim_output(c, compile::compile_model(kCnn, c, co).package);
+
+  // Pools apart measured cheap: both stay apart; the stem stays folded (folded alone cheaper).
+  co.tuned = lookup([&](const lower::Layer &l) -> uint64_t {
+    if (is_pool(l)) return 1;
+    const auto *p = conv(l);
+    if (!p) return 1000;
+    return p->pool ? 5000
+                   : (p->kernel_h == 1 && l.name.find("conv1") != std::string::npos ? 900 : 1000);
+  });
+  compile::CompiledModel m = compile::compile_model(kCnn, c, co);
+  ASSERT_EQ(m.graph_decisions.size(), 3u);
+  EXPECT_EQ(m.graph_decisions[0].choice, "folded");
+  EXPECT_EQ(m.graph_decisions[1].choice, "pool apart");
+  EXPECT_EQ(m.graph_decisions[2].choice, "pool apart");
+  for (const auto &d : m.graph_decisions) {
+    EXPECT_TRUE(d.tuned) << d.node << ": both forms measured";
+    EXPECT_LT(d.chosen_cycles, d.other_cycles) << d.node;
+  }
+  EXPECT_TRUE(has_workload(m, "pool2d max"));
+  EXPECT_EQ(fsim_output(c, m.package), want);
+
+  // The stem alone is cheaper unfolded, but unfolded with its pool it costs more than the
+  // heuristic's folded and fused stem: the choice taken alone would lose, so the heuristic's
+  // program is kept.
+  co.tuned = lookup([&](const lower::Layer &l) -> uint64_t {
+    const auto *p = conv(l);
+    if (!p || l.name.find("conv1") == std::string::npos) return 1000;
+    if (p->kernel_h == 3) return p->pool ? 9000 : 100;  // unfolded: alone, fused
+    return p->pool ? 500 : 200;                         // folded: alone, fused
+  });
+  m = compile::compile_model(kCnn, c, co);
+  EXPECT_TRUE(has_workload(m, "conv2d n1 c16x28x28 o16 k1x1 s1x1 p0x0 g1 rq-pc pool2x2s2x2"));
+  ASSERT_FALSE(m.stages.empty());
+  EXPECT_EQ(m.stages.back().name, "graph_choices");
+  EXPECT_NE(m.stages.back().summary.find("kept the heuristic's"), std::string::npos)
+      << m.stages.back().summary;
+  EXPECT_EQ(fsim_output(c, m.package), want);
+}
+
 // tune -> compile: the package's accelerator steps take the log's best schedules, say so, and
 // run in exactly the cycles the log recorded.
 TEST(TuneThenCompile, PackageUsesTheLoggedBest) {
@@ -276,6 +400,19 @@ TEST(TuneThenCompile, PackageUsesTheLoggedBest) {
         *device, c, list, std::vector<std::vector<uint8_t>>(list.buffers.size()));
     EXPECT_EQ(run.counters.at("cycles"), *best->cycles) << step.name;
   }
+  // Every folding and fusion site had both forms tuned (model_tasks found the alternative
+  // forms' workloads, and compile looked them up by the same keys), each took the form of fewer
+  // cycles, and the program runs in no more cycles than the heuristic's.
+  ASSERT_EQ(compiled.graph_decisions.size(), 3u);
+  for (const lower::GraphDecision &d : compiled.graph_decisions) {
+    EXPECT_TRUE(d.tuned) << d.node << " " << d.choice;
+    EXPECT_LE(d.chosen_cycles, d.other_cycles) << d.node << " " << d.choice;
+  }
+  EXPECT_TRUE(std::any_of(tasks.begin(), tasks.end(), [](auto &t) { return t.alternative; }));
+  compile::CompileOptions untuned = co;
+  untuned.tuning_logs.clear();
+  EXPECT_LE(perf_cycles(c, compiled.package),
+            perf_cycles(c, compile::compile_model(model, c, untuned).package));
   // Without the log every step says it took the heuristic's schedule.
   co.tuning_logs.clear();
   for (const auto &s : compile::compile_model(model, c, co).package.steps) {

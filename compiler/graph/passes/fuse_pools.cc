@@ -31,7 +31,7 @@ Node *own_windowed_pack(const Graph &g, const Node *conv) {
   return pack;
 }
 
-bool fuse(Graph &g, Node *pool, const AccelLegality &legality) {
+bool fuse(Graph &g, Node *pool, const FusionPolicy &policy) {
   if (pool->outputs.size() > 1 && pool->outputs[1]) return false;  // Indices
   Value *y = pool->inputs[0];
   Node *conv = fusible_producer(g, y, pool);
@@ -54,6 +54,7 @@ bool fuse(Graph &g, Node *pool, const AccelLegality &legality) {
   Node *pack = padded ? own_windowed_pack(g, conv) : nullptr;
   if (padded && !pack) return false;
 
+  const std::optional<uint64_t> apart = policy.cycles_apart({conv, pool});
   // Utilization counts the model's MACs: the convolution's, before its output is pooled.
   if (!conv->model_macs) conv->model_macs = count_macs(*conv);
   const Attributes conv_before = conv->attrs;
@@ -65,7 +66,8 @@ bool fuse(Graph &g, Node *pool, const AccelLegality &legality) {
     pack->attrs.set("replicate_pads", std::vector<int64_t>{top, left, bottom, right});
     infer_node(*pack);
   }
-  if (legality(*conv)) {  // the backend cannot run it fused
+  // Not when the backend cannot run it fused, or its parts ran faster apart.
+  if (policy.legality(*conv) || policy.prefers_apart(apart, *conv)) {
     conv->attrs = conv_before;
     conv->outputs[0] = conv_out;
     if (pack) {
@@ -81,12 +83,12 @@ bool fuse(Graph &g, Node *pool, const AccelLegality &legality) {
 
 }  // namespace
 
-int fuse_pools(Graph &graph, const AccelLegality &legality) {
-  if (!legality) return 0;
+int fuse_pools(Graph &graph, const FusionPolicy &policy) {
+  if (!policy.legality || policy.keep_apart) return 0;
   int fused = 0;
   for (Node *node : graph.nodes())
     if (node->op == OpKind::kMaxPool && node->target == Target::kAccel)
-      fused += fuse(graph, node, legality);
+      fused += fuse(graph, node, policy);
   if (fused) {
     graph.sort_topologically();
     graph.remove_dead_nodes();

@@ -18,7 +18,7 @@ Node *fusible_producer(const Graph &g, const Value *v, const Node *add) {
   return conv;
 }
 
-bool fuse(Graph &g, Node *add, const AccelLegality &legality) {
+bool fuse(Graph &g, Node *add, const FusionPolicy &policy) {
   if (add->inputs[0] == add->inputs[1]) return false;
   // Of two candidates, an unstrided one (a strided downsample loads its input sparsely and
   // measured slower fused), then the one with the longer reduction per output (a 3x3
@@ -41,6 +41,7 @@ bool fuse(Graph &g, Node *add, const AccelLegality &legality) {
     }
   }
   if (!conv) return false;
+  const std::optional<uint64_t> apart = policy.cycles_apart({conv, add});
   const Attributes before = conv->attrs;
   const char *own = operand == 0 ? "lshift_a" : "lshift_b";
   const char *skip = operand == 0 ? "lshift_b" : "lshift_a";
@@ -51,7 +52,8 @@ bool fuse(Graph &g, Node *add, const AccelLegality &legality) {
   conv->attrs.set("residual_clip_max", add->attrs.get_int("clip_max", 127));
   conv->inputs.resize(4, nullptr);
   conv->inputs[3] = add->inputs[1 - operand];
-  if (legality(*conv)) {  // the backend cannot run it fused
+  // Not when the backend cannot run it fused, or its parts ran faster apart.
+  if (policy.legality(*conv) || policy.prefers_apart(apart, *conv)) {
     conv->attrs = before;
     conv->inputs.resize(3);
     return false;
@@ -65,12 +67,12 @@ bool fuse(Graph &g, Node *add, const AccelLegality &legality) {
 
 }  // namespace
 
-int fuse_residual_adds(Graph &graph, const AccelLegality &legality) {
-  if (!legality) return 0;
+int fuse_residual_adds(Graph &graph, const FusionPolicy &policy) {
+  if (!policy.legality || policy.keep_apart) return 0;
   int fused = 0;
   for (Node *node : graph.nodes())
     if (node->op == OpKind::kQAdd && node->target == Target::kAccel)
-      fused += fuse(graph, node, legality);
+      fused += fuse(graph, node, policy);
   if (fused) {
     graph.sort_topologically();
     graph.verify();

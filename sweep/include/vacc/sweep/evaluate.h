@@ -23,7 +23,8 @@ struct LayerMeasure {
   int64_t executed_macs = 0;  // as the GEMM core executes them (channels padded to blocks)
   uint64_t cycles = 0;
   // With the spec's `tune`: the layer's cycles under the heuristic's schedule (cycles are the
-  // tuned schedule's); 0 when the point was not tuned.
+  // tuned schedule's); 0 when the point was not tuned, or the heuristic's program has no layer
+  // of this name (tuned cycles chose another folding or fusion, lower/graph_choices.h).
   uint64_t heuristic_cycles = 0;
   std::map<std::string, uint64_t> counters;
 };
@@ -37,9 +38,13 @@ struct Measurement {
   bool tuned = false;  // the layers' schedules were tuned for this point
   double tune_s = 0;
   int64_t tune_trials = 0;  // trials measured
+  // Tuned: the heuristic's program's accelerator cycles (its layers may differ from these
+  // when tuned cycles chose another folding or fusion).
+  uint64_t heuristic_total = 0;
 
   uint64_t cycles() const;
-  uint64_t heuristic_cycles() const;  // tuned: the sum of the layers' heuristic cycles
+  // Tuned: heuristic_total (the layers' heuristic cycles summed, for a record without it).
+  uint64_t heuristic_cycles() const;
   int64_t accel_useful_macs() const;
   std::map<std::string, uint64_t> counters() const;  // summed over the layers
 };

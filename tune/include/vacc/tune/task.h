@@ -18,6 +18,10 @@ struct TuneTask {
   lower::Layer layer;    // the first layer of that workload
   int weight = 1;        // how many of the model's layers it stands for
   std::vector<std::string> layers;  // their names
+  // A form the heuristic's program does not have: a convolution folded or unfolded, or a
+  // pool or add kept apart or fused, the other way from the heuristic (lower/graph_choices.h).
+  // Compiling takes it where its tuned cycles beat the heuristic's form.
+  bool alternative = false;
 };
 
 // Groups layers by workload, in order of first occurrence.
@@ -25,7 +29,9 @@ std::vector<TuneTask> group_tasks(const std::vector<lower::Layer> &layers);
 
 // The tasks of a model compiled for `config` as `vacc compile` compiles it (`options`: the
 // batch, input shape, calibration; its tuning database is not consulted, so the layers are
-// the model's whatever was tuned before).
+// the model's whatever was tuned before), then the alternative forms of its folding and fusion
+// sites: the model compiled with every site folded or not and fused or not (each site's choice
+// is its own, so every form of every site is in one of the four).
 std::vector<TuneTask> model_tasks(const std::string &onnx_path, const isa::HwConfig &config,
                                   compile::CompileOptions options);
 

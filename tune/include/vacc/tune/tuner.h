@@ -67,6 +67,9 @@ struct TuneReport {
   int64_t measured = 0;
   double ranked_per_second = 0;  // model strategy: candidates the cost model ranked per second
   std::vector<tuning::Trial> trials;  // this run's, in order
+
+  // The tasks' bests as a compile's tuned schedules (CompileOptions::tuned), from `source`.
+  lower::TunedLookup lookup(const std::string &source) const;
 };
 
 // Progress after each round (a task's best so far, trials done).

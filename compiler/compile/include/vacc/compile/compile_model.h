@@ -16,6 +16,7 @@
 #include "vacc/graph/tensor.h"
 #include "vacc/isa/config.h"
 #include "vacc/isa/package.h"
+#include "vacc/lower/graph_choices.h"
 #include "vacc/lower/lower_model.h"
 #include "vacc/lower/operators.h"
 #include "vacc/support/npy.h"
@@ -54,6 +55,10 @@ struct CompileOptions {
   // When set, the tuned schedules to use instead of the logs' and the database's (a sweep
   // point's own tuning).
   lower::TunedLookup tuned;
+  // Window folding and pool/residual fusion (lower/graph_choices.h): by default decided by
+  // the tuned cycles where both forms were tuned, else by the heuristic; `vacc tune` forces
+  // them each way to find every form's workloads.
+  lower::GraphChoices graph_choices;
 };
 
 // An accelerator step's layer, as lowered (the tuner's tasks come from these).
@@ -65,6 +70,8 @@ struct AccelLayer {
 struct CompiledModel {
   isa::Package package;
   std::vector<AccelLayer> accel_layers;
+  // Each folding and fusion site's decision, and whether tuned cycles made it.
+  std::vector<lower::GraphDecision> graph_decisions;
   std::vector<PassRecord> stages;
   double seconds = 0;
   std::string calibration_source;  // where the calibration inputs came from

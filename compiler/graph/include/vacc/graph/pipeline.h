@@ -42,11 +42,11 @@ struct PipelineOptions {
   // lower::window_folding); unset: none.
   WindowFolding fold_windows;
   // Which residual adds fuse into their convolution (the backend's legality of the fused
-  // convolution, lower::accel_legality); unset: none.
-  AccelLegality fuse_residual_adds;
+  // convolution and its tuned choice, lower::fusion_policy); unset: none.
+  FusionPolicy fuse_residual_adds;
   // Which max pools fuse into their convolution (the same, of the fused convolution); unset:
   // none.
-  AccelLegality fuse_pools;
+  FusionPolicy fuse_pools;
   CalibrationOptions calibration;
   QuantizeOptions quantize_options;
   // Float graphs: channels per block of the CPU backend's NCHWc layout (block_cpu_layout.h);

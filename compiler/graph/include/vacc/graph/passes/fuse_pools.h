@@ -6,17 +6,17 @@
 // ceil_mode's overhang) fuses into a convolution whose input is a windowed pack (a folded
 // convolution, fold_windows.h): the pack grows the grid by copies of its edge rows and
 // columns (replicate_pads), which a max never prefers to the edge itself, and the windows no
-// longer need padding. A fusion the backend cannot run (its legality callback, asked of the
-// fused node) is not made.
+// longer need padding. A fusion the backend cannot run (its policy's legality, asked of the fused
+// node) is not made, nor one whose parts measured fewer cycles apart (fusion_policy.h).
 #pragma once
 
 #include "vacc/graph/graph.h"
-#include "vacc/graph/passes/partition.h"
+#include "vacc/graph/passes/fusion_policy.h"
 
 namespace vacc::graph {
 
 // Requires partition() and fold_windows() to have run and pack_layout() not yet. Returns the
 // number of pools fused.
-int fuse_pools(Graph &graph, const AccelLegality &legality);
+int fuse_pools(Graph &graph, const FusionPolicy &policy);
 
 }  // namespace vacc::graph

@@ -7,15 +7,16 @@
 // and computes vacc.QAdd(clip(requantized conv), skip) bit for bit, with no pass of its own
 // over DRAM. Where both operands qualify, an unstrided convolution, then the one with the
 // longer reduction per output takes the add (its GEMMs hide the epilogue's ALU work). A fusion
-// the backend cannot run (its legality callback, asked of the fused node) is not made.
+// the backend cannot run (its policy's legality, asked of the fused node) is not made, nor one
+// whose parts measured fewer cycles apart (fusion_policy.h).
 #pragma once
 
 #include "vacc/graph/graph.h"
-#include "vacc/graph/passes/partition.h"
+#include "vacc/graph/passes/fusion_policy.h"
 
 namespace vacc::graph {
 
 // Requires partition() to have run and pack_layout() not yet. Returns the number of adds fused.
-int fuse_residual_adds(Graph &graph, const AccelLegality &legality);
+int fuse_residual_adds(Graph &graph, const FusionPolicy &policy);
 
 }  // namespace vacc::graph
