@@ -64,18 +64,25 @@ TuneReport tune(const isa::HwConfig &config, const std::vector<TuneTask> &tasks,
   if (options.trials < 1) fail("--trials {}: tune at least one trial per task", options.trials);
   const std::string hw = tuning::hw_key(config);
   TuneReport report;
-  CostModel model;
+  // One cost model per operator (conv2d, dense, pool2d, add), shared by its tasks: schedules
+  // of one operator transfer between workloads, while another operator's features (a pool's
+  // or an add's tiles) mean other costs and would only blur the ranking.
+  std::map<size_t, std::unique_ptr<CostModel>> models;  // by LayerParams alternative
+  std::vector<CostModel *> model_of(tasks.size());
   const bool use_model = options.strategy == "model";
   std::vector<TaskState> states(tasks.size());
   for (size_t i = 0; i < tasks.size(); ++i) {
     TaskState &st = states[i];
+    std::unique_ptr<CostModel> &m = models[tasks[i].layer.params.index()];
+    if (!m) m = std::make_unique<CostModel>();
+    model_of[i] = m.get();
     st.candidates = enumerate_candidates(config, tasks[i].layer, options.vthreads, options.tails);
     if (use_model)
       for (size_t p = 0; p < st.candidates.size(); ++p)
         st.features.push_back(
             schedule_features(config, tasks[i].layer, st.candidates.schedule(p)));
-    st.strategy = make_strategy(options.strategy, st.candidates, options.seed + i, &st.features,
-                                &model);
+    st.strategy =
+        make_strategy(options.strategy, st.candidates, options.seed + i, &st.features, model_of[i]);
     TaskResult r;
     r.task = tasks[i];
     r.space = st.candidates.space.size();
@@ -109,18 +116,21 @@ TuneReport tune(const isa::HwConfig &config, const std::vector<TuneTask> &tasks,
   }
 
   auto retrain = [&] {
-    std::vector<std::vector<float>> x;
-    std::vector<float> y;
-    for (TaskState &st : states) {
-      if (st.measured.empty()) continue;
-      uint64_t best = st.measured[0].second;
-      for (const auto &[p, c] : st.measured) best = std::min(best, c);
-      for (const auto &[p, c] : st.measured) {
-        x.push_back(st.features[p]);
-        y.push_back(static_cast<float>(std::log2(double(c) / double(best))));
+    for (auto &[op, model] : models) {
+      std::vector<std::vector<float>> x;
+      std::vector<float> y;
+      for (size_t i = 0; i < tasks.size(); ++i) {
+        const TaskState &st = states[i];
+        if (model_of[i] != model.get() || st.measured.empty()) continue;
+        uint64_t best = st.measured[0].second;
+        for (const auto &[p, c] : st.measured) best = std::min(best, c);
+        for (const auto &[p, c] : st.measured) {
+          x.push_back(st.features[p]);
+          y.push_back(static_cast<float>(std::log2(double(c) / double(best))));
+        }
       }
+      if (x.size() >= 8) model->fit(x, y);
     }
-    if (x.size() >= 8) model.fit(x, y);
   };
   if (use_model) retrain();
 
@@ -136,7 +146,7 @@ TuneReport tune(const isa::HwConfig &config, const std::vector<TuneTask> &tasks,
       const auto t0 = Clock::now();
       const std::vector<size_t> next =
           st.strategy->propose(std::min<size_t>(options.batch, static_cast<size_t>(left)));
-      if (use_model && model.trained()) {
+      if (use_model && model_of[i]->trained()) {
         ranking_seconds += seconds_since(t0);
         ranked += double(st.candidates.size() - static_cast<size_t>(st.trials));
       }

@@ -3,7 +3,7 @@
 //   random  legal points drawn without replacement;
 //   anneal  simulated annealing over the knob lattice (a neighbour changes one knob to an
 //           adjacent value), starting from the heuristic's point;
-//   model   AutoTVM's way: the shared cost model (cost_model.h) ranks every unmeasured legal
+//   model   AutoTVM's way: its operator's cost model (cost_model.h) ranks every unmeasured legal
 //           point and the best-ranked are measured (a tenth drawn at random, to keep
 //           exploring); random until the model has trials to learn from.
 // Every strategy proposes the heuristic's point first, so a task's best is never worse than it.
@@ -34,8 +34,8 @@ class SearchStrategy {
 const std::vector<std::string> &strategy_names();
 
 // `features`: each candidate's schedule_features (the model strategy's; others ignore it).
-// `model` is shared by the tasks and trained by the tuner between rounds. Throws vacc::Error
-// for an unknown name.
+// `model` is shared by the tasks of one operator and trained by the tuner between rounds. Throws
+// vacc::Error for an unknown name.
 std::unique_ptr<SearchStrategy> make_strategy(const std::string &name, const Candidates &c,
                                               uint64_t seed,
                                               const std::vector<std::vector<float>> *features,
