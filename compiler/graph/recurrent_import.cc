@@ -133,12 +133,8 @@ std::vector<Value *> import_recurrent(Graph &graph, const onnx::NodeProto &node,
     for (int64_t d = 0; d < D; ++d)
       activations.insert(activations.end(), spec.activations.begin(), spec.activations.end());
   if (activations.size() != per_direction * D)
-    fail("activations has {} names; {} takes {} per direction, {} here", activations.size(),
-         type, per_direction, per_direction * D);
-  if (inputs.size() > 4 && inputs[4])
-    fail("input 4 (sequence_lens) is not supported: every sequence runs its whole length");
-  if (spec.cell == Cell::kLstm && inputs.size() > 7 && inputs[7])
-    fail("input 7 (P, peephole weights) is not supported");
+    fail("activations has {} names; {} takes {} per direction, {} here", activations.size(), type,
+         per_direction, per_direction * D);
 
   // Shapes: X [T, B, I], W [D, G*H, I], R [D, G*H, H], B [D, 2*G*H].
   Value *x = inputs.at(0);
@@ -162,12 +158,59 @@ std::vector<Value *> import_recurrent(Graph &graph, const onnx::NodeProto &node,
     if (s && s->shape != Shape{D, B, H})
       fail("initial state '{}' is {}; it must be {}", s->name, shape_str(s->shape),
            shape_str({D, B, H}));
+  // Peepholes (LSTM): P [D, 3*H], the cell state's weights in the i, o and f gates.
+  Value *peep = spec.cell == Cell::kLstm && inputs.size() > 7 && inputs[7]
+                    ? float_input(inputs, 7, "P")
+                    : nullptr;
+  if (peep && peep->shape != Shape{D, 3 * H})
+    fail("P is {}; it must be {}", shape_str(peep->shape), shape_str({D, 3 * H}));
+  // sequence_lens [B]: each batch row's own length; a constant one is checked here, one given
+  // at run time is taken as T where longer (a negative one as 0).
+  Value *lens = inputs.size() > 4 ? inputs[4] : nullptr;
+  if (lens) {
+    if (lens->rank() != 1 || lens->shape[0] != B ||
+        (lens->dtype != DType::kInt32 && lens->dtype != DType::kInt64))
+      fail("input 4 (sequence_lens) is {} {}; it must be int32 [batch] ({})",
+           dtype_name(lens->dtype), shape_str(lens->shape), B);
+    if (lens->constant)
+      for (int64_t i = 0; i < B; ++i)
+        if (lens->constant->as_int(i) < 0 || lens->constant->as_int(i) > T)
+          fail("sequence_lens[{}] is {}; a length is between 0 and the sequence's {}", i,
+               lens->constant->as_int(i), T);
+  }
 
   // Names of the expansion's values: the node's name (or its type and position, unnamed).
   Builder b(graph, node.name().empty() ? fmt::format("{}#{}", type, graph.nodes().size())
                                        : node.name());
   Value *sequence = b.reshape(x, {T * B, I});
   std::vector<std::vector<Value *>> ys(D, std::vector<Value *>(T));
+  // With sequence_lens, per step s: whether each batch row is still inside its sequence
+  // ([B, 1] bool), and the rows of a [T*B, n] value that hold each row's time L_b - 1 - s, where
+  // a reversed row runs its own L_b steps backwards (row b's time is t*B + b; a row past its
+  // length reads time 0, masked).
+  Value *lens_col = nullptr, *batch_rows = nullptr;
+  if (lens) {
+    Attributes to_int64;
+    to_int64.set("to", int64_t{onnx::TensorProto::INT64});
+    Value *given = b.reshape(b.op(OpKind::kCast, {lens}, to_int64), {B, 1});
+    Value *whole = b.constant(Tensor::scalar<int64_t>(T));
+    lens_col = b.op(OpKind::kWhere, {b.op(OpKind::kLess, {whole, given}), whole, given});
+    batch_rows = b.constant(Tensor::from_vector<int64_t>({B, 1}, range(0, B)));
+  }
+  auto inside = [&](int64_t s) {
+    return b.op(OpKind::kLess, {b.constant(Tensor::scalar<int64_t>(s)), lens_col});
+  };
+  auto reversed_rows = [&](int64_t s) {
+    Value *t =
+        b.op(OpKind::kWhere,
+             {inside(s), b.op(OpKind::kSub, {lens_col, b.constant(Tensor::scalar<int64_t>(s + 1))}),
+              b.constant(Tensor::scalar<int64_t>(0))});
+    Value *flat =
+        b.op(OpKind::kAdd,
+             {b.op(OpKind::kMul, {t, b.constant(Tensor::scalar<int64_t>(B))}), batch_rows});
+    return b.reshape(flat, {B});
+  };
+  Value *zeros = lens ? b.constant(Tensor(DType::kFloat32, {B, H})) : nullptr;
   std::vector<Value *> final_h(D), final_c(D);
   for (int64_t d = 0; d < D; ++d) {
     auto act = [&](size_t k) { return activation(activations[d * per_direction + k]); };
@@ -209,17 +252,30 @@ std::vector<Value *> import_recurrent(Graph &graph, const onnx::NodeProto &node,
     };
     Value *h = state(h0);
     Value *c = spec.cell == Cell::kLstm ? state(c0) : nullptr;
+    // The peepholes of this direction: P_i, P_o, P_f, each [H].
+    Value *p_d = peep ? b.gather(peep, Tensor::scalar<int64_t>(d), 0) : nullptr;
+    auto peephole = [&](Value *gate, int64_t k, Value *cell) {
+      if (!p_d) return gate;
+      return b.op(OpKind::kAdd, {gate, b.op(OpKind::kMul, {rows(p_d, k * H, (k + 1) * H), cell})});
+    };
+    const bool backwards = d == 1 || direction == "reverse";
+    Value *gx_rows = lens && backwards ? b.reshape(gx_all, {T * B, G * H}) : nullptr;
+    std::vector<Value *> outs_by_step(T);
     for (int64_t step = 0; step < T; ++step) {
-      const int64_t t = d == 1 || direction == "reverse" ? T - 1 - step : step;
-      Value *gx = b.gather(gx_all, Tensor::scalar<int64_t>(t), 0);
+      const int64_t t = backwards ? T - 1 - step : step;
+      Value *gx = gx_rows ? b.op(OpKind::kGather, {gx_rows, reversed_rows(step)})
+                          : b.gather(gx_all, Tensor::scalar<int64_t>(t), 0);
       Value *gh = b.gemm(h, r_all, r_bias);
+      Value *h_before = h, *c_before = c;
       if (spec.cell == Cell::kLstm) {
         Value *g = b.op(OpKind::kAdd, {gx, gh});
-        Value *i = b.op(act(0), {b.gate(g, 0, H)});
-        Value *o = b.op(act(0), {b.gate(g, 1, H)});
-        Value *f = b.op(act(0), {b.gate(g, 2, H)});
+        Value *i = b.op(act(0), {peephole(b.gate(g, 0, H), 0, c)});
+        // The output gate's peephole reads the new cell state.
+        Value *o = p_d ? nullptr : b.op(act(0), {b.gate(g, 1, H)});
+        Value *f = b.op(act(0), {peephole(b.gate(g, 2, H), 2, c)});
         Value *cand = b.op(act(1), {b.gate(g, 3, H)});
         c = b.op(OpKind::kAdd, {b.op(OpKind::kMul, {f, c}), b.op(OpKind::kMul, {i, cand})});
+        if (p_d) o = b.op(act(0), {peephole(b.gate(g, 1, H), 1, c)});
         h = b.op(OpKind::kMul, {o, b.op(act(2), {c})});
       } else if (gru) {
         Value *z = b.op(act(0), {b.op(OpKind::kAdd, {b.gate(gx, 0, H), b.gate(gh, 0, H)})});
@@ -233,7 +289,25 @@ std::vector<Value *> import_recurrent(Graph &graph, const onnx::NodeProto &node,
       } else {
         h = b.op(act(0), {b.op(OpKind::kAdd, {gx, gh})});
       }
+      if (lens) {
+        // A row past its length keeps its state and outputs zeros.
+        Value *in = inside(step);
+        h = b.op(OpKind::kWhere, {in, h, h_before});
+        if (c) c = b.op(OpKind::kWhere, {in, c, c_before});
+        outs_by_step[step] = b.op(OpKind::kWhere, {in, h, zeros});
+      }
       ys[d][t] = h;
+    }
+    if (lens) {
+      if (!backwards) {
+        ys[d] = outs_by_step;
+      } else {
+        // Row b's output at time t is its step L_b - 1 - t (zeros past its length).
+        Value *by_step = b.concat(outs_by_step, 0);  // [T*B, H], step-major
+        for (int64_t t = 0; t < T; ++t)
+          ys[d][t] = b.op(OpKind::kWhere,
+                          {inside(t), b.op(OpKind::kGather, {by_step, reversed_rows(t)}), zeros});
+      }
     }
     final_h[d] = h;
     final_c[d] = c;

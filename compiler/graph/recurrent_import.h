@@ -10,9 +10,12 @@
 //
 // Supported: every direction, several layers (each its own node, as exporters write them),
 // initial_h and initial_c, GRU's linear_before_reset both ways, the activations Sigmoid, Tanh
-// and Relu, weights given as initializers or computed (constant folding folds their slicing
-// where they are constants). Refused with a message naming the attribute or input:
-// sequence_lens, peepholes (P), clip, input_forget, layout = 1, activation_alpha/beta.
+// and Relu, LSTM's peepholes (P), weights given as initializers or computed (constant folding
+// folds their slicing where they are constants), and sequence_lens, constant or given at run
+// time: a batch row past its length keeps its state and outputs zeros (Where on a per-step
+// mask), and a reversed row runs its own first L steps backwards (its inputs and outputs
+// gathered by row; constant lengths fold to constant indices). Refused with a message naming
+// the attribute or input: clip, input_forget, layout = 1, activation_alpha/beta.
 #pragma once
 
 #include <string>

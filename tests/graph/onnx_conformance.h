@@ -41,8 +41,7 @@ constexpr const char *kDataDir = "/usr/share/libonnx-testdata/data";
 //    int16, int32, int64 and bool);
 //  - Dropout in training mode with a nonzero ratio (random; vacc infers), read from the
 //    test's first data set;
-//  - a recurrent operator's sequence_lens (every sequence runs its whole length), peepholes or
-//    batch-first layout (recurrent_import.h).
+//  - a recurrent operator's batch-first layout (recurrent_import.h).
 inline std::string refused_feature(const fs::path &dir, const onnx::ModelProto &model) {
   static const std::set<int> kCarried = {onnx::TensorProto::FLOAT, onnx::TensorProto::DOUBLE,
                                          onnx::TensorProto::INT8,  onnx::TensorProto::UINT8,
@@ -71,8 +70,6 @@ inline std::string refused_feature(const fs::path &dir, const onnx::ModelProto &
   };
   for (const auto &node : model.graph().node()) {
     if (node.op_type() == "LSTM" || node.op_type() == "GRU" || node.op_type() == "RNN") {
-      if (node.input_size() > 4 && !node.input(4).empty()) return "sequence_lens";
-      if (node.input_size() > 7 && !node.input(7).empty()) return "peepholes";
       for (const auto &a : node.attribute())
         if (a.name() == "layout" && a.i() != 0) return "batch-first layout";
     }

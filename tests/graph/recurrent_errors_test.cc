@@ -66,16 +66,24 @@ TEST(RecurrentErrors, UnsupportedActivation) {
   EXPECT_HAS(import_error(m), "activation 'Elu' is not supported (Sigmoid, Tanh and Relu are)");
 }
 
-TEST(RecurrentErrors, SequenceLengths) {
+TEST(RecurrentErrors, SequenceLengthsOfAnotherShape) {
   auto m = lstm({"x", "w", "r", "b", "lens"});
-  add_int64_initializer(m, "lens", {5});
-  EXPECT_HAS(import_error(m), "input 4 (sequence_lens) is not supported");
+  add_int64_initializer(m, "lens", {5, 5});
+  EXPECT_HAS(import_error(m),
+             "node 'lstm' (#0, LSTM): input 4 (sequence_lens) is i64 [2]; it must be int32 "
+             "[batch] (1)");
 }
 
-TEST(RecurrentErrors, Peepholes) {
+TEST(RecurrentErrors, SequenceLengthLongerThanTheSequence) {
+  auto m = lstm({"x", "w", "r", "b", "lens"});
+  add_int64_initializer(m, "lens", {6});
+  EXPECT_HAS(import_error(m), "sequence_lens[0] is 6; a length is between 0 and the sequence's 5");
+}
+
+TEST(RecurrentErrors, PeepholesOfAnotherShape) {
   auto m = lstm({"x", "w", "r", "b", "", "", "", "p"});
-  add_initializer(m, "p", {1, 9});
-  EXPECT_HAS(import_error(m), "input 7 (P, peephole weights) is not supported");
+  add_initializer(m, "p", {1, 6});
+  EXPECT_HAS(import_error(m), "P is [1,6]; it must be [1,9]");
 }
 
 TEST(RecurrentErrors, InputRank) {
