@@ -12,6 +12,7 @@
 #include <random>
 
 #include "e2e_kit.h"
+#include "onnx_model_builder.h"
 #include "program_kit.h"
 #include "vacc/compile/compile_model.h"
 #include "vacc/driver/device.h"
@@ -25,69 +26,30 @@ namespace {
 namespace fs = std::filesystem;
 constexpr int64_t kT = 6, kB = 2, kI = 16, kH = 32;
 
-void add_float(onnx::GraphProto *g, const std::string &name, std::vector<int64_t> dims,
-               std::mt19937 &rng) {
-  auto *t = g->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::FLOAT);
-  int64_t n = 1;
-  for (int64_t d : dims) {
-    t->add_dims(d);
-    n *= d;
-  }
-  std::uniform_real_distribution<float> u(-0.3f, 0.3f);
-  for (int64_t i = 0; i < n; ++i) t->add_float_data(u(rng));
-}
-
-// x [T, B, I] -> LSTM (bidirectional, lengths 6 and 3) -> Y_h flattened [B, 2 * H].
+// x [T, B, I] -> LSTM (bidirectional, lengths 6 and 3) -> Y_h as [B, 2 * H].
 std::string write_model(const fs::path &dir) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(14);
-  auto *g = m.mutable_graph();
-  g->set_name("lstm_lens");
-  auto *x = g->add_input();
-  x->set_name("x");
-  x->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
-  for (int64_t d : {kT, kB, kI})
-    x->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
-  std::mt19937 rng(7);
-  add_float(g, "w", {2, 4 * kH, kI}, rng);
-  add_float(g, "r", {2, 4 * kH, kH}, rng);
-  add_float(g, "b", {2, 8 * kH}, rng);
-  auto *lens = g->add_initializer();
+  using namespace graph::test;
+  onnx::ModelProto m = model_with_input(14, onnx::TensorProto::FLOAT, {kT, kB, kI});
+  add_random_initializer(m, "w", {2, 4 * kH, kI}, 7, 0.3f);
+  add_random_initializer(m, "r", {2, 4 * kH, kH}, 8, 0.3f);
+  add_random_initializer(m, "b", {2, 8 * kH}, 9, 0.3f);
+  auto *lens = m.mutable_graph()->add_initializer();
   lens->set_name("lens");
   lens->set_data_type(onnx::TensorProto::INT32);
   lens->add_dims(kB);
   lens->add_int32_data(6);
   lens->add_int32_data(3);
-  auto *n = g->add_node();
+  auto *n = m.mutable_graph()->add_node();
   n->set_op_type("LSTM");
   n->set_name("lstm");
   for (const char *in : {"x", "w", "r", "b", "lens"}) n->add_input(in);
   n->add_output("");
   n->add_output("y_h");
-  auto *a = n->add_attribute();
-  a->set_name("hidden_size");
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(kH);
-  a = n->add_attribute();
-  a->set_name("direction");
-  a->set_type(onnx::AttributeProto::STRING);
-  a->set_s("bidirectional");
-  auto *f = g->add_node();
-  f->set_op_type("Transpose");
-  f->add_input("y_h");
-  f->add_output("t");
-  a = f->add_attribute();
-  a->set_name("perm");
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t p : {1, 0, 2}) a->add_ints(p);
-  auto *r = g->add_node();
-  r->set_op_type("Flatten");
-  r->add_input("t");
-  r->add_output("out");
-  g->add_output()->set_name("out");
+  add_int(n, "hidden_size", kH);
+  add_string(n, "direction", "bidirectional");
+  add_ints(add_node(m, "Transpose", "t", {"y_h"}, "t"), "perm", {1, 0, 2});
+  m.mutable_graph()->mutable_output()->Clear();
+  add_node(m, "Flatten", "out", {"t"}, "out");
   const std::string path = (dir / "lstm_lens.onnx").string();
   std::ofstream(path, std::ios::binary) << m.SerializeAsString();
   return path;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,22 @@ inline void add_initializer(onnx::ModelProto &m, const std::string &name,
     n *= d;
   }
   for (int64_t i = 0; i < n; ++i) t->add_float_data(0.5f);
+}
+
+// A float initializer of `dims` drawn uniformly from [-scale, scale) with `seed`.
+inline void add_random_initializer(onnx::ModelProto &m, const std::string &name,
+                                   std::vector<int64_t> dims, uint32_t seed, float scale) {
+  auto *t = m.mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    t->add_dims(d);
+    n *= d;
+  }
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-scale, scale);
+  for (int64_t i = 0; i < n; ++i) t->add_float_data(u(rng));
 }
 
 inline std::string import_error(const onnx::ModelProto &m) {

@@ -22,6 +22,7 @@
 #include "vacc/graph/qpool.h"
 #include "vacc/graph/reference_executor.h"
 #include "vacc/graph/shape_inference.h"
+#include "vacc/lower/graph_choices.h"
 #include "vacc/lower/legality.h"
 
 using namespace vacc::graph;
@@ -690,6 +691,49 @@ TEST(PackLayout, WindowedPackOfANonImageNamesItsShape) {
         std::string::npos)
         << e.what();
   }
+}
+
+// The folding knob's domain is wider than the heuristic's: a 3x3 convolution of 12 channels
+// (more than half a block of 16, so the heuristic leaves it) folds into 7 blocks instead of 9
+// taps of one block. Forced (as `vacc tune` compiles the form, and tuned cycles may choose it),
+// it folds bit-exactly; 16 channels (a whole block) are outside the domain.
+TEST(FoldWindows, TheKnobsWiderDomainFoldsBitExactly) {
+  vacc::isa::HwConfig config;
+  auto compiled = [&](int64_t channels) {
+    Graph g;
+    Value *x = g.add_value("x", DType::kFloat32, {1, channels, 6, 6});
+    g.add_input(x);
+    g.add_output(
+        add_op(g, OpKind::kRelu, "r", {conv3x3(g, "c", x, channels, 16, 'c', 5, 0.3f, 0.1f)}));
+    quantize(g, calibrate(g, {{random_tensor(DType::kFloat32, {1, channels, 6, 6}, 440)},
+                              {random_tensor(DType::kFloat32, {1, channels, 6, 6}, 441)}}));
+    fold_constants(g);
+    fuse(g);
+    partition(g, vacc::lower::accel_legality(config));
+    return g;
+  };
+  auto conv_of = [](const Graph &g) {
+    for (const Node *n : g.nodes())
+      if (n->op == OpKind::kQConv) return n;
+    return static_cast<const Node *>(nullptr);
+  };
+  const auto always = vacc::lower::window_folding(config, 2, vacc::lower::GraphChoice::kAlways, {});
+  Graph plain = compiled(12), folded = compiled(12);
+  ASSERT_TRUE(conv_of(folded));
+  EXPECT_FALSE(vacc::lower::folds_windows(*conv_of(folded), config)) << "not the heuristic's";
+  EXPECT_TRUE(vacc::lower::can_fold_windows(*conv_of(folded), config, 2));
+  EXPECT_EQ(fold_windows(folded, config, always), 1);
+  pack_layout(plain, config);
+  pack_layout(folded, config);
+  EXPECT_EQ(conv_of(folded)->inputs[1]->shape, (Shape{1, 7, 1, 1, 16, 16}));  // 108 in 7 blocks
+  for (uint32_t seed : {442u, 443u}) {
+    const Tensor input = random_tensor(DType::kFloat32, {1, 12, 6, 6}, seed);
+    EXPECT_TRUE(same_bytes(ReferenceExecutor(plain).run({input})[0],
+                           ReferenceExecutor(folded).run({input})[0]));
+  }
+  Graph whole = compiled(16);
+  EXPECT_FALSE(vacc::lower::can_fold_windows(*conv_of(whole), config, 2));
+  EXPECT_EQ(fold_windows(whole, config, always), 0);
 }
 
 TEST(FoldWindows, FoldedStemIsBitExactAndAOneByOneConvolution) {

@@ -34,30 +34,15 @@ int64_t directions(const Case &c) {
   return c.direction == "bidirectional" ? 2 : 1;
 }
 
-void add_random(onnx::ModelProto &m, const std::string &name, std::vector<int64_t> dims,
-                uint32_t seed) {
-  auto *t = m.mutable_graph()->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::FLOAT);
-  int64_t n = 1;
-  for (int64_t d : dims) {
-    t->add_dims(d);
-    n *= d;
-  }
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-0.8f, 0.8f);
-  for (int64_t i = 0; i < n; ++i) t->add_float_data(u(rng));
-}
-
 // The model over x [t, batch, I] with initial_h (and initial_c) as graph inputs; with `lens`
 // (given: its values as a constant, or empty: a graph input "lens").
 onnx::ModelProto recurrent(const Case &c, int64_t t, int64_t batch, bool with_lens,
                            const std::vector<int64_t> &lens) {
   const int64_t D = directions(c), G = gates(c.op);
   auto m = model_with_input(14, onnx::TensorProto::FLOAT, {t, batch, kI});
-  add_random(m, "w", {D, G * kH, kI}, 1);
-  add_random(m, "r", {D, G * kH, kH}, 2);
-  add_random(m, "b", {D, 2 * G * kH}, 3);
+  add_random_initializer(m, "w", {D, G * kH, kI}, 1, 0.8f);
+  add_random_initializer(m, "r", {D, G * kH, kH}, 2, 0.8f);
+  add_random_initializer(m, "b", {D, 2 * G * kH}, 3, 0.8f);
   if (with_lens) {
     if (c.runtime_lens) {
       add_graph_input(m, "lens", onnx::TensorProto::INT32, {batch});
@@ -71,7 +56,7 @@ onnx::ModelProto recurrent(const Case &c, int64_t t, int64_t batch, bool with_le
   }
   add_graph_input(m, "h0", onnx::TensorProto::FLOAT, {D, batch, kH});
   if (c.op == "LSTM") add_graph_input(m, "c0", onnx::TensorProto::FLOAT, {D, batch, kH});
-  if (c.peepholes) add_random(m, "p", {D, 3 * kH}, 4);
+  if (c.peepholes) add_random_initializer(m, "p", {D, 3 * kH}, 4, 0.8f);
   auto *n = m.mutable_graph()->add_node();
   n->set_op_type(c.op);
   n->set_name("cell");
