@@ -186,6 +186,7 @@ TuneSummary run_tune_session(
       e["best_at"] = t.best_at;
       e["schedule"] = t.best ? lower::to_json(t.best->schedule) : nlohmann::ordered_json();
       e["alternative"] = t.task.alternative;
+      if (t.task.alternative) e["form"] = t.task.form;
       tj.push_back(std::move(e));
     }
     j["tasks"] = std::move(tj);
@@ -198,7 +199,7 @@ TuneSummary run_tune_session(
     const std::string names =
         (t.task.layers.size() > 1 ? fmt::format("{} (x{})", t.task.layers[0], t.task.weight)
                                   : t.task.layers[0]) +
-        (t.task.alternative ? " *" : "");
+        (t.task.alternative ? " * " + t.task.form : "");
     rows.push_back({std::to_string(i), names, t.task.workload,
                     fmt::format("{}/{}", t.candidates, t.space),
                     std::to_string(t.measured + t.resumed),
@@ -211,8 +212,9 @@ TuneSummary run_tune_session(
   summary.text = "\n" + format_table(rows);
   if (std::any_of(r.tasks.begin(), r.tasks.end(), [](auto &t) { return t.task.alternative; }))
     summary.text +=
-        "* a form the heuristic does not choose (a convolution folded or not, a pool or add "
-        "fused or apart the other way): compile takes the form with fewer tuned cycles\n";
+        "* a form the heuristic does not choose, named by how it differs from the heuristic's "
+        "layer (folding, a pool or add fused or apart): compile takes the form of fewer tuned "
+        "cycles\n";
   if (!choices.empty())
     summary.text +=
         fmt::format("folding and fusion by tuned cycles: {}\n", fmt::join(choices, "; "));

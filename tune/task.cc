@@ -1,6 +1,9 @@
 #include "vacc/tune/task.h"
 
 #include <map>
+#include <string>
+#include <variant>
+#include <vector>
 
 #include "layer_bench.h"
 #include "vacc/lower/schedule_space.h"
@@ -29,6 +32,24 @@ std::vector<lower::Layer> layers_of(const compile::CompiledModel &compiled) {
   return layers;
 }
 
+// How `alt` differs from `heuristic`, the heuristic's layer of the same name (null: none).
+std::string form_of(const lower::Layer &alt, const lower::Layer *heuristic) {
+  const auto *a = std::get_if<lower::Conv2dParams>(&alt.params);
+  if (!a) return "apart";  // a pool or add of its own
+  const auto *h = heuristic ? std::get_if<lower::Conv2dParams>(&heuristic->params) : nullptr;
+  if (!h) return "";
+  std::vector<std::string> parts;
+  const bool folded_a = a->kernel_h * a->kernel_w == 1, folded_h = h->kernel_h * h->kernel_w == 1;
+  if (folded_a != folded_h) parts.push_back(folded_a ? "folded" : "unfolded");
+  if (a->pool.has_value() != h->pool.has_value())
+    parts.push_back(a->pool ? "pool fused" : "pool apart");
+  if (a->residual.has_value() != h->residual.has_value())
+    parts.push_back(a->residual ? "add fused" : "add apart");
+  std::string form;
+  for (const std::string &p : parts) form += (form.empty() ? "" : ", ") + p;
+  return form;
+}
+
 }  // namespace
 
 std::vector<TuneTask> model_tasks(const std::string &onnx_path, const isa::HwConfig &config,
@@ -43,6 +64,9 @@ std::vector<TuneTask> model_tasks(const std::string &onnx_path, const isa::HwCon
 
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < tasks.size(); ++i) index[tasks[i].workload] = i;
+  std::map<std::string, lower::Layer> by_name;
+  for (const compile::AccelLayer &a : heuristic.accel_layers)
+    by_name.emplace(a.layer.name, a.layer);
   using lower::GraphChoice;
   for (GraphChoice fold : {GraphChoice::kAlways, GraphChoice::kNever})
     for (GraphChoice fuse : {GraphChoice::kAlways, GraphChoice::kNever}) {
@@ -52,6 +76,8 @@ std::vector<TuneTask> model_tasks(const std::string &onnx_path, const isa::HwCon
         auto [it, inserted] = index.try_emplace(t.workload, tasks.size());
         if (inserted) {
           t.alternative = true;
+          const auto h = by_name.find(t.layer.name);
+          t.form = form_of(t.layer, h == by_name.end() ? nullptr : &h->second);
           tasks.push_back(std::move(t));
         } else if (TuneTask &known = tasks[it->second];
                    known.alternative && t.weight > known.weight) {

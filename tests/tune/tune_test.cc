@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -373,6 +374,13 @@ TEST(TuneThenCompile, PackageUsesTheLoggedBest) {
   co.use_tuning_db = false;
   const std::vector<tune::TuneTask> tasks = tune::model_tasks(model, c, co);
   ASSERT_GE(tasks.size(), 3u);
+  // The heuristic folds the stem and fuses both pools; the other forms, each its own task.
+  std::vector<std::string> forms;
+  for (const tune::TuneTask &t : tasks)
+    if (t.alternative) forms.push_back(t.form);
+  std::sort(forms.begin(), forms.end());
+  EXPECT_EQ(forms, (std::vector<std::string>{"apart", "apart", "pool apart", "pool apart",
+                                             "unfolded", "unfolded, pool apart"}));
   tune::TuneOptions o;
   o.trials = 12;
   o.strategy = "anneal";

@@ -22,6 +22,10 @@ struct TuneTask {
   // pool or add kept apart or fused, the other way from the heuristic (lower/graph_choices.h).
   // Compiling takes it where its tuned cycles beat the heuristic's form.
   bool alternative = false;
+  // An alternative: how it differs from the heuristic's layer of its name ("unfolded",
+  // "folded", "pool apart", "add fused", ...; "apart" for a pool or add that the heuristic
+  // fuses).
+  std::string form;
 };
 
 // Groups layers by workload, in order of first occurrence.
