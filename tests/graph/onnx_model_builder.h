@@ -43,30 +43,32 @@ inline onnx::NodeProto *add_node(onnx::ModelProto &m, const std::string &op,
   return n;
 }
 
-inline void add_initializer(onnx::ModelProto &m, const std::string &name,
-                            std::vector<int64_t> dims) {
+// A float initializer of `dims`, its `count` values to be added by the caller.
+inline onnx::TensorProto *float_initializer(onnx::ModelProto &m, const std::string &name,
+                                            const std::vector<int64_t> &dims, int64_t *count) {
   auto *t = m.mutable_graph()->add_initializer();
   t->set_name(name);
   t->set_data_type(onnx::TensorProto::FLOAT);
-  int64_t n = 1;
+  *count = 1;
   for (int64_t d : dims) {
     t->add_dims(d);
-    n *= d;
+    *count *= d;
   }
+  return t;
+}
+
+inline void add_initializer(onnx::ModelProto &m, const std::string &name,
+                            std::vector<int64_t> dims) {
+  int64_t n = 0;
+  auto *t = float_initializer(m, name, dims, &n);
   for (int64_t i = 0; i < n; ++i) t->add_float_data(0.5f);
 }
 
 // A float initializer of `dims` drawn uniformly from [-scale, scale) with `seed`.
 inline void add_random_initializer(onnx::ModelProto &m, const std::string &name,
                                    std::vector<int64_t> dims, uint32_t seed, float scale) {
-  auto *t = m.mutable_graph()->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::FLOAT);
-  int64_t n = 1;
-  for (int64_t d : dims) {
-    t->add_dims(d);
-    n *= d;
-  }
+  int64_t n = 0;
+  auto *t = float_initializer(m, name, dims, &n);
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-scale, scale);
   for (int64_t i = 0; i < n; ++i) t->add_float_data(u(rng));
