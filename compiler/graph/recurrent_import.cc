@@ -197,10 +197,15 @@ std::vector<Value *> import_recurrent(Graph &graph, const onnx::NodeProto &node,
     lens_col = b.op(OpKind::kWhere, {b.op(OpKind::kLess, {whole, given}), whole, given});
     batch_rows = b.constant(Tensor::from_vector<int64_t>({B, 1}, range(0, B)));
   }
+  // Each made once per step and shared by the directions.
+  std::vector<Value *> inside_at(T, nullptr), reversed_at(T, nullptr);
   auto inside = [&](int64_t s) {
-    return b.op(OpKind::kLess, {b.constant(Tensor::scalar<int64_t>(s)), lens_col});
+    if (!inside_at[s])
+      inside_at[s] = b.op(OpKind::kLess, {b.constant(Tensor::scalar<int64_t>(s)), lens_col});
+    return inside_at[s];
   };
   auto reversed_rows = [&](int64_t s) {
+    if (reversed_at[s]) return reversed_at[s];
     Value *t =
         b.op(OpKind::kWhere,
              {inside(s), b.op(OpKind::kSub, {lens_col, b.constant(Tensor::scalar<int64_t>(s + 1))}),
@@ -208,7 +213,7 @@ std::vector<Value *> import_recurrent(Graph &graph, const onnx::NodeProto &node,
     Value *flat =
         b.op(OpKind::kAdd,
              {b.op(OpKind::kMul, {t, b.constant(Tensor::scalar<int64_t>(B))}), batch_rows});
-    return b.reshape(flat, {B});
+    return reversed_at[s] = b.reshape(flat, {B});
   };
   Value *zeros = lens ? b.constant(Tensor(DType::kFloat32, {B, H})) : nullptr;
   std::vector<Value *> final_h(D), final_c(D);

@@ -10,16 +10,38 @@
 namespace vacc::lower {
 namespace {
 
-// The plain layer of a convolution before pack_layout, with its model's input channels (before
-// the block padding), and the layer it becomes folded.
-std::optional<std::pair<Layer, Layer>> plain_and_folded(const graph::Node &node,
-                                                        const isa::HwConfig &c) {
+// A plain NCHW convolution's layers before pack_layout: as it runs (channels rounded up to the
+// blocks), with the model's input channels (what the folding rules read), and folded.
+struct ConvForms {
+  Layer plain;
+  Conv2dParams model;
+  Layer folded;
+};
+
+std::optional<ConvForms> conv_forms(const graph::Node &node, const isa::HwConfig &c) {
   if (node.op != graph::OpKind::kQConv || node.inputs[0]->layout.blocked) return std::nullopt;
+  if (node.attrs.get_int("group", 1) != 1) return std::nullopt;  // windows would mix groups
   std::optional<Layer> layer = layer_of(node, c, nullptr);
   if (!layer) return std::nullopt;
   Conv2dParams p = std::get<Conv2dParams>(layer->params);
   p.in_channels = node.inputs[0]->shape[1];
-  return std::make_pair(*layer, Layer{layer->name, folded_conv(c, p)});
+  return ConvForms{*layer, p, Layer{layer->name, folded_conv(c, p)}};
+}
+
+// The folding knob's domain: a window larger than 1x1, fewer folded reduction blocks than
+// plain ones, and a folded form that is supported and tiles.
+bool foldable(const ConvForms &f, const isa::HwConfig &c, int vthreads) {
+  const Conv2dParams &plain = std::get<Conv2dParams>(f.plain.params);
+  const Conv2dParams &folded = std::get<Conv2dParams>(f.folded.params);
+  const int64_t window = plain.kernel_h * plain.kernel_w;
+  if (window == 1 || folded.in_channels >= window * plain.in_channels) return false;
+  try {
+    check_supported(c, folded, f.plain.name);
+    default_schedule(c, folded, vthreads, f.plain.name);
+  } catch (const Error &) {
+    return false;
+  }
+  return true;
 }
 
 std::optional<uint64_t> cycles_of(const Layer &layer, const TunedLookup &tuned) {
@@ -31,20 +53,20 @@ std::optional<uint64_t> cycles_of(const Layer &layer, const TunedLookup &tuned) 
 }  // namespace
 
 bool can_fold_windows(const graph::Node &node, const isa::HwConfig &c, int vthreads) {
-  if (node.attrs.get_int("group", 1) != 1) return false;  // its windows would mix the groups
-  const auto forms = plain_and_folded(node, c);
-  if (!forms) return false;
-  const Conv2dParams &plain = std::get<Conv2dParams>(forms->first.params);
-  const Conv2dParams &folded = std::get<Conv2dParams>(forms->second.params);
-  const int64_t window = plain.kernel_h * plain.kernel_w;
-  if (window == 1 || folded.in_channels >= window * plain.in_channels) return false;
-  try {
-    check_supported(c, folded, node.name);
-    default_schedule(c, folded, vthreads, node.name);
-  } catch (const Error &) {
-    return false;
-  }
-  return true;
+  const std::optional<ConvForms> f = conv_forms(node, c);
+  return f && foldable(*f, c, vthreads);
+}
+
+// should_fold's few input channels implies fewer folded blocks: the heuristic's folds are in
+// the knob's domain.
+bool folds_windows(const graph::Node &node, const isa::HwConfig &c, int vthreads) {
+  const std::optional<ConvForms> f = conv_forms(node, c);
+  return f && should_fold(c, f->model) && foldable(*f, c, vthreads);
+}
+
+graph::WindowFolding window_folding(const isa::HwConfig &config, int vthreads) {
+  return
+      [config, vthreads](const graph::Node &node) { return folds_windows(node, config, vthreads); };
 }
 
 std::optional<uint64_t> tuned_cycles(const graph::Node &node, const isa::HwConfig &c,
@@ -64,16 +86,16 @@ graph::WindowFolding window_folding(const isa::HwConfig &config, int vthreads, G
         return can_fold_windows(node, config, vthreads);
       };
     case GraphChoice::kHeuristic:
-      return lower::window_folding(config, vthreads);
+      return window_folding(config, vthreads);
     case GraphChoice::kDecide:
       break;
   }
   return [config, vthreads, tuned = std::move(tuned), decisions](const graph::Node &node) {
-    const bool heuristic = folds_windows(node, config, vthreads);
-    if (!can_fold_windows(node, config, vthreads)) return heuristic;
-    const auto forms = plain_and_folded(node, config);
-    const std::optional<uint64_t> plain = cycles_of(forms->first, tuned),
-                                  folded = cycles_of(forms->second, tuned);
+    const std::optional<ConvForms> forms = conv_forms(node, config);
+    if (!forms || !foldable(*forms, config, vthreads)) return false;
+    const bool heuristic = should_fold(config, forms->model);
+    const std::optional<uint64_t> plain = cycles_of(forms->plain, tuned),
+                                  folded = cycles_of(forms->folded, tuned);
     const bool measured = plain && folded;
     const bool fold = measured ? *folded < *plain : heuristic;
     if (decisions)

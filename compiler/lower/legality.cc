@@ -63,27 +63,4 @@ graph::AccelLegality accel_legality(const isa::HwConfig &config, int vthreads) {
   };
 }
 
-bool folds_windows(const graph::Node &node, const isa::HwConfig &c, int vthreads) {
-  if (node.op != graph::OpKind::kQConv || node.inputs[0]->layout.blocked) return false;
-  if (node.attrs.get_int("group", 1) != 1) return false;  // its windows would mix the groups
-  const std::optional<Layer> layer = layer_of(node, c, nullptr);
-  if (!layer) return false;
-  Conv2dParams p = std::get<Conv2dParams>(layer->params);
-  p.in_channels = node.inputs[0]->shape[1];  // the model's channels, before the block padding
-  if (!should_fold(c, p)) return false;
-  const Conv2dParams folded = folded_conv(c, p);
-  try {
-    check_supported(c, folded, layer->name);
-    default_schedule(c, folded, vthreads, layer->name);
-  } catch (const Error &) {
-    return false;
-  }
-  return true;
-}
-
-graph::WindowFolding window_folding(const isa::HwConfig &config, int vthreads) {
-  return
-      [config, vthreads](const graph::Node &node) { return folds_windows(node, config, vthreads); };
-}
-
 }  // namespace vacc::lower

@@ -302,13 +302,19 @@ TEST(IntegerSemantics, QAddMatchesPlainLoops) {
   }
 }
 
-Graph compiled_small_cnn(const vacc::isa::HwConfig &config) {
-  Graph g = small_cnn();
-  quantize(g, calibrate(g, calib_inputs()));
+// The pipeline up to the partition: calibrated on `calib`, quantized, folded, fused, and
+// partitioned for `config`.
+Graph partitioned(Graph g, const std::vector<std::vector<Tensor>> &calib,
+                  const vacc::isa::HwConfig &config) {
+  quantize(g, calibrate(g, calib));
   fold_constants(g);
   fuse(g);
   partition(g, vacc::lower::accel_legality(config));
   return g;
+}
+
+Graph compiled_small_cnn(const vacc::isa::HwConfig &config) {
+  return partitioned(small_cnn(), calib_inputs(), config);
 }
 
 // conv(3->16) relu, MaxPool 3x3/2 pad 1, AveragePool 3x3/1 pad 1 (not counting the padding),
@@ -493,11 +499,7 @@ TEST(IntegerSemantics, QAveragePoolRefusesBadAttributes) {
 // replicate_pads of the wrong length, are refused by shape inference.
 TEST(FusePools, BadFusedWindowAndReplicatePadsAreRefused) {
   vacc::isa::HwConfig config;
-  Graph g = pooled_cnn();
-  quantize(g, calibrate(g, pooled_calib()));
-  fold_constants(g);
-  fuse(g);
-  partition(g, vacc::lower::accel_legality(config));
+  Graph g = partitioned(pooled_cnn(), pooled_calib(), config);
   ASSERT_EQ(fold_windows(g, config, vacc::lower::window_folding(config)), 1);
   pack_layout(g, config);
   Node *conv = nullptr, *pack = nullptr;
@@ -563,11 +565,7 @@ TEST(PackLayout, BlockedGraphIsBitExactAndTransformsSitAtBorders) {
 TEST(PackLayout, PoolsOnTheAcceleratorAreBitExactBlocked) {
   vacc::isa::HwConfig config;
   auto compiled = [&] {
-    Graph g = pooled_cnn();
-    quantize(g, calibrate(g, pooled_calib()));
-    fold_constants(g);
-    fuse(g);
-    partition(g, vacc::lower::accel_legality(config));
+    Graph g = partitioned(pooled_cnn(), pooled_calib(), config);
     return g;
   };
   Graph plain = compiled(), packed = compiled();
@@ -591,11 +589,7 @@ TEST(PackLayout, PoolsOnTheAcceleratorAreBitExactBlocked) {
 TEST(FusePools, PaddedPoolFusesIntoAFoldedConvolutionBitExactly) {
   vacc::isa::HwConfig config;
   auto compiled = [&](bool fuse_them) {
-    Graph g = pooled_cnn();
-    quantize(g, calibrate(g, pooled_calib()));
-    fold_constants(g);
-    fuse(g);
-    partition(g, vacc::lower::accel_legality(config));
+    Graph g = partitioned(pooled_cnn(), pooled_calib(), config);
     EXPECT_EQ(fold_windows(g, config, vacc::lower::window_folding(config)), 1);
     if (fuse_them) {
       EXPECT_EQ(fuse_pools(g, vacc::lower::accel_legality(config)), 1);
@@ -705,12 +699,10 @@ TEST(FoldWindows, TheKnobsWiderDomainFoldsBitExactly) {
     g.add_input(x);
     g.add_output(
         add_op(g, OpKind::kRelu, "r", {conv3x3(g, "c", x, channels, 16, 'c', 5, 0.3f, 0.1f)}));
-    quantize(g, calibrate(g, {{random_tensor(DType::kFloat32, {1, channels, 6, 6}, 440)},
-                              {random_tensor(DType::kFloat32, {1, channels, 6, 6}, 441)}}));
-    fold_constants(g);
-    fuse(g);
-    partition(g, vacc::lower::accel_legality(config));
-    return g;
+    return partitioned(std::move(g),
+                       {{random_tensor(DType::kFloat32, {1, channels, 6, 6}, 440)},
+                        {random_tensor(DType::kFloat32, {1, channels, 6, 6}, 441)}},
+                       config);
   };
   auto conv_of = [](const Graph &g) {
     for (const Node *n : g.nodes())
@@ -843,11 +835,7 @@ TEST(FusionPolicy, MeasuredCyclesKeepAFusionApartOnlyWhenThePartsAreFaster) {
 TEST(FusionPolicy, APoolStaysApartWhenItsPartsAreFaster) {
   vacc::isa::HwConfig config;
   for (bool faster_apart : {true, false}) {
-    Graph g = pooled_cnn();
-    quantize(g, calibrate(g, pooled_calib()));
-    fold_constants(g);
-    fuse(g);
-    partition(g, vacc::lower::accel_legality(config));
+    Graph g = partitioned(pooled_cnn(), pooled_calib(), config);
     ASSERT_EQ(fold_windows(g, config, vacc::lower::window_folding(config)), 1);
     FusionPolicy p(vacc::lower::accel_legality(config));
     p.measured = [&](const Node &n) -> std::optional<uint64_t> {

@@ -11,6 +11,7 @@
 #include <numeric>
 #include <random>
 #include <set>
+#include <variant>
 
 #include "vacc/compile/compile_model.h"
 #include "vacc/driver/device.h"
@@ -261,13 +262,13 @@ uint64_t perf_cycles(const isa::HwConfig &c, const isa::Package &pkg) {
   return total;
 }
 
-// The package run on fsim on the bundled samples' first image: its output bytes.
-std::vector<uint8_t> fsim_output(const isa::HwConfig &c, const isa::Package &pkg) {
+// The package run on fsim on the bundled samples' first `n` images: its output bytes.
+std::vector<uint8_t> fsim_output(const isa::HwConfig &c, const isa::Package &pkg, int64_t n = 1) {
   const NpyArray samples =
       read_npy(std::string(VACC_SOURCE_DIR_FOR_TESTS) + "/models/fashion_mnist_samples.npy");
   runtime::HostTensor x;
-  x.shape = {1, 1, 28, 28};
-  x.data.assign(samples.data.data(), samples.data.data() + 28 * 28 * 4);
+  x.shape = {n, 1, 28, 28};
+  x.data.assign(samples.data.data(), samples.data.data() + n * 28 * 28 * 4);
   auto device = driver::open_device("fsim", c);
   host::ReferenceKernels cpu(pkg);
   runtime::GraphExecutor exec(pkg, cpu, device.get(), c);
@@ -303,6 +304,40 @@ TEST(GraphChoices, EveryFoldingAndFusionFormRunsBitExact) {
       EXPECT_EQ(has_workload(m, "c8x28x28 o16 k3x3"), !folded);
       EXPECT_EQ(fsim_output(c, m.package), want);
     }
+}
+
+// The same forms on other configs (16-lane blocks, the wide array, and a batch-2 core with the
+// model at batch 2): each bit-exact against the config's heuristic program on fsim, the stem
+// folded or not and the pools apart or fused as forced.
+TEST(GraphChoices, EveryFormRunsBitExactOnOtherConfigs) {
+  const std::string batch2 =
+      std::string(VACC_SOURCE_DIR_FOR_TESTS) + "/tests/perf/configs/batch2.yaml";
+  for (const isa::HwConfig &c : {bundled("default"), bundled("wide"), isa::load_config(batch2)}) {
+    SCOPED_TRACE(c.name);
+    compile::CompileOptions co;
+    co.use_tuning_db = false;
+    co.batch = c.batch;
+    const std::vector<uint8_t> want =
+        fsim_output(c, compile::compile_model(kCnn, c, co).package, c.batch);
+    using lower::GraphChoice;
+    for (GraphChoice fold : {GraphChoice::kAlways, GraphChoice::kNever})
+      for (GraphChoice fuse : {GraphChoice::kAlways, GraphChoice::kNever}) {
+        co.graph_choices = {fold, fuse};
+        const compile::CompiledModel m = compile::compile_model(kCnn, c, co);
+        const bool folded = fold == GraphChoice::kAlways, fused = fuse == GraphChoice::kAlways;
+        SCOPED_TRACE(fmt::format("folded {} fused {}", folded, fused));
+        int pools = 0, stem_window = 0;
+        for (const compile::AccelLayer &a : m.accel_layers) {
+          pools += std::holds_alternative<lower::PoolParams>(a.layer.params);
+          if (const auto *p = std::get_if<lower::Conv2dParams>(&a.layer.params);
+              p && a.layer.name == "/conv1/Conv_output_0.acc")
+            stem_window = static_cast<int>(p->kernel_h * p->kernel_w);
+        }
+        EXPECT_EQ(pools, fused ? 0 : 2);
+        EXPECT_EQ(stem_window, folded ? 1 : 9);
+        EXPECT_EQ(fsim_output(c, m.package, c.batch), want);
+      }
+  }
 }
 
 // Decided by cycles (fabricated here, so that the test picks the answer): a form whose tuned

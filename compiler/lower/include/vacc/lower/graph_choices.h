@@ -54,6 +54,10 @@ using GraphDecisions = std::shared_ptr<std::vector<GraphDecision>>;
 // 1x1, a folded reduction of fewer blocks than the plain one's (its input channels leave lanes
 // of each block idle), and a folded form that is supported and tiles.
 bool can_fold_windows(const graph::Node &node, const isa::HwConfig &config, int vthreads);
+// The heuristic's choice among those: host_layout.h's should_fold (few input channels, a
+// window larger than 1x1); and as graph::fold_windows' callback.
+bool folds_windows(const graph::Node &node, const isa::HwConfig &config, int vthreads = 2);
+graph::WindowFolding window_folding(const isa::HwConfig &config, int vthreads = 2);
 
 // The tuned cycles of the accelerator layer of `node` (nullopt: it has none, or its workload
 // has no tuned trial).

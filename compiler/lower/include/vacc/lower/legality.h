@@ -12,7 +12,6 @@
 #include <string>
 
 #include "vacc/graph/graph.h"
-#include "vacc/graph/passes/fold_windows.h"
 #include "vacc/graph/passes/partition.h"
 #include "vacc/isa/config.h"
 #include "vacc/lower/operators.h"
@@ -39,11 +38,5 @@ std::optional<std::string> why_not_accelerated(const graph::Node &node, const is
 // why_not_accelerated for `config`, as the partitioner's callback (graph::PipelineOptions).
 // The config is copied into it.
 graph::AccelLegality accel_legality(const isa::HwConfig &config, int vthreads = 2);
-
-// Whether an accelerator convolution (plain NCHW, before pack_layout) runs with its windows
-// folded into the reduction (host_layout.h's should_fold: few input channels, a window larger
-// than 1x1), and its folded 1x1 form is supported and tiles; for graph::fold_windows.
-bool folds_windows(const graph::Node &node, const isa::HwConfig &config, int vthreads = 2);
-graph::WindowFolding window_folding(const isa::HwConfig &config, int vthreads = 2);
 
 }  // namespace vacc::lower
