@@ -99,7 +99,7 @@ void run_model_bench(const ModelBenchArgs &a) {
     if (a.engine != "rtl" && a.engine != "perf")
       fail("--timeline needs --engine rtl or perf (engine is '{}')", a.engine);
     std::filesystem::create_directories(a.timeline_dir);
-    // Each accelerator step is one run; the simulators number the files by run.
+    // Each device program is one run; the simulators number the files by run.
     device_options.timeline_path = a.timeline_dir + "/run_{run}.json";
   }
   std::unique_ptr<driver::Device> device = open_engine(a.engine, config, device_options);
@@ -145,14 +145,15 @@ void run_model_bench(const ModelBenchArgs &a) {
   for (const auto &f : layers) total_ideal += f.ideal();
 
   if (!a.timeline_dir.empty()) {
-    // Name each step's timeline after its layer.
-    for (size_t i = 0; i < layers.size(); ++i) {
+    // Name each program's timeline after its first step and layer.
+    size_t run = 0;
+    for (const LayerFigures &f : layers) {
+      if (f.step->program != f.step->index) continue;
       std::string safe;
-      for (char ch : layers[i].step->name)
+      for (char ch : f.step->name)
         safe += std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' ? ch : '_';
-      const std::string from = fmt::format("{}/run_{:03}.json", a.timeline_dir, i);
-      const std::string to =
-          fmt::format("{}/{:03}_{}.json", a.timeline_dir, layers[i].step->index, safe);
+      const std::string from = fmt::format("{}/run_{:03}.json", a.timeline_dir, run++);
+      const std::string to = fmt::format("{}/{:03}_{}.json", a.timeline_dir, f.step->index, safe);
       std::filesystem::rename(from, to);
     }
   }
@@ -164,6 +165,7 @@ void run_model_bench(const ModelBenchArgs &a) {
       j["index"] = s.index;
       j["layer"] = s.name;
       j["op"] = s.op;
+      j["program"] = s.program;
       j["macs"] = s.macs;
       j["executed_macs"] = s.executed_macs;
       j["dram_bytes"] = f.dram_bytes;
@@ -274,8 +276,9 @@ void add_bench_model_command(CLI::App &bench) {
   cmd->add_option("--seed", a->seed, "Seed of the default input")->capture_default_str();
   cmd->add_flag("--json", a->json, "Machine-readable output");
   cmd->add_option("--timeline", a->timeline_dir,
-                  "rtl, perf: write each accelerator step's Chrome-trace/Perfetto timeline to "
-                  "DIR/<step>_<layer>.json");
+                  "rtl, perf: write each device program's Chrome-trace/Perfetto timeline to "
+                  "DIR/<step>_<layer>.json, named after its first step (a program runs a run "
+                  "of consecutive accelerator steps; one each with --program-per-layer)");
   add_no_build_flag(cmd, &a->no_build);
   auto *cpu = cmd->get_option("--cpu");
   cmd->callback([a, cpu] {

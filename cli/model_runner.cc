@@ -170,10 +170,10 @@ std::string profile_table(const runtime::RunProfile &profile, const isa::HwConfi
   const int64_t cpu = profile.macs(isa::StepTarget::kCpu);
   const int accel_steps = profile.steps_on(isa::StepTarget::kAccel);
   out += fmt::format(
-      "\ntotal: {} steps, {} on the accelerator, {} host<->accelerator transitions; MACs {} accel "
-      "(executed {}), {} cpu",
-      profile.steps.size(), accel_steps, profile.transitions(), count_text(accel),
-      count_text(executed), count_text(cpu));
+      "\ntotal: {} steps, {} on the accelerator in {} program{}, {} host<->accelerator "
+      "transitions; MACs {} accel (executed {}), {} cpu",
+      profile.steps.size(), accel_steps, profile.programs(), profile.programs() == 1 ? "" : "s",
+      profile.transitions(), count_text(accel), count_text(executed), count_text(cpu));
   if (auto c = profile.cycles()) {
     auto u = utilization(accel, c, config);
     out += fmt::format("; {} accelerator cycles ({:.3f} ms at {} MHz), utilization {:.1f}%", *c,
@@ -200,6 +200,8 @@ nlohmann::ordered_json profile_json(const runtime::RunProfile &profile,
     l["macs"] = s.macs;
     l["executed_macs"] = s.executed_macs;
     l["cycles"] = s.cycles ? nlohmann::ordered_json(*s.cycles) : nlohmann::ordered_json();
+    if (s.where == isa::StepTarget::kAccel) l["program"] = s.program;
+    if (s.overlap_cycles) l["overlap_cycles"] = *s.overlap_cycles;
     auto u = utilization(s.macs, s.cycles, config);
     l["utilization"] = u ? nlohmann::ordered_json(*u) : nlohmann::ordered_json();
     l["seconds"] = s.seconds;
@@ -213,6 +215,7 @@ nlohmann::ordered_json profile_json(const runtime::RunProfile &profile,
   t["steps"] = profile.steps.size();
   t["accel_steps"] = profile.steps_on(isa::StepTarget::kAccel);
   t["transitions"] = profile.transitions();
+  t["programs"] = profile.programs();
   t["macs_accel"] = profile.macs(isa::StepTarget::kAccel);
   t["executed_macs_accel"] = profile.executed_macs(isa::StepTarget::kAccel);
   t["macs_cpu"] = profile.macs(isa::StepTarget::kCpu);

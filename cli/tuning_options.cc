@@ -12,6 +12,10 @@ void add_tuning_options(CLI::App *cmd, TuningArgs *args) {
   cmd->add_flag("--no-tuning-db", args->no_db,
                 "Do not use the per-user tuning database ($VACC_CACHE_DIR/tuning): every layer "
                 "without a --tuning-log entry takes the heuristic schedule");
+  cmd->add_flag("--program-per-layer", args->program_per_layer,
+                "Run every accelerator layer as its own device program, draining the pipeline "
+                "between layers (default: one program per run of consecutive accelerator layers, "
+                "the next layer's first loads under this layer's last work)");
 }
 
 void apply_tuning_options(const TuningArgs &args, compile::CompileOptions *options) {
@@ -19,6 +23,7 @@ void apply_tuning_options(const TuningArgs &args, compile::CompileOptions *optio
     if (!path_exists(log)) fail("--tuning-log {}: no such file (write one with `vacc tune`)", log);
   options->tuning_logs = args.logs;
   options->use_tuning_db = !args.no_db;
+  options->program_per_layer = args.program_per_layer;
 }
 
 }  // namespace vacc::cli

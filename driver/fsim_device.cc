@@ -2,8 +2,9 @@
 
 namespace vacc::driver {
 
-FsimDevice::FsimDevice(const isa::HwConfig &config, uint64_t op_limit)
-    : config_(config), fsim_(config_, sim::FsimOptions{.op_limit = op_limit}) {}
+FsimDevice::FsimDevice(const isa::HwConfig &config, uint64_t op_limit, bool latest_first)
+    : config_(config),
+      fsim_(config_, sim::FsimOptions{.op_limit = op_limit, .latest_first = latest_first}) {}
 
 Counters FsimDevice::counters() {
   const sim::FsimStats &s = fsim_.stats();

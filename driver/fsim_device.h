@@ -9,8 +9,8 @@ namespace vacc::driver {
 
 class FsimDevice : public ArenaDevice {
  public:
-  // op_limit: sim::FsimOptions::op_limit (0: none).
-  FsimDevice(const isa::HwConfig &config, uint64_t op_limit);
+  // op_limit, latest_first: sim::FsimOptions' (op_limit 0: none).
+  FsimDevice(const isa::HwConfig &config, uint64_t op_limit, bool latest_first = false);
 
   std::string name() const override { return "fsim"; }
   Counters counters() override;

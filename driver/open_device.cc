@@ -13,7 +13,8 @@ std::unique_ptr<Device> open_device(const std::string &engine, const isa::HwConf
                                     const DeviceOptions &options) {
   // Every simulator stops at the default limit unless told otherwise: no input hangs one.
   const uint64_t limit = options.cycle_limit.value_or(sim::kDefaultCycleLimit);
-  if (engine == "fsim") return std::make_unique<FsimDevice>(config, limit);
+  if (engine == "fsim")
+    return std::make_unique<FsimDevice>(config, limit, options.fsim_latest_first);
   if (engine == "perf") {
     sim::PerfOptions perf;
     perf.timeline_path = options.timeline_path;

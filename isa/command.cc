@@ -117,6 +117,14 @@ size_t CommandList::total_kernel_uops() const {
   return n;
 }
 
+uint64_t CommandList::gemm_macs(const HwConfig &config) const {
+  uint64_t uops = 0;
+  for (const Command &c : commands)
+    if (const auto *g = std::get_if<GemmCommand>(&c); g && !g->reset)
+      uops += uint64_t{g->loop_out} * g->loop_in * kernels.at(g->kernel).size();
+  return uops * static_cast<uint64_t>(config.peak_macs_per_cycle());
+}
+
 void check_command_list(const CommandList &list, const HwConfig &config) {
   if (list.isa_fingerprint != config.isa_fingerprint())
     fail("command list '{}' was built for config '{}', whose ISA layout differs from config '{}'",

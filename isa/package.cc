@@ -72,6 +72,7 @@ nlohmann::ordered_json step_json(const PackageStep &s) {
   }
   if (!s.note.empty()) j["note"] = s.note;
   if (!s.schedule.empty()) j["schedule"] = s.schedule;
+  if (s.joins_previous) j["joins_previous"] = true;
   return j;
 }
 
@@ -99,6 +100,11 @@ PackageStep step_from_json(const nlohmann::json &j) {
   }
   s.note = j.value("note", std::string());
   s.schedule = j.value("schedule", std::string());
+  if (j.contains("joins_previous")) {
+    if (!j["joins_previous"].is_boolean())
+      fail("step '{}': joins_previous must be true or false", s.name);
+    s.joins_previous = j["joins_previous"].get<bool>();
+  }
   return s;
 }
 
@@ -183,6 +189,11 @@ void Package::validate(const std::string &path) const {
            blobs.size());
     for (int32_t i : step.bindings)
       if (!tensor_ok(i)) fail("{}: step {} ('{}') binds tensor {}", path, s, step.name, i);
+    if (step.joins_previous && (!step.commands || s == 0 || !steps[s - 1].commands))
+      fail(
+          "{}: step {} ('{}') joins the program of the step before it, but only an accelerator "
+          "step that follows one can: recompile the package",
+          path, s, step.name);
   }
 }
 

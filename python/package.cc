@@ -355,7 +355,7 @@ void bind_package(py::module_ &m) {
          const py::object &calibration, const std::string &calibrate_method, double percentile,
          bool float_model, int64_t batch, std::vector<int64_t> input_shape, int vthreads,
          const std::string &dump_ir, bool verbose, std::vector<std::string> tuning_logs,
-         bool tuning_db) {
+         bool tuning_db, bool program_per_layer) {
         CompileArgs a{config};
         if (py::isinstance<py::str>(calibration)) {
           a.calibration.npy = calibration.cast<std::string>();
@@ -373,6 +373,7 @@ void bind_package(py::module_ &m) {
         a.verbose = verbose;
         a.tuning.logs = std::move(tuning_logs);
         a.tuning.no_db = !tuning_db;
+        a.tuning.program_per_layer = program_per_layer;
         const std::string text =
             is_bytes ? std::string(model.cast<py::bytes>()) : model.cast<std::string>();
         return compile(text, is_bytes, is_bytes ? source : text, a);
@@ -380,7 +381,8 @@ void bind_package(py::module_ &m) {
       py::arg("model"), py::arg("is_bytes"), py::arg("source"), py::arg("config"),
       py::arg("calibration"), py::arg("calibrate_method"), py::arg("percentile"),
       py::arg("float_model"), py::arg("batch"), py::arg("input_shape"), py::arg("vthreads"),
-      py::arg("dump_ir"), py::arg("verbose"), py::arg("tuning_logs"), py::arg("tuning_db"));
+      py::arg("dump_ir"), py::arg("verbose"), py::arg("tuning_logs"), py::arg("tuning_db"),
+      py::arg("program_per_layer"));
 }
 
 }  // namespace vacc::python

@@ -106,6 +106,10 @@ v1::RunReply encode_run_reply(const RunResult &result) {
     p->set_seconds(s.seconds);
     for (const auto &[k, v] : s.counters) (*p->mutable_counters())[k] = v;
     p->set_note(s.note);
+    p->set_program(s.program);
+    p->set_has_overlap(s.overlap_cycles.has_value());
+    p->set_overlap_cycles(s.overlap_cycles.value_or(0));
+    p->set_executed_macs(s.executed_macs);
   }
   r.set_seconds(result.profile.seconds);
   r.set_queue_seconds(result.queue_seconds);
@@ -137,6 +141,11 @@ RunResult decode_run_reply(const v1::RunReply &reply, const std::string &server)
     s.seconds = p.seconds();
     for (const auto &[k, v] : p.counters()) s.counters[k] = v;
     s.note = p.note();
+    s.program = p.program();
+    if (s.program > s.index)
+      fail("{}: step {} runs in the program of a later step ({})", server, p.index(), p.program());
+    if (p.has_overlap()) s.overlap_cycles = p.overlap_cycles();
+    s.executed_macs = p.executed_macs();
     r.profile.steps.push_back(std::move(s));
   }
   r.profile.seconds = reply.seconds();

@@ -28,6 +28,8 @@ class TimeLimitedDevice final : public driver::Device {
   }
   uint32_t read_register(uint32_t offset) override { return device_->read_register(offset); }
   driver::Counters counters() override { return device_->counters(); }
+  bool record_spans(bool on) override { return device_->record_spans(on); }
+  std::vector<driver::InsnSpan> spans() override { return device_->spans(); }
 
   void write_register(uint32_t offset, uint32_t value) override {
     const bool start = offset == driver::reg::kControl && (value & driver::reg::kControlStart);

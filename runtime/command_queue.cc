@@ -216,20 +216,59 @@ void CommandQueue::alu(const UopKernel &kernel, isa::AluOp op, Loops loops, isa:
   emit(a);
 }
 
-RecordedStream CommandQueue::finish() {
-  // Drain every token still in flight so the next run starts with empty queues.
+void CommandQueue::balance_tokens(bool but_compute_to_load) {
   const std::pair<Engine, Engine> pairs[] = {{Engine::kLoad, Engine::kCompute},
                                              {Engine::kCompute, Engine::kLoad},
                                              {Engine::kCompute, Engine::kStore},
                                              {Engine::kStore, Engine::kCompute}};
   for (const auto &[from, to] : pairs) {
     const int q = queue_of(from, to);
+    if (but_compute_to_load && q == kComputeToLoad) continue;
     if (tokens_[q] < 0)
       fail("the command stream pops {} more token(s) from the {} engine to the {} engine than it "
            "pushes: the program would deadlock",
            -tokens_[q], isa::engine_name(from), isa::engine_name(to));
     while (tokens_[q] > 0) dep_pop(from, to);
   }
+}
+
+void CommandQueue::begin_step() {
+  VACC_CHECK(boundary_pops_ == 0)
+      << "the load engine's waits of the last step boundary are missing";
+  hoist_uop_loads();
+  evicted_ = false;  // the micro-op kernels stay resident for the next step
+  step_starts_.push_back(insns_.size());
+  // The compute-to-load tokens the earlier steps left are the load engine's to take, with the
+  // token after their compute (load_waits_for_compute()).
+  balance_tokens(/*but_compute_to_load=*/true);
+  boundary_pops_ = tokens_[kComputeToLoad] + 1;
+  dep_push(Engine::kLoad, Engine::kCompute);
+  dep_pop(Engine::kLoad, Engine::kCompute);
+  dep_push(Engine::kCompute, Engine::kLoad);
+  if (last_[static_cast<int>(Engine::kStore)] >= 0) {
+    dep_push(Engine::kStore, Engine::kCompute);
+    dep_pop(Engine::kStore, Engine::kCompute);
+  }
+  dep_push(Engine::kCompute, Engine::kLoad);
+}
+
+void CommandQueue::load_waits_for_compute() {
+  VACC_CHECK(boundary_pops_ > 0) << "load_waits_for_compute() without begin_step()";
+  for (; boundary_pops_ > 0; --boundary_pops_) dep_pop(Engine::kCompute, Engine::kLoad);
+  boundary_pops_ = -1;
+}
+
+void CommandQueue::load_waits_for_stores() {
+  VACC_CHECK(boundary_pops_ == -1) << "load_waits_for_stores() before load_waits_for_compute()";
+  dep_pop(Engine::kCompute, Engine::kLoad);
+  boundary_pops_ = 0;
+}
+
+RecordedStream CommandQueue::finish() {
+  VACC_CHECK(boundary_pops_ == 0)
+      << "the load engine's waits of the last step boundary are missing";
+  // Drain every token still in flight so the next run starts with empty queues.
+  balance_tokens();
   for (Engine e : {Engine::kLoad, Engine::kStore}) {
     const auto &pops = pending_pops_[static_cast<int>(e)];
     if (pops[0] || pops[1]) emit(noop(e));
@@ -242,8 +281,10 @@ RecordedStream CommandQueue::finish() {
   emit(isa::FinishInsn{});
   for (auto &pops : pending_pops_) VACC_CHECK(pops[0] == 0 && pops[1] == 0) << "unplaced pop";
   hoist_uop_loads();
-  RecordedStream out{std::move(insns_), pool_, uop_loads_};
+  RecordedStream out{std::move(insns_), pool_, uop_loads_, std::move(step_starts_)};
   insns_.clear();
+  step_starts_ = {0};
+  last_ = {-1, -1, -1};
   // The next stream loads its own kernels: nothing it runs relies on this one's.
   resident_.clear();
   uop_next_ = 0;
@@ -254,12 +295,15 @@ RecordedStream CommandQueue::finish() {
 
 void CommandQueue::hoist_uop_loads() {
   // Every micro-op load waits for all earlier GEMM/ALU work, since it may overwrite kernels in
-  // use. Without an eviction no load overwrites anything, so all of them go to the start,
-  // where they wait for nothing; loads that continue each other merge into one.
+  // use. Without an eviction in the current step no load of it overwrites anything, so all of
+  // them go to the step's start, where they wait for nothing but the earlier steps' compute;
+  // loads that continue each other merge into one.
   if (evicted_) return;
+  const size_t start = step_starts_.back();
   std::vector<isa::Insn> hoisted, rest;
-  rest.reserve(insns_.size());
-  for (isa::Insn &insn : insns_) {
+  rest.reserve(insns_.size() - start);
+  for (size_t i = start; i < insns_.size(); ++i) {
+    isa::Insn &insn = insns_[i];
     const auto *m = std::get_if<isa::MemInsn>(&insn);
     if (!m || m->opcode != isa::Opcode::kLoad || m->mem != isa::MemId::kUop) {
       rest.push_back(insn);
@@ -273,13 +317,20 @@ void CommandQueue::hoist_uop_loads() {
         prev->dram_base + prev->x_size == m->dram_base &&
         prev->x_size + m->x_size < (1u << isa::kDmaSizeBits)) {
       prev->x_size = prev->x_stride = prev->x_size + m->x_size;
+      --uop_loads_;
       continue;
     }
     hoisted.push_back(insn);
   }
-  uop_loads_ = hoisted.size();
-  hoisted.insert(hoisted.end(), rest.begin(), rest.end());
-  insns_ = std::move(hoisted);
+  insns_.resize(start);
+  insns_.insert(insns_.end(), hoisted.begin(), hoisted.end());
+  insns_.insert(insns_.end(), rest.begin(), rest.end());
+  // Pushes merge into each engine's last instruction: find it again after the move.
+  last_ = {-1, -1, -1};
+  for (size_t i = insns_.size(); i-- > 0;) {
+    int &last = last_[static_cast<int>(isa::engine_of(insns_[i]))];
+    if (last < 0) last = static_cast<int>(i);
+  }
 }
 
 }  // namespace vacc::runtime

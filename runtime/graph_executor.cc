@@ -3,10 +3,12 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <regex>
+#include <set>
 
 #include "vacc/isa/command.h"
 #include "vacc/isa/program.h"
-#include "vacc/runtime/replay.h"
+#include "vacc/runtime/program_replay.h"
 #include "vacc/runtime/session.h"
 #include "vacc/support/error.h"
 #include "vacc/support/huge_page_buffer.h"
@@ -57,6 +59,12 @@ int RunProfile::steps_on(isa::StepTarget where) const {
   return n;
 }
 
+int RunProfile::programs() const {
+  int n = 0;
+  for (const auto &s : steps) n += s.where == isa::StepTarget::kAccel && s.program == s.index;
+  return n;
+}
+
 int RunProfile::transitions() const {
   int n = 0;
   for (size_t i = 1; i < steps.size(); ++i) n += steps[i].where != steps[i - 1].where;
@@ -70,6 +78,10 @@ struct GraphExecutor::Impl {
   isa::HwConfig config;
   HugePageBuffer arena;  // the activations: streamed through on every run
   std::vector<std::optional<isa::CommandList>> lists;  // per step
+  // Per accelerator step: the last step of the device program it starts (itself unless later
+  // steps join it); meaningful for the first step of a program.
+  std::vector<size_t> program_last;
+  bool timed_spans = false;  // the device times each instruction (Device::spans())
   std::unique_ptr<Session> session;
   DeviceBuffer device_arena;
   std::map<int32_t, DeviceBuffer> device_constants;  // tensor index -> uploaded copy
@@ -77,7 +89,10 @@ struct GraphExecutor::Impl {
   Impl(const isa::Package &p, HostKernels &h, driver::Device *d, const isa::HwConfig &c)
       : package(p), host(h), device(d), config(c), arena(p.arena_bytes) {
     lists.resize(p.steps.size());
+    program_last.resize(p.steps.size());
     uint64_t max_uops = 16, max_insns = 64, constant_bytes = 0;
+    uint64_t program_uops = 0, program_insns = 0;
+    size_t program_first = 0;
     const uint64_t align = isa::region_alignment(config);
     for (size_t i = 0; i < p.steps.size(); ++i) {
       const isa::PackageStep &s = p.steps[i];
@@ -92,8 +107,17 @@ struct GraphExecutor::Impl {
       if (list.buffers.size() != s.bindings.size())
         fail("step {} ('{}'): {} tensors bound to a command list of {} buffers", i, s.name,
              s.bindings.size(), list.buffers.size());
-      max_uops = std::max<uint64_t>(max_uops, list.total_kernel_uops() + 16);
-      max_insns = std::max<uint64_t>(max_insns, 2 * list.commands.size() + 64);
+      // A program's micro-op pool and instruction stream hold all its steps' (each step's
+      // boundary adds a few carriers of tokens).
+      if (!s.joins_previous) {
+        program_first = i;
+        program_uops = program_insns = 0;
+      }
+      program_last[program_first] = i;
+      program_uops += list.total_kernel_uops() + 16;
+      program_insns += 2 * list.commands.size() + 64;
+      max_uops = std::max(max_uops, program_uops);
+      max_insns = std::max(max_insns, program_insns);
       for (int32_t t : s.bindings)
         if (p.tensors[t].is_constant() && !device_constants.count(t)) {
           device_constants[t] = {};
@@ -107,6 +131,8 @@ struct GraphExecutor::Impl {
                            align_up(max_uops * config.uop_bytes(), align) +
                            align_up(max_insns * isa::kInsnBytes, align) + 4 * align;
     session = std::make_unique<Session>(*device, config, bytes, max_uops, max_insns);
+    for (size_t i = 0; i < p.steps.size(); ++i)
+      if (p.steps[i].joins_previous) timed_spans = device->record_spans(true);
     device_arena = session->allocate(std::max<int64_t>(p.arena_bytes, 1), "the activation arena");
     for (auto &[t, buffer] : device_constants) {
       const isa::PackageTensor &pt = p.tensors[t];
@@ -129,48 +155,102 @@ struct GraphExecutor::Impl {
     return arena.data() + pt.arena_offset;
   }
 
-  void run_accel(size_t index, StepProfile &prof) {
-    const isa::PackageStep &s = package.steps[index];
-    const isa::CommandList &list = *lists[index];
-    std::vector<uint64_t> elements;
-    for (size_t b = 0; b < s.bindings.size(); ++b) {
-      const int32_t t = s.bindings[b];
-      const isa::PackageTensor &pt = package.tensors[t];
-      const isa::MemId mem = list.buffers[b].mem;
-      const uint64_t tile = config.tile_bytes(mem);
-      if (pt.is_constant()) {
-        elements.push_back(session->element_of(device_constants.at(t), mem));
-        continue;
-      }
-      const uint64_t at = device_arena.offset + pt.arena_offset;
-      if (at % tile != 0)
-        fail(
-            "step {} ('{}'): tensor '{}' at arena offset {} is not aligned to {}-byte {} "
-            "elements: recompile the package",
-            index, s.name, pt.name, pt.arena_offset, tile, isa::mem_id_name(mem));
-      elements.push_back(at / tile);
-      bool is_output = false;
-      for (int32_t o : s.outputs) is_output |= o == t;
-      if (!is_output)
-        session->write(device_arena, arena.data() + pt.arena_offset, pt.bytes(), pt.arena_offset);
-    }
+  // Runs accelerator steps first..last as one device program (one step: its own program).
+  // `profs` holds their profiles, filled in here with what the device counted.
+  void run_accel(size_t first, size_t last, std::vector<StepProfile> &profs) {
     CommandQueue queue = session->queue();
-    replay(queue, list, elements);
+    ProgramReplay program(queue, config);
+    std::set<int32_t> written;  // tensors an earlier step of the program stores
+    for (size_t index = first; index <= last; ++index) {
+      const isa::PackageStep &s = package.steps[index];
+      const isa::CommandList &list = *lists[index];
+      std::vector<uint64_t> elements;
+      std::vector<bool> constant;
+      for (size_t b = 0; b < s.bindings.size(); ++b) {
+        const int32_t t = s.bindings[b];
+        const isa::PackageTensor &pt = package.tensors[t];
+        const isa::MemId mem = list.buffers[b].mem;
+        const uint64_t tile = config.tile_bytes(mem);
+        constant.push_back(pt.is_constant());
+        if (pt.is_constant()) {
+          elements.push_back(session->element_of(device_constants.at(t), mem));
+          continue;
+        }
+        const uint64_t at = device_arena.offset + pt.arena_offset;
+        if (at % tile != 0)
+          fail(
+              "step {} ('{}'): tensor '{}' at arena offset {} is not aligned to {}-byte {} "
+              "elements: recompile the package",
+              index, s.name, pt.name, pt.arena_offset, tile, isa::mem_id_name(mem));
+        elements.push_back(at / tile);
+        bool is_output = false;
+        for (int32_t o : s.outputs) is_output |= o == t;
+        // What the host or the model gave: an earlier step of the program made the rest.
+        if (!is_output && !written.count(t))
+          session->write(device_arena, arena.data() + pt.arena_offset, pt.bytes(), pt.arena_offset);
+      }
+      program.add(list, elements, constant);
+      for (int32_t o : s.outputs)
+        if (o >= 0) written.insert(o);
+    }
+    driver::Counters counters;
+    std::vector<size_t> starts;
     try {
-      prof.counters = session->run(queue);
+      counters = session->run(queue, 600, &starts);
     } catch (const Error &e) {  // the device names the instruction; this names the layer
-      fail("step {} ('{}', {}): {}", index, s.name, s.op, e.what());
+      size_t at = first;
+      std::smatch m;
+      const std::string what = e.what();
+      if (std::regex_search(what, m, std::regex("instruction ([0-9]+)"))) {
+        const size_t insn = std::stoull(m[1].str());
+        for (size_t k = 1; k < starts.size(); ++k)
+          if (insn >= starts[k]) at = first + k;
+      }
+      const isa::PackageStep &s = package.steps[at];
+      if (first == last) fail("step {} ('{}', {}): {}", at, s.name, s.op, what);
+      fail(
+          "step {} ('{}', {}): {} (steps {}..{} run as one program; --program-per-layer runs "
+          "each alone)",
+          at, s.name, s.op, what, first, last);
     }
-    for (int32_t o : s.outputs) {
-      if (o < 0) continue;
-      const isa::PackageTensor &pt = package.tensors[o];
-      session->read(device_arena, arena.data() + pt.arena_offset, pt.bytes(), pt.arena_offset);
+    // In step order: where a later step reuses an earlier one's memory, its bytes come last.
+    for (size_t index = first; index <= last; ++index)
+      for (int32_t o : package.steps[index].outputs) {
+        if (o < 0) continue;
+        const isa::PackageTensor &pt = package.tensors[o];
+        session->read(device_arena, arena.data() + pt.arena_offset, pt.bytes(), pt.arena_offset);
+      }
+    const auto cycles = counters.find("cycles");
+    StepProfile &head = profs[0];
+    // What the device executes: also the work a tiling repeats (a fused pool's overlapping
+    // windows), which the package's count from the layer's shapes does not see. The device's
+    // counter where it counts one step; each step's GEMMs counted where it counts several.
+    if (auto it = counters.find("macs"); first == last && it != counters.end() && it->second)
+      head.executed_macs = static_cast<int64_t>(it->second);
+    if (first != last)
+      for (size_t k = 0; k < profs.size(); ++k)
+        profs[k].executed_macs = static_cast<int64_t>(lists[first + k]->gemm_macs(config));
+    if (cycles != counters.end()) head.cycles = cycles->second;
+    head.counters = std::move(counters);
+    if (first == last || !head.cycles || !timed_spans) return;
+    const std::vector<driver::InsnSpan> spans = device->spans();
+    if (spans.empty()) return;
+    const uint64_t total = *head.cycles;
+    uint64_t done = 0;  // when the steps so far had all finished
+    for (size_t k = 0; k < profs.size(); ++k) {
+      const size_t from = starts.at(k);
+      const size_t to =
+          std::min(k + 1 < starts.size() ? starts[k + 1] : spans.size(), spans.size());
+      uint64_t begin = UINT64_MAX, end = done;
+      for (size_t i = from; i < to; ++i) {
+        begin = std::min(begin, spans[i].start);
+        end = std::max(end, spans[i].end);
+      }
+      if (k + 1 == profs.size()) end = std::max(end, total);  // FINISH and the last drain
+      if (k > 0) profs[k].overlap_cycles = begin < done ? done - begin : 0;
+      profs[k].cycles = end - done;
+      done = end;
     }
-    if (auto it = prof.counters.find("cycles"); it != prof.counters.end()) prof.cycles = it->second;
-    // What the device counted, where it counts: also the work a tiling repeats (a fused pool's
-    // overlapping windows), which the package's count from the layer's shapes does not see.
-    if (auto it = prof.counters.find("macs"); it != prof.counters.end() && it->second)
-      prof.executed_macs = static_cast<int64_t>(it->second);
   }
 
   void run_host(size_t index) {
@@ -204,30 +284,46 @@ std::vector<HostTensor> GraphExecutor::run(const std::vector<HostTensor> &inputs
     std::memcpy(impl_->mutable_data(p.inputs[i]), inputs[i].data.data(), t.bytes());
   }
   if (profile) profile->steps.clear();
-  for (size_t i = 0; i < p.steps.size(); ++i) {
+  auto profile_of = [&](size_t i) {
     const isa::PackageStep &s = p.steps[i];
     StepProfile prof;
-    prof.index = i;
+    prof.index = prof.program = i;
     prof.op = s.op;
     prof.name = s.name;
     prof.macs = s.model_macs;
     prof.executed_macs = s.macs;
     prof.note = s.note;
     prof.schedule = s.schedule;
+    return prof;
+  };
+  auto observe = [&](size_t i) {
+    if (!observer) return;
+    std::vector<const uint8_t *> outs;
+    for (int32_t o : p.steps[i].outputs) outs.push_back(o < 0 ? nullptr : impl_->tensor_data(o));
+    observer(i, outs);
+  };
+  for (size_t i = 0; i < p.steps.size();) {
     const auto t0 = Clock::now();
+    std::vector<StepProfile> profs{profile_of(i)};
     if (impl_->lists[i]) {
-      prof.where = isa::StepTarget::kAccel;
-      impl_->run_accel(i, prof);
+      const size_t last = observer ? i : impl_->program_last[i];
+      for (size_t k = i + 1; k <= last; ++k) profs.push_back(profile_of(k));
+      for (StepProfile &prof : profs) {
+        prof.where = isa::StepTarget::kAccel;
+        prof.program = i;
+      }
+      impl_->run_accel(i, last, profs);
     } else {
-      prof.where = isa::StepTarget::kCpu;
+      profs[0].where = isa::StepTarget::kCpu;
       impl_->run_host(i);
     }
-    prof.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (profile) profile->steps.push_back(std::move(prof));
-    if (observer) {
-      std::vector<const uint8_t *> outs;
-      for (int32_t o : s.outputs) outs.push_back(o < 0 ? nullptr : impl_->tensor_data(o));
-      observer(i, outs);
+    // Wall time: a program's steps share it.
+    const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    for (StepProfile &prof : profs) {
+      prof.seconds = seconds / static_cast<double>(profs.size());
+      observe(prof.index);
+      ++i;
+      if (profile) profile->steps.push_back(std::move(prof));
     }
   }
   std::vector<HostTensor> outputs;

@@ -6,42 +6,61 @@
 
 namespace vacc::runtime {
 
-void replay(CommandQueue &queue, const isa::CommandList &list,
-            const std::vector<uint64_t> &buffer_elements) {
+namespace {
+
+void check_binding(const isa::CommandList &list, const std::vector<uint64_t> &buffer_elements) {
   if (buffer_elements.size() != list.buffers.size())
     fail("command list '{}': {} buffers bound, but it uses {}", list.name, buffer_elements.size(),
          list.buffers.size());
-  for (size_t i = 0; i < list.commands.size(); ++i) {
-    const isa::Command &c = list.commands[i];
-    if (const auto *d = std::get_if<isa::DmaCommand>(&c)) {
-      const isa::CommandBuffer &b = list.buffers.at(d->buffer);
-      // The last element the command touches must lie inside its buffer.
-      uint64_t last = d->offset + uint64_t{d->y == 0 ? 0 : d->y - 1} * d->stride + d->x;
-      if (d->y > 0 && d->x > 0 && last > b.elements)
-        fail("command list '{}', command {}: DMA reaches element {} of buffer '{}' ({} elements)",
-             list.name, i, last, b.name, b.elements);
-      const uint64_t at = buffer_elements[d->buffer] + d->offset;
-      if (d->store) {
-        queue.store(d->sram, at, d->y, d->x, d->stride);
-      } else {
-        queue.load(d->mem, d->sram, at, d->y, d->x, d->stride,
-                   Padding{d->pad_top, d->pad_bottom, d->pad_left, d->pad_right});
-      }
-    } else if (const auto *g = std::get_if<isa::GemmCommand>(&c)) {
-      queue.gemm(list.kernels.at(g->kernel), Loops{g->loop_out, g->loop_in}, g->acc, g->inp,
-                 g->wgt, g->reset, g->overlap);
-    } else if (const auto *a = std::get_if<isa::AluCommand>(&c)) {
-      queue.alu(list.kernels.at(a->kernel), a->op, Loops{a->loop_out, a->loop_in}, a->dst, a->src,
-                a->use_imm ? std::optional<int32_t>(a->imm) : std::nullopt, a->overlap);
+}
+
+void replay_command(CommandQueue &queue, const isa::CommandList &list, size_t i,
+                    const std::vector<uint64_t> &buffer_elements) {
+  const isa::Command &c = list.commands[i];
+  if (const auto *d = std::get_if<isa::DmaCommand>(&c)) {
+    const isa::CommandBuffer &b = list.buffers.at(d->buffer);
+    // The last element the command touches must lie inside its buffer.
+    uint64_t last = d->offset + uint64_t{d->y == 0 ? 0 : d->y - 1} * d->stride + d->x;
+    if (d->y > 0 && d->x > 0 && last > b.elements)
+      fail("command list '{}', command {}: DMA reaches element {} of buffer '{}' ({} elements)",
+           list.name, i, last, b.name, b.elements);
+    const uint64_t at = buffer_elements[d->buffer] + d->offset;
+    if (d->store) {
+      queue.store(d->sram, at, d->y, d->x, d->stride);
     } else {
-      const auto &p = std::get<isa::DepCommand>(c);
-      if (p.push) {
-        queue.dep_push(p.from, p.to);
-      } else {
-        queue.dep_pop(p.from, p.to);
-      }
+      queue.load(d->mem, d->sram, at, d->y, d->x, d->stride,
+                 Padding{d->pad_top, d->pad_bottom, d->pad_left, d->pad_right});
+    }
+  } else if (const auto *g = std::get_if<isa::GemmCommand>(&c)) {
+    queue.gemm(list.kernels.at(g->kernel), Loops{g->loop_out, g->loop_in}, g->acc, g->inp, g->wgt,
+               g->reset, g->overlap);
+  } else if (const auto *a = std::get_if<isa::AluCommand>(&c)) {
+    queue.alu(list.kernels.at(a->kernel), a->op, Loops{a->loop_out, a->loop_in}, a->dst, a->src,
+              a->use_imm ? std::optional<int32_t>(a->imm) : std::nullopt, a->overlap);
+  } else {
+    const auto &p = std::get<isa::DepCommand>(c);
+    if (p.push) {
+      queue.dep_push(p.from, p.to);
+    } else {
+      queue.dep_pop(p.from, p.to);
     }
   }
+}
+
+}  // namespace
+
+void replay(CommandQueue &queue, const isa::CommandList &list,
+            const std::vector<uint64_t> &buffer_elements) {
+  check_binding(list, buffer_elements);
+  for (size_t i = 0; i < list.commands.size(); ++i) replay_command(queue, list, i, buffer_elements);
+}
+
+void replay_commands(CommandQueue &queue, const isa::CommandList &list,
+                     const std::vector<uint64_t> &buffer_elements,
+                     const std::function<bool(size_t)> &select) {
+  check_binding(list, buffer_elements);
+  for (size_t i = 0; i < list.commands.size(); ++i)
+    if (select(i)) replay_command(queue, list, i, buffer_elements);
 }
 
 ListRun run_command_list(driver::Device &device, const isa::HwConfig &config,

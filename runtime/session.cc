@@ -45,8 +45,10 @@ CommandQueue Session::queue() const {
                       uop_pool_.bytes / config_.uop_bytes());
 }
 
-driver::Counters Session::run(CommandQueue &queue, double timeout_seconds) {
+driver::Counters Session::run(CommandQueue &queue, double timeout_seconds,
+                              std::vector<size_t> *step_starts) {
   const RecordedStream stream = queue.finish();
+  if (step_starts) *step_starts = stream.step_starts;  // also for naming a step in an error
   if (stream.insns.size() * isa::kInsnBytes > insns_.bytes)
     fail("the command stream holds {} instructions, more than the {} the session reserved",
          stream.insns.size(), insns_.bytes / isa::kInsnBytes);

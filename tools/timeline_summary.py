@@ -1,7 +1,9 @@
 #!/usr/bin/python3
-"""Summarizes the accelerator timelines `vacc bench model --timeline DIR` writes: per step,
-its cycles and how many of them each track (load, compute, compute: GEMM, compute: ALU, store)
-was busy, so that the unit that bounds a layer can be read off without opening each trace.
+"""Summarizes the accelerator timelines `vacc bench model --timeline DIR` writes: per device
+program (named after its first step; consecutive accelerator steps run as one program unless
+compiled with --program-per-layer), its cycles and how many of them each track (load, compute,
+compute: GEMM, compute: ALU, store) was busy, so that the unit that bounds a layer can be read
+off without opening each trace.
 
 Usage: tools/timeline_summary.py DIR [--json]
 
@@ -55,7 +57,7 @@ def main():
         print(json.dumps(rows, indent=1))
         return
     tracks = ["load", "compute: GEMM", "compute: ALU", "store"]
-    print(f"{'step':60} {'cycles':>9} " + " ".join(f"{t:>14}" for t in tracks) +
+    print(f"{'program (first step)':60} {'cycles':>9} " + " ".join(f"{t:>14}" for t in tracks) +
           f" {'idle GEMM':>10}  widest")
     for r in rows:
         b = r["busy"]
@@ -65,7 +67,7 @@ def main():
               f" {r['cycles'] - b.get('compute: GEMM', 0):>10}  {widest}")
     total = sum(r["cycles"] for r in rows)
     gemm = sum(r["busy"].get("compute: GEMM", 0) for r in rows)
-    print(f"\n{len(rows)} steps, {total} cycles, GEMM busy {gemm}, idle GEMM {total - gemm}")
+    print(f"\n{len(rows)} programs, {total} cycles, GEMM busy {gemm}, idle GEMM {total - gemm}")
 
 
 if __name__ == "__main__":

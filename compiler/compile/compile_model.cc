@@ -16,6 +16,7 @@
 #include "vacc/graph/onnx_import.h"
 #include "vacc/graph/passes/quantize_qdq.h"
 #include "vacc/graph/pipeline.h"
+#include "vacc/lower/join_programs.h"
 #include "vacc/lower/legality.h"
 #include "vacc/lower/lower_model.h"
 #include "vacc/support/error.h"
@@ -277,7 +278,10 @@ CompiledModel compile_graph(graph::Graph g, const std::string &source, const std
   };
   lo.tuned = tuned;
   const int lowered = lower::lower_model(g, config, package, lo);
-  stage("lower_accel", t0, fmt::format("{} accelerator layers compiled", lowered));
+  const int programs = options.program_per_layer ? lowered : lower::join_programs(package);
+  stage("lower_accel", t0,
+        fmt::format("{} accelerator layers compiled, run as {} program{}", lowered, programs,
+                    programs == 1 ? "" : "s"));
   package.validate(source);
   result.package = std::move(package);
   result.seconds = ms_since(start) / 1000.0;

@@ -123,7 +123,7 @@ def _export_torch(module, example_inputs):
 
 def compile(model, config="default", *, example_inputs=None, calibration=None,
             calibrate_method="minmax", percentile=0.0, batch=None, vthreads=2, dump_ir="",
-            verbose=False, tuning_logs=(), tuning_db=True, **options):
+            verbose=False, tuning_logs=(), tuning_db=True, program_per_layer=False, **options):
     """Compiles a model into a Package, as ``vacc compile`` does.
 
     model: an ONNX file path, an ``onnx.ModelProto``, the bytes of one, or a
@@ -135,7 +135,7 @@ def compile(model, config="default", *, example_inputs=None, calibration=None,
     float=True: the float model, every step on the CPU (``--float``).
     batch, vthreads, dump_ir: ``--batch``, ``--vthreads``, ``--dump-ir``.
     tuning_logs: ``vacc tune`` logs (``--tuning-log``, repeatable); tuning_db=False:
-    ``--no-tuning-db``.
+    ``--no-tuning-db``; program_per_layer=True: ``--program-per-layer``.
     """
     float_model = bool(options.pop("float", False))
     if options:
@@ -171,7 +171,8 @@ def compile(model, config="default", *, example_inputs=None, calibration=None,
     return _vacc._compile(data, is_bytes, source, config, calibration, calibrate_method,
                           float(percentile), float_model, 1 if batch is None else int(batch),
                           input_shape, int(vthreads), _os.fspath(dump_ir), bool(verbose),
-                          [_os.fspath(l) for l in tuning_logs], bool(tuning_db))
+                          [_os.fspath(l) for l in tuning_logs], bool(tuning_db),
+                          bool(program_per_layer))
 
 
 class SweepResult:

@@ -482,16 +482,20 @@ void Fsim::run(std::vector<uint8_t> &dram, uint64_t insn_offset, uint32_t insn_c
     fail("the program has no FINISH instruction: the accelerator would never signal done");
   uint64_t operations = 0;
   const uint64_t limit = options_.op_limit;
-  schedule_program(config_, insns, [&](size_t i) {
-    operations += insn_operations(insns[i]);
-    if (limit != 0 && operations > limit)
-      fail(
-          "{}: the run reaches {} operations, over its limit of {} (instructions, micro-ops and "
-          "tiles moved); a program this long is likely wrong: raise the limit (--cycle-limit) "
-          "if it is not",
-          describe(i, insns[i]), operations, limit);
-    machine_->execute(i, insns[i], dram);
-  });
+  schedule_program(
+      config_, insns,
+      [&](size_t i) {
+        operations += insn_operations(insns[i]);
+        if (limit != 0 && operations > limit)
+          fail(
+              "{}: the run reaches {} operations, over its limit of {} (instructions, micro-ops "
+              "and "
+              "tiles moved); a program this long is likely wrong: raise the limit (--cycle-limit) "
+              "if it is not",
+              describe(i, insns[i]), operations, limit);
+        machine_->execute(i, insns[i], dram);
+      },
+      options_.latest_first);
 }
 
 }  // namespace vacc::sim

@@ -44,7 +44,7 @@ EngineQueues queues_of(Engine e) {
 }  // namespace
 
 void schedule_program(const isa::HwConfig &config, const std::vector<isa::Insn> &insns,
-                      const std::function<void(size_t)> &execute) {
+                      const std::function<void(size_t)> &execute, bool latest_first) {
   std::array<std::deque<size_t>, isa::kNumEngines> queue;
   std::array<int64_t, kNumQueues> tokens{};
   std::vector<Engine> engine(insns.size());
@@ -68,8 +68,11 @@ void schedule_program(const isa::HwConfig &config, const std::vector<isa::Insn> 
       queue[static_cast<int>(engine[fetched])].push_back(fetched++);
 
     size_t best = SIZE_MAX;
-    for (const auto &q : queue)
-      if (!q.empty() && q.front() < best && can_run(q.front())) best = q.front();
+    for (const auto &q : queue) {
+      if (q.empty() || !can_run(q.front())) continue;
+      if (best == SIZE_MAX || (latest_first ? q.front() > best : q.front() < best))
+        best = q.front();
+    }
 
     if (best == SIZE_MAX) {
       bool idle = fetched == insns.size();

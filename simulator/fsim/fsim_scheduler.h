@@ -14,8 +14,9 @@
 namespace vacc::sim {
 
 // Calls `execute(index)` for each instruction in a legal order; throws on deadlock.
-// Instructions must already be checked for flags their engine does not have.
+// Instructions must already be checked for flags their engine does not have. `latest_first`:
+// among runnable heads the highest program index goes first (FsimOptions::latest_first).
 void schedule_program(const isa::HwConfig &config, const std::vector<isa::Insn> &insns,
-                      const std::function<void(size_t)> &execute);
+                      const std::function<void(size_t)> &execute, bool latest_first = false);
 
 }  // namespace vacc::sim

@@ -406,6 +406,10 @@ void RtlSim::write_register(uint32_t offset, uint32_t value) {
   });
 }
 
+void RtlSim::set_record_slices(bool on) {
+  impl_->options.record_slices = on;
+}
+
 uint32_t RtlSim::read_register(uint32_t offset) {
   uint32_t value = 0;
   impl_->host([&](HostPort &host) { value = host.read(offset); });

@@ -72,13 +72,13 @@ expect bench-model-fsim-no-cycles 0 "cycles: - \(engine fsim counts none\)" -- \
 expect bench-model-bad-engine 1 "^error: --engine 'gpu': choose rtl" -- \
   "$vacc" bench model "$model" --engine gpu
 expect bench-model-no-file 1 "no such model file" -- "$vacc" bench model "$tmp/none.onnx"
-# One timeline per accelerator step, named after the step and its layer, each a trace of the
-# step's instructions.
+# One timeline per device program (consecutive accelerator steps run as one), named after its
+# first step and layer, each a trace of the program's instructions.
 "$vacc" bench model "$model" --engine perf --timeline "$tmp/tl" >/dev/null 2>"$tmp/err"
 expect bench-model-timelines 0 "^ok" -- /usr/bin/python3 - "$tmp/tl" "$tmp/perf.json" <<'PY'
 import glob, json, os, sys
 files = sorted(glob.glob(os.path.join(sys.argv[1], "*.json")))
-layers = json.load(open(sys.argv[2]))["layers"]
+layers = [l for l in json.load(open(sys.argv[2]))["layers"] if l["program"] == l["index"]]
 assert len(files) == len(layers), (files, len(layers))
 for f, l in zip(files, layers):
     assert os.path.basename(f).startswith("%03d_" % l["index"]), (f, l["index"])
@@ -86,15 +86,21 @@ for f, l in zip(files, layers):
     assert any(e.get("ph") == "X" and e["name"].startswith("gemm") for e in events), f
 print("ok")
 PY
-# tools/timeline_summary.py over those timelines: each step's cycles are its last
-# instruction's end (the counter, within a cycle or two), no track busier than the step is
-# long, the GEMM track at least a GEMM cycle per executed tile product.
+# tools/timeline_summary.py over those timelines: each program's cycles (its steps' shares
+# added up) are its last instruction's end (the counter, within a cycle or two), no track
+# busier than the program is long, the GEMM track at least a GEMM cycle per executed tile
+# product.
 expect timeline-summary 0 "^ok" -- /usr/bin/python3 - "$src/tools/timeline_summary.py" "$tmp/tl" \
     "$tmp/perf.json" <<'PY'
 import json, subprocess, sys
 rows = json.loads(subprocess.run([sys.argv[1], sys.argv[2], "--json"], check=True,
                                  capture_output=True, text=True).stdout)
-layers = json.load(open(sys.argv[3]))["layers"]
+programs = {}
+for l in json.load(open(sys.argv[3]))["layers"]:
+    p = programs.setdefault(l["program"], {"cycles": 0, "executed_macs": 0})
+    p["cycles"] += l["cycles"]
+    p["executed_macs"] += l["executed_macs"]
+layers = [programs[k] for k in sorted(programs)]
 assert len(rows) == len(layers), (len(rows), len(layers))
 for r, l in zip(rows, layers):
     assert abs(r["cycles"] - l["cycles"]) <= 2, (r, l)

@@ -23,9 +23,12 @@ expect run-float 0 "^float +the float model on the CPU.*cosine 0\.9" -- "$vacc" 
 expect run-float-output 0 "^wrote $tmp/float.npy \(the float model's output\)" -- \
   "$vacc" run --sim --engine fsim --float-output "$tmp/float.npy"
 expect float-output-file 0 "" -- test -s "$tmp/float.npy"
-expect run-transitions 0 "^total: [0-9]+ steps, 5 on the accelerator, [1-9][0-9]* host<->accelerator transitions" -- \
+expect run-transitions 0 "^total: [0-9]+ steps, 5 on the accelerator in [1-5] programs?, [1-9][0-9]* host<->accelerator transitions" -- \
   "$vacc" run --sim --engine fsim
 expect run-json-transitions 0 '"transitions": [1-9]' -- "$vacc" run --sim --engine fsim --json
+expect run-json-programs 0 '"programs": [1-4],' -- "$vacc" run --sim --engine fsim --json
+expect run-program-per-layer 0 "5 on the accelerator in 5 programs" -- \
+  "$vacc" run --sim --engine fsim --program-per-layer
 expect compile 0 "wrote $tmp/m.vpkg .*5 on the accelerator" -- \
   "$vacc" compile "$model" --config default -o "$tmp/m.vpkg" --dump-ir "$tmp/ir"
 expect dump-graph 0 "" -- test -s "$tmp/ir/graph/15_pack_layout.txt"

@@ -152,6 +152,21 @@ TEST_F(PackageErrors, InconsistentHeader) {
       << e;
 }
 
+TEST_F(PackageErrors, HostStepCannotJoinAProgram) {
+  isa::Package bad = *package_;
+  size_t host = 0;
+  while (bad.steps[host].commands) ++host;
+  bad.steps[host].joins_previous = true;
+  const std::string p = temp_path("joins.vpkg");
+  isa::save_package(bad, p);
+  const std::string e = error_of([&] { isa::load_package(p); });
+  EXPECT_NE(e.find(p + ": step " + std::to_string(host) + " ('" + bad.steps[host].name +
+                   "') joins the program of the step before it, but only an accelerator step "
+                   "that follows one can: recompile the package"),
+            std::string::npos)
+      << e;
+}
+
 // Resource bounds (support/limits.h): what a package claims is checked before the runtime
 // allocates it.
 TEST_F(PackageErrors, HugeTensorIsRefusedNamingIt) {

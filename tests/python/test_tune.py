@@ -37,8 +37,9 @@ def test_tune_equals_the_command_and_compile_uses_its_log(tmp_path, samples):
     # reported for it, up to where its tensors sit: the tuner measures each layer's command
     # list with buffers of its own, the package places them in its arena, and DMA bursts split
     # at 4 KiB pages (the bundled CNN's conv3: 8 184 cycles alone, 8 197 in the package, tuned
-    # or not; tests/tune's TuneThenCompile compares the command lists exactly).
-    pkg = vacc.compile(MODEL, "small", tuning_logs=[log], tuning_db=False)
+    # or not; tests/tune's TuneThenCompile compares the command lists exactly). The tuner
+    # measures each layer as its own program: so does this run (program_per_layer).
+    pkg = vacc.compile(MODEL, "small", tuning_logs=[log], tuning_db=False, program_per_layer=True)
     res = pkg.run(samples[:1], engine="perf")
     accel = [row for row in res.profile.rows if row.get("schedule")]
     assert accel and all(row["schedule"].startswith("tuned") for row in accel), \
@@ -47,10 +48,16 @@ def test_tune_equals_the_command_and_compile_uses_its_log(tmp_path, samples):
     assert abs(ran - r.summary["tuned_cycles"]) <= 0.002 * r.summary["tuned_cycles"], \
         (ran, r.summary["tuned_cycles"])
     # Untuned: the heuristic's schedule on every layer.
-    plain = vacc.compile(MODEL, "small", tuning_db=False).run(samples[:1], engine="perf")
+    plain = vacc.compile(MODEL, "small", tuning_db=False, program_per_layer=True).run(
+        samples[:1], engine="perf")
     assert not any(row.get("schedule", "").startswith("tuned") for row in plain.profile.rows)
     assert res.profile.total["cycles"] <= plain.profile.total["cycles"]
     np.testing.assert_array_equal(res.outputs[0], plain.outputs[0])
+    # By default the consecutive accelerator layers run as one program: fewer cycles still.
+    merged = vacc.compile(MODEL, "small", tuning_logs=[log], tuning_db=False).run(
+        samples[:1], engine="perf")
+    assert merged.profile.total["cycles"] < res.profile.total["cycles"]
+    np.testing.assert_array_equal(merged.outputs[0], res.outputs[0])
 
 
 def test_tune_errors_are_the_commands(tmp_path):

@@ -1,6 +1,7 @@
-// The tuning options of every command that compiles a model (compile, run, bench model): tuned
+// The schedule options of every command that compiles a model (compile, run, bench model): tuned
 // schedules from logs (--tuning-log) and from the per-user tuning database, which is consulted
-// unless --no-tuning-db.
+// unless --no-tuning-db; one device program per accelerator layer (--program-per-layer)
+// instead of one per run of consecutive accelerator layers.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -14,6 +15,7 @@ namespace vacc::cli {
 struct TuningArgs {
   std::vector<std::string> logs;
   bool no_db = false;
+  bool program_per_layer = false;
 };
 
 void add_tuning_options(CLI::App *cmd, TuningArgs *args);

@@ -18,6 +18,11 @@ namespace vacc::driver {
 // memory, cycles, busy/stall cycles...). Ordered so printing is deterministic.
 using Counters = std::map<std::string, uint64_t>;
 
+// When one instruction ran, in cycles from the start of the run.
+struct InsnSpan {
+  uint64_t start = 0, end = 0;
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -37,6 +42,16 @@ class Device {
 
   // Counters of the last run, including those only a simulator can see.
   virtual Counters counters() = 0;
+
+  // Engines that time each instruction (rtl, perf): keep, for every run from now on, when each
+  // instruction ran (spans()); false where the engine does not (fsim, xrt).
+  virtual bool record_spans(bool on) {
+    (void)on;
+    return false;
+  }
+  // The last run's span of each instruction, by program index: its first and last cycle on
+  // any of its tracks (sim::InsnSlice); empty when none were recorded.
+  virtual std::vector<InsnSpan> spans() { return {}; }
 };
 
 // Settings of the engines that have any; each engine reads its own and ignores the rest.
@@ -58,6 +73,9 @@ struct DeviceOptions {
   // rtl: a config whose hardware has no model built into vacc gets one built into the model
   // cache (minutes, once); false: only a cached one is used, else it is refused (--no-build).
   bool build_rtl_model = true;
+  // fsim: run the latest of the instructions its tokens let run first
+  // (sim::FsimOptions::latest_first), to check that a program's results rest on its tokens.
+  bool fsim_latest_first = false;
 };
 
 // Opens a device by engine name ("fsim", "perf", "rtl", "xrt"); throws vacc::Error if unknown.

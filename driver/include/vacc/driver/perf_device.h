@@ -13,6 +13,8 @@ class PerfDevice : public ArenaDevice {
 
   std::string name() const override { return "perf"; }
   Counters counters() override { return sim_.counters(); }
+  bool record_spans(bool on) override;
+  std::vector<InsnSpan> spans() override;
   sim::PerfSim &sim() { return sim_; }
 
  protected:

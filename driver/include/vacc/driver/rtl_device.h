@@ -32,6 +32,8 @@ class RtlDevice : public Device {
   uint32_t read_register(uint32_t offset) override { return sim_.read_register(offset); }
   void wait(double timeout_seconds) override { sim_.wait(timeout_seconds); }
   Counters counters() override;
+  bool record_spans(bool on) override;
+  std::vector<InsnSpan> spans() override;
 
   sim::RtlSim &sim() { return sim_; }
 

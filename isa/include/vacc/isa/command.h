@@ -89,6 +89,8 @@ struct CommandList {
   size_t count_alu() const;
   size_t count_dma() const;
   size_t total_kernel_uops() const;
+  // Multiply-accumulates its GEMMs execute, as a device counts them (resets do none).
+  uint64_t gemm_macs(const HwConfig &config) const;
 };
 
 // Throws vacc::Error when the list was built for another ISA layout.

@@ -67,6 +67,9 @@ struct PackageStep {
   // Accelerator steps: the schedule its command list was generated with and where it came
   // from ("heuristic: h7 w14 oc2 ic4 vt2", "tuned: ... (tuning database)").
   std::string schedule;
+  // Accelerator steps: runs in one program with the step before it (also on the accelerator),
+  // with no drain between them (runtime/command_queue.h: begin_step()).
+  bool joins_previous = false;
 };
 
 struct Package {

@@ -16,8 +16,10 @@
 
 namespace vacc::remote {
 
-// Bumped whenever a message changes meaning; the proto package is vacc.remote.v<major>.
-inline constexpr uint32_t kProtocolVersion = 1;
+// Bumped whenever a message changes meaning; the proto package is vacc.remote.v<major>, renamed
+// only when the messages stop being wire-compatible. 2: a device program may run several steps
+// (StepProfile.program; its counters on its first step).
+inline constexpr uint32_t kProtocolVersion = 2;
 // The gRPC metadata key of the shared-secret token (lower case, as HTTP/2 wants).
 inline constexpr const char *kTokenKey = "vacc-token";
 // Default bound on one message (a package with its inputs, or a reply), both ways.

@@ -5,7 +5,9 @@
 //   stream's kernels all fit, they are loaded once at its start;
 // - a push is merged into the pushing engine's last instruction and a pop into the popping
 //   engine's next one; a no-op instruction carries the flag only where that is impossible;
-// - finish() balances every token queue and ends the stream with FINISH.
+// - finish() balances every token queue and ends the stream with FINISH;
+// - begin_step() starts the work of a further step (layer) in the same stream: one program
+//   across consecutive accelerator steps, with no drain between them (see begin_step()).
 // It never touches a device: a Session (session.h) runs what it records.
 #pragma once
 
@@ -35,6 +37,8 @@ struct RecordedStream {
   std::vector<isa::Insn> insns;
   std::vector<isa::Uop> uop_pool;  // to be written at the pool's device address
   uint64_t uop_loads = 0;          // LOAD UOP instructions in the stream
+  // Index of each step's first instruction (begin_step(); the first step starts at 0).
+  std::vector<size_t> step_starts;
 };
 
 class CommandQueue {
@@ -59,6 +63,17 @@ class CommandQueue {
   // `to` waits for a token from its neighbour `from` before its next work.
   void dep_pop(isa::Engine from, isa::Engine to);
 
+  // Starts a further step in this stream: the compute engine waits for the earlier steps' last
+  // loads and stores (their scratchpad regions and DRAM results are then free). The load engine
+  // waits where the caller says, each once per step and in this order: load_waits_for_compute()
+  // before its first load into scratchpad the earlier steps' compute may still read, then
+  // load_waits_for_stores() before its first load of anything an earlier step stores (and before
+  // the step's own tokens). In between go the loads that need neither, such as constant weights
+  // into free scratchpad.
+  void begin_step();
+  void load_waits_for_compute();
+  void load_waits_for_stores();
+
   size_t size() const { return insns_.size(); }
   // Balances the token queues, appends FINISH (after the stores), and returns the stream.
   RecordedStream finish();
@@ -74,6 +89,8 @@ class CommandQueue {
   // Moves the stream's micro-op loads to its start (merged where they continue each other)
   // when no eviction reuses a scratchpad index.
   void hoist_uop_loads();
+  // Pops every token still in flight, so that later pops wait for later pushes.
+  void balance_tokens(bool but_compute_to_load = false);
 
   const isa::HwConfig config_;
   uint64_t pool_element_;
@@ -87,8 +104,10 @@ class CommandQueue {
   std::map<std::vector<uint64_t>, uint64_t> pool_index_;     // kernel -> offset in the pool
   std::map<std::vector<uint64_t>, uint32_t> resident_;        // kernel -> UOP scratchpad index
   uint32_t uop_next_ = 0;                                     // next free UOP index
-  bool evicted_ = false;  // this stream reloaded the UOP scratchpad from index 0
+  bool evicted_ = false;  // this step reloaded the UOP scratchpad from index 0
   uint64_t uop_loads_ = 0;
+  std::vector<size_t> step_starts_{0};
+  int64_t boundary_pops_ = 0;  // compute-to-load tokens load_waits_for_compute() takes
 };
 
 }  // namespace vacc::runtime

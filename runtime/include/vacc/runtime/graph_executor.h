@@ -52,9 +52,18 @@ struct StepProfile {
   // With the channels padded to the GEMM blocks; on the accelerator the device's count where
   // it gives one (and then also the work its tiling repeats).
   int64_t executed_macs = 0;
-  std::optional<uint64_t> cycles;  // the engine's cycle counter; fsim has none
+  // The engine's cycle counter; fsim has none. In a program of several steps (package steps
+  // that join the one before), each step's share where the engine times instructions (rtl,
+  // perf): from the end of the steps before it to the end of its last instruction; elsewhere
+  // the whole program's count on its first step.
+  std::optional<uint64_t> cycles;
+  // In a program of several steps, where instructions are timed: how long this step's first
+  // work ran under the steps before it.
+  std::optional<uint64_t> overlap_cycles;
+  size_t program = 0;              // index of the first step of the device program this step ran in
   double seconds = 0;              // host wall time of the step
-  driver::Counters counters;       // accelerator steps: the device's counters
+  driver::Counters
+      counters;  // accelerator steps: the device's counters (a program's, on its first step)
   std::string note;
   std::string schedule;  // accelerator steps: the package step's schedule (heuristic or tuned)
 };
@@ -69,6 +78,8 @@ struct RunProfile {
   // Host <-> accelerator hand-offs: consecutive steps (in run order) that run on different
   // sides. Each is a synchronous device run started or finished by the host.
   int transitions() const;
+  // Device programs run: a run of accelerator steps that join each other is one.
+  int programs() const;
 };
 
 class GraphExecutor {
@@ -80,7 +91,9 @@ class GraphExecutor {
   ~GraphExecutor();
 
   // Called after each step with the bytes of its outputs (nullptr where absent), valid
-  // during the call: for comparing every layer with a reference.
+  // during the call: for comparing every layer with a reference. With an observer every
+  // accelerator step runs as its own program, so that each step's outputs can be seen before
+  // a later step reuses their memory.
   using StepObserver =
       std::function<void(size_t index, const std::vector<const uint8_t *> &outputs)>;
 

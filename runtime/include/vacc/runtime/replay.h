@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "vacc/driver/device.h"
@@ -17,6 +18,11 @@ namespace vacc::runtime {
 // vacc::Error when the binding does not match the list or a command is not encodable.
 void replay(CommandQueue &queue, const isa::CommandList &list,
             const std::vector<uint64_t> &buffer_elements);
+
+// Replays only the commands `select` picks (by index), in order.
+void replay_commands(CommandQueue &queue, const isa::CommandList &list,
+                     const std::vector<uint64_t> &buffer_elements,
+                     const std::function<bool(size_t)> &select);
 
 struct ListRun {
   std::vector<std::vector<uint8_t>> buffers;  // every buffer's bytes after the run

@@ -35,7 +35,10 @@ class Session {
   // A fresh queue whose micro-op kernels land in this session's pool.
   CommandQueue queue() const;
   // Finishes `queue`, runs its stream, waits, and returns the device's counters.
-  driver::Counters run(CommandQueue &queue, double timeout_seconds = 600);
+  // `step_starts`, when given: the program index of each step's first instruction
+  // (CommandQueue::begin_step()).
+  driver::Counters run(CommandQueue &queue, double timeout_seconds = 600,
+                       std::vector<size_t> *step_starts = nullptr);
 
  private:
   driver::Device &device_;

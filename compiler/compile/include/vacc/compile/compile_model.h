@@ -59,6 +59,9 @@ struct CompileOptions {
   // the tuned cycles where both forms were tuned, else by the heuristic; `vacc tune` forces
   // them each way to find every form's workloads.
   lower::GraphChoices graph_choices;
+  // Every accelerator layer its own device program, draining between layers, instead of one
+  // program per run of consecutive accelerator layers (lower/join_programs.h).
+  bool program_per_layer = false;
 };
 
 // An accelerator step's layer, as lowered (the tuner's tasks come from these).

@@ -34,6 +34,12 @@ struct FsimOptions {
   // a LOAD or STORE. A single GEMM can issue billions of micro-ops, so the limit is charged
   // before each instruction runs, and no program can keep fsim busy for long unasked.
   uint64_t op_limit = 0;
+  // Among the instructions whose tokens let them run, the latest in program order goes first
+  // (default: the earliest, which is what the hardware's results of a race-free program are):
+  // every engine runs as far ahead as its tokens allow, so a program whose results lean on
+  // timing rather than on its tokens (a load overwriting scratchpad a GEMM has yet to read, a
+  // load of DRAM a store has yet to write) gives other results. For checking token discipline.
+  bool latest_first = false;
 };
 
 // An instruction's operations as FsimOptions::op_limit counts them.

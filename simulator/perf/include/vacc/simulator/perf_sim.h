@@ -47,6 +47,7 @@ class PerfSim {
   std::map<std::string, uint64_t> counters() const;
   // The last run's per-instruction slices (with record_slices or a timeline path).
   const std::vector<InsnSlice> &slices() const { return slices_; }
+  void set_record_slices(bool on) { options_.record_slices = on; }
   // fsim's own statistics of the last run (what the timing model's counts must equal).
   const FsimStats &fsim_stats() const { return fsim_.stats(); }
 

@@ -74,6 +74,7 @@ class RtlSim {
   std::map<std::string, uint64_t> counters();
   // The last run's per-instruction slices (with record_slices or a timeline path).
   const std::vector<InsnSlice> &slices() const { return slices_; }
+  void set_record_slices(bool on);
 
   // The whole host protocol in one call: image in, registers, start, wait, image out.
   // `dram` is the device-memory image (offsets from the base), modified in place.
