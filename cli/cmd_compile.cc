@@ -4,17 +4,44 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
-#include "vacc/cli/tuning_options.h"
 #include "vacc/cli/calibration_options.h"
 #include "vacc/cli/model_runner.h"
 #include "vacc/cli/output.h"
+#include "vacc/cli/tuning_options.h"
+#include "vacc/driver/device.h"
+#include "vacc/host/reference_kernels.h"
+#include "vacc/runtime/graph_executor.h"
 #include "vacc/support/error.h"
 #include "vacc/support/file.h"
 
 namespace vacc::cli {
+
+namespace {
+
+// DIR/<first step>_<layer>.asm: each device program's instruction stream, as a run submits it.
+void write_programs(const isa::Package &package, const isa::HwConfig &config,
+                    const std::string &dir) {
+  if (package.accelerator_steps() == 0) return;
+  std::filesystem::create_directories(dir);
+  host::ReferenceKernels kernels(package);
+  const std::unique_ptr<driver::Device> device = driver::open_device("fsim", config);
+  const runtime::GraphExecutor exec(package, kernels, device.get(), config);
+  for (const runtime::ProgramListing &l : exec.program_listings()) {
+    std::string safe;
+    for (char ch : package.steps[l.first].name)
+      safe += std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' ? ch : '_';
+    const std::string path = fmt::format("{}/{:03}_{}.asm", dir, l.first, safe);
+    std::ofstream out(path);
+    out << l.text;
+    if (!out) fail("{}: cannot write the program listing", path);
+  }
+}
+
+}  // namespace
 
 void add_compile_command(CLI::App &app) {
   auto *cmd = app.add_subcommand("compile", "Compile an ONNX model into a package (.vpkg)");
@@ -33,7 +60,8 @@ void add_compile_command(CLI::App &app) {
   cmd->add_option("-o,--output", a->output, "Package to write (default: MODEL.vpkg)");
   cmd->add_option("--dump-ir", a->dump_ir,
                   "Write the graph after every graph pass (DIR/graph) and the loop IR after "
-                  "every pass of every accelerator layer (DIR/layers)");
+                  "every pass of every accelerator layer (DIR/layers), and each device program's "
+                  "instruction stream as a run submits it (DIR/programs)");
   add_calibration_options(cmd, &a->calibration);
   add_tuning_options(cmd, &a->tuning);
   cmd->add_option("--batch", a->batch, "Value of the model's batch dimension")
@@ -84,6 +112,7 @@ void add_compile_command(CLI::App &app) {
         "config '{}', compiled in {:.2f} s\n",
         a->quiet ? "" : "\n", out, bytes, m.package.steps.size(), lowered, m.package.arena_bytes,
         config.name, m.seconds);
+    if (!a->dump_ir.empty()) write_programs(m.package, config, a->dump_ir + "/programs");
     if (!a->dump_ir.empty() && !a->quiet) fmt::print("IR dumps under {}\n", a->dump_ir);
   });
 }

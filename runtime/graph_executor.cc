@@ -1,11 +1,14 @@
 #include "vacc/runtime/graph_executor.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstring>
 #include <map>
 #include <regex>
 #include <set>
 
+#include "vacc/isa/assembly.h"
 #include "vacc/isa/command.h"
 #include "vacc/isa/program.h"
 #include "vacc/runtime/program_replay.h"
@@ -155,23 +158,28 @@ struct GraphExecutor::Impl {
     return arena.data() + pt.arena_offset;
   }
 
-  // Runs accelerator steps first..last as one device program (one step: its own program).
-  // `profs` holds their profiles, filled in here with what the device counted.
-  void run_accel(size_t first, size_t last, std::vector<StepProfile> &profs) {
-    CommandQueue queue = session->queue();
+  // Records accelerator steps first..last as one device program into `queue`; `upload`: also
+  // copy their inputs from the host arena to the device (what a run does).
+  void record_program(size_t first, size_t last, CommandQueue &queue, bool upload) {
     ProgramReplay program(queue, config);
     std::set<int32_t> written;  // tensors an earlier step of the program stores
     for (size_t index = first; index <= last; ++index) {
       const isa::PackageStep &s = package.steps[index];
       const isa::CommandList &list = *lists[index];
       std::vector<uint64_t> elements;
-      std::vector<bool> constant;
+      std::vector<ProgramReplay::Source> sources;
       for (size_t b = 0; b < s.bindings.size(); ++b) {
         const int32_t t = s.bindings[b];
         const isa::PackageTensor &pt = package.tensors[t];
         const isa::MemId mem = list.buffers[b].mem;
         const uint64_t tile = config.tile_bytes(mem);
-        constant.push_back(pt.is_constant());
+        bool from_previous = false;
+        if (index > first)
+          for (int32_t o : package.steps[index - 1].outputs) from_previous |= o == t;
+        using Source = ProgramReplay::Source;
+        sources.push_back(pt.is_constant() ? Source::kConstant
+                          : from_previous  ? Source::kPrevious
+                                           : Source::kEarlier);
         if (pt.is_constant()) {
           elements.push_back(session->element_of(device_constants.at(t), mem));
           continue;
@@ -186,13 +194,20 @@ struct GraphExecutor::Impl {
         bool is_output = false;
         for (int32_t o : s.outputs) is_output |= o == t;
         // What the host or the model gave: an earlier step of the program made the rest.
-        if (!is_output && !written.count(t))
+        if (upload && !is_output && !written.count(t))
           session->write(device_arena, arena.data() + pt.arena_offset, pt.bytes(), pt.arena_offset);
       }
-      program.add(list, elements, constant);
+      program.add(list, elements, sources);
       for (int32_t o : s.outputs)
         if (o >= 0) written.insert(o);
     }
+  }
+
+  // Runs accelerator steps first..last as one device program (one step: its own program).
+  // `profs` holds their profiles, filled in here with what the device counted.
+  void run_accel(size_t first, size_t last, std::vector<StepProfile> &profs) {
+    CommandQueue queue = session->queue();
+    record_program(first, last, queue, /*upload=*/true);
     driver::Counters counters;
     std::vector<size_t> starts;
     try {
@@ -268,6 +283,36 @@ GraphExecutor::GraphExecutor(const isa::Package &package, HostKernels &host, dri
     : impl_(std::make_unique<Impl>(package, host, device, config)) {}
 
 GraphExecutor::~GraphExecutor() = default;
+
+std::vector<ProgramListing> GraphExecutor::program_listings() const {
+  const isa::Package &p = impl_->package;
+  std::vector<ProgramListing> out;
+  for (size_t first = 0; first < p.steps.size(); ++first) {
+    if (!impl_->lists[first] || p.steps[first].joins_previous) continue;
+    ProgramListing listing;
+    listing.first = first;
+    listing.last = impl_->program_last[first];
+    CommandQueue queue = impl_->session->queue();
+    impl_->record_program(listing.first, listing.last, queue, /*upload=*/false);
+    const RecordedStream stream = queue.finish();
+    listing.instructions = stream.insns.size();
+    listing.text = fmt::format(
+        "# one device program: steps {}..{}, {} instructions, {} micro-ops in its pool\n", first,
+        listing.last, stream.insns.size(), stream.uop_pool.size());
+    size_t next = 0;  // the next step boundary
+    for (size_t i = 0; i < stream.insns.size(); ++i) {
+      while (next < stream.step_starts.size() && stream.step_starts[next] == i) {
+        const isa::PackageStep &s = p.steps[first + next];
+        listing.text += fmt::format("# step {} '{}' ({})\n", first + next, s.name, s.op);
+        ++next;
+      }
+      listing.text +=
+          fmt::format("{:6}  {}\n", i, isa::format_insn(impl_->config, stream.insns[i]));
+    }
+    out.push_back(std::move(listing));
+  }
+  return out;
+}
 
 std::vector<HostTensor> GraphExecutor::run(const std::vector<HostTensor> &inputs,
                                            RunProfile *profile, const StepObserver &observer) {

@@ -57,13 +57,13 @@ ProgramReplay::ProgramReplay(CommandQueue &queue, const isa::HwConfig &config)
     : queue_(queue), wgt_depth_(static_cast<uint32_t>(config.wgt_depth())) {}
 
 void ProgramReplay::add(const isa::CommandList &list, const std::vector<uint64_t> &buffer_elements,
-                        const std::vector<bool> &constant) {
+                        const std::vector<Source> &sources) {
   if (steps_++ == 0) {
     replay(queue_, list, buffer_elements);
     previous_ = wgt_footprint(list);
     return;
   }
-  VACC_CHECK(constant.size() == list.buffers.size()) << "one constant flag per buffer";
+  VACC_CHECK(sources.size() == list.buffers.size()) << "one source per buffer";
   // Only the step before may still compute when this step's loads start: the load engine runs
   // in order, and every step's loads wait for the compute of the step before it.
   const WgtFootprint own = wgt_footprint(list);
@@ -91,15 +91,32 @@ void ProgramReplay::add(const isa::CommandList &list, const std::vector<uint64_t
     if (const auto *p = std::get_if<isa::DepCommand>(&c)) {
       if (p->from == isa::Engine::kLoad || p->to == isa::Engine::kLoad) break;
     } else if (const auto *d = std::get_if<isa::DmaCommand>(&c)) {
-      early[i] = !d->store && d->mem == isa::MemId::kWgt && constant.at(d->buffer);
+      early[i] = !d->store && d->mem == isa::MemId::kWgt && sources[d->buffer] == Source::kConstant;
+    }
+  }
+  // The rest, up to its first load of what the step before stores or the load engine's first
+  // wait for this step's compute, needs only the earlier steps' compute to be done: the steps
+  // before the one before have stored all they store by then (that step's compute waited for
+  // it).
+  size_t before_stores = 0;
+  for (; before_stores < steps_list.commands.size(); ++before_stores) {
+    const isa::Command &c = steps_list.commands[before_stores];
+    if (const auto *p = std::get_if<isa::DepCommand>(&c)) {
+      if (!p->push && p->to == isa::Engine::kLoad) break;
+    } else if (const auto *d = std::get_if<isa::DmaCommand>(&c)) {
+      const bool load_engine = d->mem == isa::MemId::kInp || d->mem == isa::MemId::kWgt;
+      if (!d->store && load_engine && sources[d->buffer] == Source::kPrevious) break;
     }
   }
   queue_.begin_step();
   if (!apart) queue_.load_waits_for_compute();
   replay_commands(queue_, steps_list, buffer_elements, [&](size_t i) { return early[i]; });
   if (apart) queue_.load_waits_for_compute();
+  replay_commands(queue_, steps_list, buffer_elements,
+                  [&](size_t i) { return !early[i] && i < before_stores; });
   queue_.load_waits_for_stores();
-  replay_commands(queue_, steps_list, buffer_elements, [&](size_t i) { return !early[i]; });
+  replay_commands(queue_, steps_list, buffer_elements,
+                  [&](size_t i) { return !early[i] && i >= before_stores; });
   previous_ = shift ? wgt_footprint(steps_list) : own;
 }
 

@@ -33,6 +33,8 @@ expect compile 0 "wrote $tmp/m.vpkg .*5 on the accelerator" -- \
   "$vacc" compile "$model" --config default -o "$tmp/m.vpkg" --dump-ir "$tmp/ir"
 expect dump-graph 0 "" -- test -s "$tmp/ir/graph/15_pack_layout.txt"
 expect dump-layer 0 "" -- bash -c "ls $tmp/ir/layers/*conv1*/*.tir >/dev/null && ls $tmp/ir/layers/*/commands.txt >/dev/null"
+# Each device program's stream: the three convolutions in one, each step marked.
+expect dump-programs 0 "^3$" -- bash -c "grep -c '^# step' $tmp/ir/programs/002_*conv1*.asm"
 expect compile-json 0 '"accelerator_steps": 5' -- "$vacc" compile "$model" -o "$tmp/m2.vpkg" --json
 # make_npy OUT SHAPE FIRST COUNT: float32 .npy of shape SHAPE (a Python tuple) holding COUNT
 # floats of the bundled samples from float FIRST on (plain bash: no NumPy needed).

@@ -122,6 +122,36 @@ TEST(ProgramChainE2E, RtlRunsMergedProgramsAsPerfTimesThem) {
         << on_rtl.profile.steps[i].name;
 }
 
+// The listings (vacc compile --dump-ir DIR/programs) are the streams a run submits: one per
+// program, each step's first instruction marked, as many instructions as the device was given.
+TEST(ProgramChainE2E, ListingsAreTheProgramsARunSubmits) {
+  const isa::HwConfig config = test::config_named("default");
+  const Model &m = models()[0];
+  const isa::Package merged = compile(m, config, false);
+  host::ReferenceKernels kernels(merged);
+  auto device = driver::open_device("fsim", config);
+  runtime::GraphExecutor exec(merged, kernels, device.get(), config);
+  const std::vector<runtime::ProgramListing> listings = exec.program_listings();
+  runtime::RunProfile profile;
+  exec.run({input(m)}, &profile);
+  ASSERT_EQ(static_cast<int>(listings.size()), profile.programs());
+  for (const runtime::StepProfile &s : profile.steps) {
+    if (s.where != isa::StepTarget::kAccel) continue;
+    const runtime::ProgramListing *l = nullptr;
+    for (const auto &x : listings)
+      if (x.first <= s.index && s.index <= x.last) l = &x;
+    ASSERT_NE(l, nullptr) << s.name;
+    EXPECT_EQ(l->first, s.program) << s.name;
+    EXPECT_NE(l->text.find("# step " + std::to_string(s.index) + " '" + s.name + "'"),
+              std::string::npos)
+        << s.name;
+    if (s.program == s.index) {
+      EXPECT_EQ(l->instructions, s.counters.at("runtime_insns")) << s.name;
+      EXPECT_NE(l->text.find("finish"), std::string::npos);
+    }
+  }
+}
+
 // With a per-step observer (vacc run --check) every step runs alone, so that each sees its own
 // outputs; the outputs stay those of the merged run.
 TEST(ProgramChainE2E, ObserverSeesEveryStep) {

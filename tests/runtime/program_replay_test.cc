@@ -145,11 +145,14 @@ ChainRun run_merged(const std::string &engine, const isa::HwConfig &config,
   for (const ChainStep &s : chain) {
     const isa::CommandList &list = s.lowered.commands;
     std::vector<uint64_t> elements;
-    std::vector<bool> constant;
+    std::vector<runtime::ProgramReplay::Source> sources;
     for (size_t b = 0; b < list.buffers.size(); ++b) {
       const isa::CommandBuffer &cb = list.buffers[b];
+      using Source = runtime::ProgramReplay::Source;
       const bool operand = b == 0 || b + 1 == list.buffers.size();
-      constant.push_back(!operand);
+      sources.push_back(!operand              ? Source::kConstant
+                        : b == 0 && s.chained ? Source::kPrevious
+                                              : Source::kEarlier);
       if (b == 0 && s.chained) {
         elements.push_back(session.element_of(outputs.back(), cb.mem));
         continue;
@@ -160,7 +163,7 @@ ChainRun run_merged(const std::string &engine, const isa::HwConfig &config,
       elements.push_back(session.element_of(buffer, cb.mem));
       if (b + 1 == list.buffers.size()) outputs.push_back(buffer);
     }
-    program.add(list, elements, constant);
+    program.add(list, elements, sources);
   }
   ChainRun r;
   const driver::Counters counters = session.run(queue);

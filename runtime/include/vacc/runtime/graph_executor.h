@@ -82,6 +82,14 @@ struct RunProfile {
   int programs() const;
 };
 
+// The instruction stream of one device program, as a run records it (the same addresses).
+struct ProgramListing {
+  size_t first = 0, last = 0;  // the package steps it runs
+  size_t instructions = 0;
+  std::string text;  // "# step N 'name' (op)" before each step's first instruction, then one
+                     // instruction a line: its index and its canonical assembly
+};
+
 class GraphExecutor {
  public:
   // `device` may be null when no step of the package has a command list. The package must
@@ -101,6 +109,9 @@ class GraphExecutor {
   // mismatch is a vacc::Error naming the input); returns the graph outputs.
   std::vector<HostTensor> run(const std::vector<HostTensor> &inputs, RunProfile *profile = nullptr,
                               const StepObserver &observer = {});
+
+  // Every device program a run submits, without running it.
+  std::vector<ProgramListing> program_listings() const;
 
  private:
   struct Impl;

@@ -2,7 +2,9 @@
 // one queue, with CommandQueue::begin_step() at each boundary. Each step's weights go to WGT
 // scratchpad entries the step before does not use where they fit (its weight loads and GEMM
 // micro-ops shifted), so that its first weight loads can run under that step's compute; where
-// they do not fit, those loads wait for its compute and run under its last stores.
+// they do not fit, those loads wait for its compute. Its loads up to the first one of what the
+// step before stores (or its first wait for its own compute) then run under that step's last
+// stores; the rest wait for them.
 #pragma once
 
 #include <cstdint>
@@ -28,10 +30,15 @@ class ProgramReplay {
  public:
   ProgramReplay(CommandQueue &queue, const isa::HwConfig &config);
 
-  // Appends the next step. `buffer_elements` as replay(); `constant[i]`: buffer i holds data no
-  // step of the program writes (a constant tensor).
+  // Where a step's DRAM buffer comes from.
+  enum class Source {
+    kConstant,  // nothing in the program writes it
+    kPrevious,  // the step before this one writes it
+    kEarlier,   // the host, or a step before that one
+  };
+  // Appends the next step. `buffer_elements` as replay(); `sources[i]`: buffer i's.
   void add(const isa::CommandList &list, const std::vector<uint64_t> &buffer_elements,
-           const std::vector<bool> &constant);
+           const std::vector<Source> &sources);
 
   // Steps whose weights moved to free entries, so that their first weight loads could go under
   // the step before's compute.
