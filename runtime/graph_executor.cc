@@ -159,8 +159,10 @@ struct GraphExecutor::Impl {
   }
 
   // Records accelerator steps first..last as one device program into `queue`; `upload`: also
-  // copy their inputs from the host arena to the device (what a run does).
-  void record_program(size_t first, size_t last, CommandQueue &queue, bool upload) {
+  // copy their inputs from the host arena to the device (what a run does). Returns how each
+  // step's weights meet the step before (ProgramReplay::boundaries()).
+  std::vector<std::string> record_program(size_t first, size_t last, CommandQueue &queue,
+                                          bool upload) {
     ProgramReplay program(queue, config);
     std::set<int32_t> written;  // tensors an earlier step of the program stores
     for (size_t index = first; index <= last; ++index) {
@@ -201,6 +203,7 @@ struct GraphExecutor::Impl {
       for (int32_t o : s.outputs)
         if (o >= 0) written.insert(o);
     }
+    return program.boundaries();
   }
 
   // Runs accelerator steps first..last as one device program (one step: its own program).
@@ -293,7 +296,8 @@ std::vector<ProgramListing> GraphExecutor::program_listings() const {
     listing.first = first;
     listing.last = impl_->program_last[first];
     CommandQueue queue = impl_->session->queue();
-    impl_->record_program(listing.first, listing.last, queue, /*upload=*/false);
+    const std::vector<std::string> boundaries =
+        impl_->record_program(listing.first, listing.last, queue, /*upload=*/false);
     const RecordedStream stream = queue.finish();
     listing.instructions = stream.insns.size();
     listing.text = fmt::format(
@@ -304,6 +308,7 @@ std::vector<ProgramListing> GraphExecutor::program_listings() const {
       while (next < stream.step_starts.size() && stream.step_starts[next] == i) {
         const isa::PackageStep &s = p.steps[first + next];
         listing.text += fmt::format("# step {} '{}' ({})\n", first + next, s.name, s.op);
+        if (!boundaries.at(next).empty()) listing.text += "#   " + boundaries[next] + "\n";
         ++next;
       }
       listing.text +=

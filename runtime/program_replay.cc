@@ -1,5 +1,7 @@
 #include "vacc/runtime/program_replay.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -61,6 +63,7 @@ void ProgramReplay::add(const isa::CommandList &list, const std::vector<uint64_t
   if (steps_++ == 0) {
     replay(queue_, list, buffer_elements);
     previous_ = wgt_footprint(list);
+    boundaries_.emplace_back();
     return;
   }
   VACC_CHECK(sources.size() == list.buffers.size()) << "one source per buffer";
@@ -77,6 +80,29 @@ void ProgramReplay::add(const isa::CommandList &list, const std::vector<uint64_t
   } else if (!apart && previous_.first >= size) {
     shift = int64_t{previous_.first} - size - own.first;
     apart = true;
+  }
+  if (own.empty()) {
+    boundaries_.push_back("no weights");
+  } else if (shift) {
+    boundaries_.push_back(fmt::format(
+        "weights moved to WGT [{}, {}), apart from the step before's [{}, {}): their first "
+        "loads run under its compute",
+        own.first + shift, own.end + shift, previous_.first, previous_.end));
+  } else if (previous_.empty()) {
+    boundaries_.push_back(fmt::format(
+        "weights in WGT [{}, {}); the step before has none: their first loads run under its "
+        "compute",
+        own.first, own.end));
+  } else if (apart) {
+    boundaries_.push_back(fmt::format(
+        "weights in WGT [{}, {}), apart from the step before's [{}, {}): their first loads run "
+        "under its compute",
+        own.first, own.end, previous_.first, previous_.end));
+  } else {
+    boundaries_.push_back(fmt::format(
+        "weights wait for the step before's compute: they take {} WGT entries and it uses [{}, "
+        "{}) of {}, so there is no room apart",
+        size, previous_.first, previous_.end, wgt_depth_));
   }
   const isa::CommandList shifted = shift ? shift_weights(list, shift) : isa::CommandList{};
   const isa::CommandList &steps_list = shift ? shifted : list;

@@ -35,6 +35,8 @@ expect dump-graph 0 "" -- test -s "$tmp/ir/graph/15_pack_layout.txt"
 expect dump-layer 0 "" -- bash -c "ls $tmp/ir/layers/*conv1*/*.tir >/dev/null && ls $tmp/ir/layers/*/commands.txt >/dev/null"
 # Each device program's stream: the three convolutions in one, each step marked.
 expect dump-programs 0 "^3$" -- bash -c "grep -c '^# step' $tmp/ir/programs/002_*conv1*.asm"
+expect dump-programs-weights 0 "^#   weights moved to WGT \[[0-9]+, [0-9]+\), apart from" -- \
+  grep -h "^#   weights" $tmp/ir/programs/002_*conv1*.asm
 expect compile-json 0 '"accelerator_steps": 5' -- "$vacc" compile "$model" -o "$tmp/m2.vpkg" --json
 # make_npy OUT SHAPE FIRST COUNT: float32 .npy of shape SHAPE (a Python tuple) holding COUNT
 # floats of the bundled samples from float FIRST on (plain bash: no NumPy needed).

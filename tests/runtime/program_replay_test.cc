@@ -99,6 +99,7 @@ struct ChainRun {
   std::vector<std::vector<uint8_t>> outputs;  // each step's output buffer after the run
   uint64_t cycles = 0;                        // engines with a cycle counter
   int shifted = 0;                            // steps whose weights moved (merged runs)
+  std::vector<std::string> boundaries;        // ProgramReplay::boundaries() (merged runs)
 };
 
 // Each step its own program, in order, a chained input taken from the step before's output.
@@ -173,6 +174,7 @@ ChainRun run_merged(const std::string &engine, const isa::HwConfig &config,
     session.read(o, r.outputs.back().data(), o.bytes);
   }
   r.shifted = program.shifted_steps();
+  r.boundaries = program.boundaries();
   return r;
 }
 
@@ -191,7 +193,7 @@ TEST(ProgramReplay, RandomChainsBitExactAgainstAProgramPerStep) {
       with(base, 2, base.wgt_kib),  // a batched core
       with(base, 1, 8),             // 32 weight entries: often no room apart
   };
-  int shifted = 0, chained = 0, steps = 0;
+  int shifted = 0, chained = 0, steps = 0, moved = 0, waited = 0;
   for (size_t c = 0; c < configs.size(); ++c) {
     const isa::HwConfig &config = configs[c];
     for (uint32_t seed = 1; seed <= 4; ++seed) {
@@ -215,6 +217,10 @@ TEST(ProgramReplay, RandomChainsBitExactAgainstAProgramPerStep) {
         if (engine == "perf") {
           EXPECT_LE(merged.cycles, apart.cycles);
           shifted += merged.shifted;
+          for (const std::string &b : merged.boundaries) {
+            moved += b.rfind("weights moved", 0) == 0;
+            waited += b.rfind("weights wait", 0) == 0;
+          }
         }
       }
     }
@@ -222,6 +228,8 @@ TEST(ProgramReplay, RandomChainsBitExactAgainstAProgramPerStep) {
   EXPECT_GT(steps, 40);
   EXPECT_GT(chained, 10) << "too few steps read the step before's output";
   EXPECT_GT(shifted, 0) << "no step's weights were moved apart";
+  EXPECT_EQ(moved, shifted) << "each moved step says so";
+  EXPECT_GT(waited, 0) << "no step met a step before that left no room (32 WGT entries)";
 }
 
 TEST(ProgramReplay, RtlRunsAMergedChainAsPerfTimesIt) {

@@ -86,8 +86,10 @@ struct RunProfile {
 struct ProgramListing {
   size_t first = 0, last = 0;  // the package steps it runs
   size_t instructions = 0;
-  std::string text;  // "# step N 'name' (op)" before each step's first instruction, then one
-                     // instruction a line: its index and its canonical assembly
+  // "# step N 'name' (op)" before each step's first instruction (and how its weights meet the
+  // step before: ProgramReplay::boundaries()), then one instruction a line: its index and its
+  // canonical assembly.
+  std::string text;
 };
 
 class GraphExecutor {

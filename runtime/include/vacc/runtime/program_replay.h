@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "vacc/isa/command.h"
@@ -43,6 +44,9 @@ class ProgramReplay {
   // Steps whose weights moved to free entries, so that their first weight loads could go under
   // the step before's compute.
   int shifted_steps() const { return shifted_; }
+  // Per step added, how its weight loads meet the step before ("" for the first step): moved
+  // apart, apart already, or waiting for its compute and why.
+  const std::vector<std::string> &boundaries() const { return boundaries_; }
 
  private:
   CommandQueue &queue_;
@@ -50,6 +54,7 @@ class ProgramReplay {
   size_t steps_ = 0;
   WgtFootprint previous_;  // the step before's, as it runs
   int shifted_ = 0;
+  std::vector<std::string> boundaries_;
 };
 
 }  // namespace vacc::runtime
