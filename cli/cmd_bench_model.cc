@@ -16,13 +16,14 @@
 
 #include "bench_float_model.h"
 #include "commands.h"
-#include "vacc/cli/tuning_options.h"
 #include "vacc/cli/calibration_options.h"
 #include "vacc/cli/model_runner.h"
 #include "vacc/cli/output.h"
+#include "vacc/cli/tuning_options.h"
 #include "vacc/isa/command.h"
 #include "vacc/lower/lower.h"
 #include "vacc/support/error.h"
+#include "vacc/support/file.h"
 
 namespace vacc::cli {
 
@@ -149,11 +150,9 @@ void run_model_bench(const ModelBenchArgs &a) {
     size_t run = 0;
     for (const LayerFigures &f : layers) {
       if (f.step->program != f.step->index) continue;
-      std::string safe;
-      for (char ch : f.step->name)
-        safe += std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' ? ch : '_';
       const std::string from = fmt::format("{}/run_{:03}.json", a.timeline_dir, run++);
-      const std::string to = fmt::format("{}/{:03}_{}.json", a.timeline_dir, f.step->index, safe);
+      const std::string to =
+          a.timeline_dir + "/" + dump_name(f.step->index, f.step->name) + ".json";
       std::filesystem::rename(from, to);
     }
   }

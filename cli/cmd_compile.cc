@@ -31,10 +31,7 @@ void write_programs(const isa::Package &package, const isa::HwConfig &config,
   const std::unique_ptr<driver::Device> device = driver::open_device("fsim", config);
   const runtime::GraphExecutor exec(package, kernels, device.get(), config);
   for (const runtime::ProgramListing &l : exec.program_listings()) {
-    std::string safe;
-    for (char ch : package.steps[l.first].name)
-      safe += std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' ? ch : '_';
-    const std::string path = fmt::format("{}/{:03}_{}.asm", dir, l.first, safe);
+    const std::string path = dir + "/" + dump_name(l.first, package.steps[l.first].name) + ".asm";
     std::ofstream out(path);
     out << l.text;
     if (!out) fail("{}: cannot write the program listing", path);

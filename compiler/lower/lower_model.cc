@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
 #include <chrono>
 #include <fstream>
 
@@ -11,6 +10,7 @@
 #include "vacc/lower/lower.h"
 #include "vacc/lower/schedule_space.h"
 #include "vacc/support/error.h"
+#include "vacc/support/file.h"
 
 namespace vacc::lower {
 namespace {
@@ -54,14 +54,6 @@ graph::Tensor int8_tensor(graph::Shape shape, const std::vector<int64_t> &values
   int8_t *pt = t.data<int8_t>();
   for (size_t i = 0; i < values.size(); ++i) pt[i] = static_cast<int8_t>(values[i]);
   return t;
-}
-
-// DIR/NNN_<name>, with the node's name made safe as one path component.
-std::string layer_dir(const std::string &dir, size_t index, const std::string &name) {
-  std::string safe;
-  for (char c : name) safe += std::isalnum(static_cast<unsigned char>(c)) || c == '.' ? c : '_';
-  while (!safe.empty() && (safe[0] == '_' || safe[0] == '.')) safe.erase(0, 1);
-  return fmt::format("{}/{:03}_{}", dir, index, safe);
 }
 
 int32_t add_constant(isa::Package &p, const std::string &name, const graph::Tensor &t) {
@@ -152,7 +144,7 @@ int lower_model(const graph::Graph &graph, const isa::HwConfig &config, isa::Pac
     LowerOptions lo;
     lo.vthreads = options.vthreads;
     lo.verify = options.verify;
-    if (!options.dump_dir.empty()) lo.dump_dir = layer_dir(options.dump_dir, i, node.name);
+    if (!options.dump_dir.empty()) lo.dump_dir = options.dump_dir + "/" + dump_name(i, node.name);
     std::optional<LoweredLayer> tuned;
     if (const std::optional<TunedSchedule> t = options.tuned ? options.tuned(*layer) : std::nullopt) {
       // A tuned schedule from another compiler version or a hand-edited log may break a rule
