@@ -281,6 +281,21 @@ bool has_workload(const compile::CompiledModel &m, const std::string &part) {
   return false;
 }
 
+// Compiles the bundled CNN on `c` in each forced form of its folding and fusion choices and
+// calls check(model, folded, fused) on it.
+template <typename Check>
+void for_each_form(const isa::HwConfig &c, compile::CompileOptions co, const Check &check) {
+  using lower::GraphChoice;
+  for (GraphChoice fold : {GraphChoice::kAlways, GraphChoice::kNever})
+    for (GraphChoice fuse : {GraphChoice::kAlways, GraphChoice::kNever}) {
+      co.graph_choices = {fold, fuse};
+      const compile::CompiledModel m = compile::compile_model(kCnn, c, co);
+      const bool folded = fold == GraphChoice::kAlways, fused = fuse == GraphChoice::kAlways;
+      SCOPED_TRACE(fmt::format("folded {} fused {}", folded, fused));
+      check(m, folded, fused);
+    }
+}
+
 // Every folding and fusion form of the bundled CNN (its stem folded or not, its two pools
 // fused or apart) compiles to a program that computes the heuristic's output bytes on fsim,
 // and the forms are what they say: a pool apart is a pool2d step, a folded stem a 1x1 one.
@@ -291,19 +306,13 @@ TEST(GraphChoices, EveryFoldingAndFusionFormRunsBitExact) {
   const compile::CompiledModel heuristic = compile::compile_model(kCnn, c, co);
   const std::vector<uint8_t> want = fsim_output(c, heuristic.package);
   ASSERT_EQ(heuristic.graph_decisions.size(), 3u) << "the stem's folding, two pools";
-  using lower::GraphChoice;
-  for (GraphChoice fold : {GraphChoice::kAlways, GraphChoice::kNever})
-    for (GraphChoice fuse : {GraphChoice::kAlways, GraphChoice::kNever}) {
-      co.graph_choices = {fold, fuse};
-      const compile::CompiledModel m = compile::compile_model(kCnn, c, co);
-      const bool folded = fold == GraphChoice::kAlways, fused = fuse == GraphChoice::kAlways;
-      SCOPED_TRACE(fmt::format("folded {} fused {}", folded, fused));
-      EXPECT_EQ(has_workload(m, "pool2d max"), !fused);
-      EXPECT_EQ(has_workload(m, "pool2x2s2x2"), fused);
-      EXPECT_EQ(has_workload(m, "conv2d n1 c16x28x28 o16 k1x1"), folded);
-      EXPECT_EQ(has_workload(m, "c8x28x28 o16 k3x3"), !folded);
-      EXPECT_EQ(fsim_output(c, m.package), want);
-    }
+  for_each_form(c, co, [&](const compile::CompiledModel &m, bool folded, bool fused) {
+    EXPECT_EQ(has_workload(m, "pool2d max"), !fused);
+    EXPECT_EQ(has_workload(m, "pool2x2s2x2"), fused);
+    EXPECT_EQ(has_workload(m, "conv2d n1 c16x28x28 o16 k1x1"), folded);
+    EXPECT_EQ(has_workload(m, "c8x28x28 o16 k3x3"), !folded);
+    EXPECT_EQ(fsim_output(c, m.package), want);
+  });
 }
 
 // The same forms on other configs (16-lane blocks, the wide array, and a batch-2 core with the
@@ -319,24 +328,18 @@ TEST(GraphChoices, EveryFormRunsBitExactOnOtherConfigs) {
     co.batch = c.batch;
     const std::vector<uint8_t> want =
         fsim_output(c, compile::compile_model(kCnn, c, co).package, c.batch);
-    using lower::GraphChoice;
-    for (GraphChoice fold : {GraphChoice::kAlways, GraphChoice::kNever})
-      for (GraphChoice fuse : {GraphChoice::kAlways, GraphChoice::kNever}) {
-        co.graph_choices = {fold, fuse};
-        const compile::CompiledModel m = compile::compile_model(kCnn, c, co);
-        const bool folded = fold == GraphChoice::kAlways, fused = fuse == GraphChoice::kAlways;
-        SCOPED_TRACE(fmt::format("folded {} fused {}", folded, fused));
-        int pools = 0, stem_window = 0;
-        for (const compile::AccelLayer &a : m.accel_layers) {
-          pools += std::holds_alternative<lower::PoolParams>(a.layer.params);
-          if (const auto *p = std::get_if<lower::Conv2dParams>(&a.layer.params);
-              p && a.layer.name == "/conv1/Conv_output_0.acc")
-            stem_window = static_cast<int>(p->kernel_h * p->kernel_w);
-        }
-        EXPECT_EQ(pools, fused ? 0 : 2);
-        EXPECT_EQ(stem_window, folded ? 1 : 9);
-        EXPECT_EQ(fsim_output(c, m.package, c.batch), want);
+    for_each_form(c, co, [&](const compile::CompiledModel &m, bool folded, bool fused) {
+      int pools = 0, stem_window = 0;
+      for (const compile::AccelLayer &a : m.accel_layers) {
+        pools += std::holds_alternative<lower::PoolParams>(a.layer.params);
+        if (const auto *p = std::get_if<lower::Conv2dParams>(&a.layer.params);
+            p && a.layer.name == "/conv1/Conv_output_0.acc")
+          stem_window = static_cast<int>(p->kernel_h * p->kernel_w);
       }
+      EXPECT_EQ(pools, fused ? 0 : 2);
+      EXPECT_EQ(stem_window, folded ? 1 : 9);
+      EXPECT_EQ(fsim_output(c, m.package, c.batch), want);
+    });
   }
 }
 
