@@ -8,6 +8,7 @@
 // a pop followed by a push on one engine (a relay between load and store) is never split.
 #include <algorithm>
 #include <array>
+#include <set>
 #include <tuple>
 
 #include "codegen_commands.h"
@@ -147,14 +148,15 @@ CodegenCommands sink_pops(const CodegenCommands &ops, bool keep_relays) {
 // the same DRAM buffer; when no buffer is both loaded and stored, relays may be split, which
 // lets the "INP/WGT free" and "ACC free" tokens move independently.
 bool needs_relays(const CodegenCommands &ops) {
-  std::vector<uint32_t> loaded, stored;
+  // A set per direction: a program has a few buffers but may have a million transfers.
+  std::set<uint32_t> loaded, stored;
   for (const CodegenCommand &op : ops)
     if (const auto *d = std::get_if<isa::DmaCommand>(&op.cmd)) {
       if (d->mem == isa::MemId::kUop) continue;
-      (d->store ? stored : loaded).push_back(d->buffer);
+      (d->store ? stored : loaded).insert(d->buffer);
     }
   for (uint32_t b : stored)
-    if (std::find(loaded.begin(), loaded.end(), b) != loaded.end()) return true;
+    if (loaded.count(b)) return true;
   return false;
 }
 
