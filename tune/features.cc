@@ -145,6 +145,7 @@ std::vector<float> schedule_features(const isa::HwConfig &c, const lower::Layer 
       lg(tiles / V),
   };
   VACC_CHECK(static_cast<int>(f.size()) == kNumFeatures) << f.size() << " features";
+  VACC_CHECK(f[kInstructionsFeature] == lg(insns)) << "kInstructionsFeature is not the count";
   return f;
 }
 

@@ -18,6 +18,7 @@
 #include "vacc/host/reference_kernels.h"
 #include "vacc/isa/command.h"
 #include "vacc/isa/config.h"
+#include "vacc/lower/lower.h"
 #include "vacc/lower/schedule_space.h"
 #include "vacc/runtime/graph_executor.h"
 #include "vacc/runtime/replay.h"
@@ -27,6 +28,7 @@
 #include "vacc/tune/cost_model.h"
 #include "vacc/tune/features.h"
 #include "vacc/tune/measure.h"
+#include "vacc/tune/search_strategy.h"
 #include "vacc/tune/tuner.h"
 #include "vacc/tuning/tuning_db.h"
 
@@ -108,6 +110,47 @@ TEST(TuningLog, WritesReadsAndResumes) {
   // A measured trial's cycles are the perf engine's for that schedule, measured again.
   const tuning::Trial again = tune::measure(c, tasks[0].layer, all[3].schedule);
   EXPECT_EQ(again.cycles, all[3].cycles);
+}
+
+// The model strategy before its model is trained draws its candidates at random among those
+// estimated to need at most 4x the heuristic's instructions (the dearest to lower and simulate
+// are the tiny tiles), where most of the space lies beyond that bound.
+TEST(Tune, ModelStrategyStartsNearTheHeuristicsInstructions) {
+  const isa::HwConfig c = bundled("small");
+  const lower::Layer layer = conv_layer(c, 2, 56);
+  const tune::Candidates cand = tune::enumerate_candidates(c, layer, 2, false);
+  ASSERT_TRUE(cand.heuristic);
+  std::vector<std::vector<float>> features;
+  for (size_t p = 0; p < cand.size(); ++p)
+    features.push_back(tune::schedule_features(c, layer, cand.schedule(p)));
+  const float bound = features[*cand.heuristic][tune::kInstructionsFeature] + 2;
+  size_t far = 0;
+  for (const auto &f : features) far += f[tune::kInstructionsFeature] > bound;
+  ASSERT_GT(far, cand.size() / 2) << "a space where a uniform draw would mostly land far";
+  const tune::CostModel model;  // untrained
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    const std::unique_ptr<tune::SearchStrategy> s =
+        tune::make_strategy("model", cand, seed, &features, &model);
+    const std::vector<size_t> first = s->propose(16);
+    ASSERT_EQ(first.size(), 16u);
+    EXPECT_EQ(first[0], *cand.heuristic);
+    for (size_t p : first)
+      EXPECT_LE(features[p][tune::kInstructionsFeature], bound)
+          << lower::describe(cand.schedule(p));
+  }
+  // The estimate orders real programs: the heuristic's against a candidate far beyond the bound.
+  size_t farthest = *cand.heuristic;
+  for (size_t p = 0; p < cand.size(); ++p)
+    if (features[p][tune::kInstructionsFeature] > features[farthest][tune::kInstructionsFeature])
+      farthest = p;
+  auto instructions = [&](size_t p) {
+    lower::LowerOptions lo;
+    lo.schedule = cand.schedule(p);
+    lo.verify = false;
+    const isa::CommandList l = lower::lower(c, layer, lo).commands;
+    return l.count_dma() + l.count_gemm() + l.count_alu();
+  };
+  EXPECT_GT(instructions(farthest), 4 * instructions(*cand.heuristic));
 }
 
 // Tails (TuneOptions::tails): the searched space without them keeps only dividing tiles; with

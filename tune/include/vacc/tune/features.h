@@ -14,6 +14,9 @@
 namespace vacc::tune {
 
 inline constexpr int kNumFeatures = 33;
+// The feature holding log2 of the estimated instruction count (what lowering and simulating a
+// candidate take time in proportion to).
+inline constexpr int kInstructionsFeature = 26;
 
 std::vector<float> schedule_features(const isa::HwConfig &config, const lower::Layer &layer,
                                      const lower::AccelSchedule &s);

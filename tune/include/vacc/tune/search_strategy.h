@@ -5,7 +5,8 @@
 //           adjacent value), starting from the heuristic's point;
 //   model   AutoTVM's way: its operator's cost model (cost_model.h) ranks every unmeasured legal
 //           point and the best-ranked are measured (a tenth drawn at random, to keep
-//           exploring); random until the model has trials to learn from.
+//           exploring); until the model has trials to learn from, random among the
+//           candidates of at most 4x the heuristic point's estimated instructions.
 // Every strategy proposes the heuristic's point first, so a task's best is never worse than it.
 #pragma once
 
