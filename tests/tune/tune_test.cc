@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -112,10 +113,10 @@ TEST(TuningLog, WritesReadsAndResumes) {
   EXPECT_EQ(again.cycles, all[3].cycles);
 }
 
-// The model strategy before its model is trained draws its candidates at random among those
-// estimated to need at most 4x the heuristic's instructions (the dearest to lower and simulate
-// are the tiny tiles), where most of the space lies beyond that bound.
-TEST(Tune, ModelStrategyStartsNearTheHeuristicsInstructions) {
+// The model strategy draws and ranks its candidates among those estimated to need at most 4x
+// the instructions of the best point so far (the heuristic's before one is measured; the
+// dearest to lower and simulate are the tiny tiles), where most of the space lies beyond.
+TEST(Tune, ModelStrategyStaysNearTheBestsInstructions) {
   const isa::HwConfig c = bundled("small");
   const lower::Layer layer = conv_layer(c, 2, 56);
   const tune::Candidates cand = tune::enumerate_candidates(c, layer, 2, false);
@@ -138,6 +139,39 @@ TEST(Tune, ModelStrategyStartsNearTheHeuristicsInstructions) {
       EXPECT_LE(features[p][tune::kInstructionsFeature], bound)
           << lower::describe(cand.schedule(p));
   }
+  // A model that ranks the most instructions first is held to the bound too, and the bound
+  // follows the best point: once a point far beyond it is the best, candidates near that one
+  // are proposed.
+  tune::CostModel eager;
+  {
+    std::vector<float> y;
+    for (const auto &f : features) y.push_back(-f[tune::kInstructionsFeature]);
+    eager.fit(features, y);
+  }
+  const std::unique_ptr<tune::SearchStrategy> s =
+      tune::make_strategy("model", cand, 1, &features, &eager);
+  ASSERT_EQ(s->propose(1), std::vector<size_t>{*cand.heuristic});
+  s->observe(*cand.heuristic, 1000);
+  auto most = [&](const std::vector<size_t> &ps) {
+    float m = -HUGE_VALF;
+    for (size_t p : ps) m = std::max(m, features[p][tune::kInstructionsFeature]);
+    return m;
+  };
+  const std::vector<size_t> ranked = s->propose(8);
+  ASSERT_EQ(ranked.size(), 8u);
+  EXPECT_LE(most(ranked), bound);
+  EXPECT_GT(most(ranked), features[*cand.heuristic][tune::kInstructionsFeature]);
+  std::optional<size_t> next_best;
+  for (size_t p = 0; p < cand.size() && !next_best; ++p) {
+    const float f = features[p][tune::kInstructionsFeature];
+    if (f > bound && f <= bound + 2) next_best = p;
+  }
+  ASSERT_TRUE(next_best);
+  s->observe(*next_best, 10);
+  const std::vector<size_t> further = s->propose(8);
+  EXPECT_GT(most(further), bound);
+  EXPECT_LE(most(further), features[*next_best][tune::kInstructionsFeature] + 2);
+
   // The estimate orders real programs: the heuristic's against a candidate far beyond the bound.
   size_t farthest = *cand.heuristic;
   for (size_t p = 0; p < cand.size(); ++p)

@@ -3,10 +3,11 @@
 //   random  legal points drawn without replacement;
 //   anneal  simulated annealing over the knob lattice (a neighbour changes one knob to an
 //           adjacent value), starting from the heuristic's point;
-//   model   AutoTVM's way: its operator's cost model (cost_model.h) ranks every unmeasured legal
-//           point and the best-ranked are measured (a tenth drawn at random, to keep
-//           exploring); until the model has trials to learn from, random among the
-//           candidates of at most 4x the heuristic point's estimated instructions.
+//   model   AutoTVM's way: its operator's cost model (cost_model.h) ranks the unmeasured legal
+//           points and the best-ranked are measured (a tenth drawn at random, to keep
+//           exploring; all at random until the model has trials to learn from), among the
+//           points estimated to need at most 4x the instructions of the best so far (the
+//           heuristic's before one is measured).
 // Every strategy proposes the heuristic's point first, so a task's best is never worse than it.
 #pragma once
 
