@@ -24,11 +24,14 @@ runtime::GpuProgram gpu_program(const codegen::gpu::Module &m) {
     l.shared_bytes = k.shared_bytes;
     l.args = k.args;
     p.launches.push_back(l);
+    // By the kernel's own parameters and their argument indices: a module from compile()'s cache
+    // names f's buffers in m.buffers but its kernels' bodies still hold the first Func's.
     tir::for_each_stmt(k.func.body, [&](const tir::Stmt &s) {
       const tir::Store *st = s.as<tir::Store>();
       if (!st) return;
-      for (size_t i = 0; i < m.num_params; ++i) {
-        if (m.buffers[i] == st->buffer) p.written[i] = true;
+      for (size_t j = 0; j < k.func.params.size(); ++j) {
+        size_t arg = static_cast<size_t>(k.args[j]);
+        if (k.func.params[j] == st->buffer && arg < m.num_params) p.written[arg] = true;
       }
     });
   }
@@ -37,6 +40,10 @@ runtime::GpuProgram gpu_program(const codegen::gpu::Module &m) {
 
 GpuFunction::GpuFunction(runtime::GpuDevice &device, const tir::Func &f)
     : device_(device), loaded_(device.load(gpu_program(codegen::gpu::compile(f)))) {}
+
+void GpuFunction::keep_resident(size_t param, const void *host) {
+  device_.keep_resident(*loaded_, param, host);
+}
 
 runtime::GpuTimes GpuFunction::run(const std::vector<void *> &host) const {
   return device_.run(*loaded_, host);
@@ -59,6 +66,15 @@ std::vector<graph::Tensor> GpuKernels::execute(size_t index, const graph::Node &
     if (ops::gpu::build_node_kernel(node, &k, nullptr)) {
       step.gpu = std::make_unique<GpuFunction>(*device_, k.func);
       step.constants = std::move(k.constants);
+      // Weights and the kernel's own constants go to the GPU once, not every run.
+      size_t param = 0;
+      for (size_t i = 0; i < in.size(); ++i) {
+        if (!in[i]) continue;
+        const graph::Value *v = i < node.inputs.size() ? node.inputs[i] : nullptr;
+        if (v && v->is_constant()) step.gpu->keep_resident(param, in[i]->raw());
+        ++param;
+      }
+      for (const graph::Tensor &c : step.constants) step.gpu->keep_resident(param++, c.raw());
     } else {
       step.cpu = std::make_unique<ops::cpu::NodeKernel>(node, static_cast<int>(index));
     }

@@ -118,6 +118,7 @@ class GpuDevice::Loaded {
   CUmodule module = nullptr;
   std::vector<CUfunction> functions;
   std::vector<CUdeviceptr> buffers;
+  std::vector<bool> resident;  // per caller buffer: on the GPU already, never copied in again
   ~Loaded() {
     for (CUdeviceptr p : buffers) d->cuMemFree(p);
     if (module) d->cuModuleUnload(module);
@@ -179,7 +180,22 @@ std::shared_ptr<GpuDevice::Loaded> GpuDevice::load(const GpuProgram &program) {
             "allocating device memory");
     l->buffers.push_back(p);
   }
+  l->resident.assign(program.params, false);
   return l;
+}
+
+void GpuDevice::keep_resident(Loaded &l, size_t param, const void *host) {
+  const Driver &d = *impl_->d;
+  VACC_CHECK(param < l.program.params)
+      << l.program.name << " takes " << l.program.params << " buffers";
+  VACC_CHECK(!l.program.written[param]) << l.program.name << " writes buffer " << param;
+  d.check(d.cuCtxSetCurrent(impl_->ctx), "making the context current");
+  if (l.program.buffer_bytes[param] > 0) {
+    d.check(
+        d.cuMemcpyHtoD(l.buffers[param], host, static_cast<size_t>(l.program.buffer_bytes[param])),
+        "copying to the GPU");
+  }
+  l.resident[param] = true;
 }
 
 GpuTimes GpuDevice::run(Loaded &l, const std::vector<void *> &host) {
@@ -190,7 +206,7 @@ GpuTimes GpuDevice::run(Loaded &l, const std::vector<void *> &host) {
   GpuTimes t;
   auto t0 = std::chrono::steady_clock::now();
   for (size_t i = 0; i < p.params; ++i) {
-    if (p.buffer_bytes[i] > 0) {
+    if (p.buffer_bytes[i] > 0 && !l.resident[i]) {
       d.check(d.cuMemcpyHtoD(l.buffers[i], host[i], static_cast<size_t>(p.buffer_bytes[i])),
               "copying to the GPU");
     }

@@ -282,6 +282,38 @@ TEST_P(GpuOp, GpuMatchesCpuBackend) {
   expect_near(gpu.back(), cpu.back(), std::max(c.tolerance, 1e-4), c.name + " (GPU)");
 }
 
+// compile() caches modules by structure: a second Func of the same structure gets the first's
+// kernels, whose bodies store to the first Func's buffers. Its output must still be copied back
+// from the GPU (it once was not: every node after the first of its shape read zeros).
+TEST(GpuProgram, OutputCopiedBackForEveryFuncSharingACachedModule) {
+  for (int round = 0; round < 3; ++round) {
+    tir::Func f = ops::gpu::unary(ops::gpu::Unary::kRelu, 1000);
+    runtime::GpuProgram p = host::gpu_program(codegen::gpu::compile(f));
+    ASSERT_EQ(p.written.size(), f.params.size());
+    EXPECT_FALSE(p.written.front()) << "round " << round << ": the input is only read";
+    EXPECT_TRUE(p.written.back()) << "round " << round << ": the output is written";
+  }
+}
+
+// A resident buffer (a weight) is copied to the GPU once: later runs use that copy, whatever
+// the host buffer holds by then, and give the CPU backend's result on the original data.
+TEST(GpuFunction, ResidentBufferIsCopiedOnce) {
+  std::string why;
+  runtime::GpuDevice *device = test::gpu(&why);
+  if (!device) GTEST_SKIP() << why;
+  tir::Func f = ops::gpu::dense(70, 40, 33, false, false);
+  Buffers cpu = random_buffers(f, 5), gpu = cpu;
+  codegen::cpu::Jit::global().compile(f)->run(pointers(cpu));
+  host::GpuFunction fn(*device, f);
+  fn.keep_resident(1, gpu[1].data());
+  std::fill(gpu[1].begin(), gpu[1].end(), 0.0f);
+  fn.run(pointers(gpu));
+  expect_near(gpu.back(), cpu.back(), 1e-4, "first run");
+  std::fill(gpu.back().begin(), gpu.back().end(), 0.0f);
+  fn.run(pointers(gpu));
+  expect_near(gpu.back(), cpu.back(), 1e-4, "second run");
+}
+
 INSTANTIATE_TEST_SUITE_P(Ops, GpuOp, ::testing::ValuesIn(cases()),
                          [](const auto &info) { return info.param.name; });
 

@@ -21,6 +21,8 @@ runtime::GpuProgram gpu_program(const codegen::gpu::Module &m);
 class GpuFunction {
  public:
   GpuFunction(runtime::GpuDevice &device, const tir::Func &f);
+  // Parameter `param` is the same every run (a weight): on the GPU from now on.
+  void keep_resident(size_t param, const void *host);
   runtime::GpuTimes run(const std::vector<void *> &host) const;
 
  private:

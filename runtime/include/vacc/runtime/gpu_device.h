@@ -54,8 +54,12 @@ class GpuDevice {
   // Loads (JIT-compiles) the program's PTX and allocates its buffers; a PTX the driver rejects
   // is a vacc::Error with the driver's log.
   std::shared_ptr<Loaded> load(const GpuProgram &program);
-  // Runs a loaded program on host buffers (one per caller buffer, each buffer_bytes long).
-  // Returns the time of each part, measured with the device synchronized.
+  // Copies caller buffer `param` to the GPU now and keeps it there: later runs neither copy it
+  // in again nor read its host pointer (a model's weights, the same every run).
+  void keep_resident(Loaded &program, size_t param, const void *host);
+  // Runs a loaded program on host buffers (one per caller buffer, each buffer_bytes long; a
+  // resident one's entry is ignored). Returns the time of each part, measured with the device
+  // synchronized.
   GpuTimes run(Loaded &program, const std::vector<void *> &host);
 
  private:
