@@ -288,7 +288,11 @@ TEST_P(GpuOp, GpuMatchesCpuBackend) {
 TEST(GpuProgram, OutputCopiedBackForEveryFuncSharingACachedModule) {
   for (int round = 0; round < 3; ++round) {
     tir::Func f = ops::gpu::unary(ops::gpu::Unary::kRelu, 1000);
-    runtime::GpuProgram p = host::gpu_program(codegen::gpu::compile(f));
+    codegen::gpu::Module m = codegen::gpu::compile(f);
+    ASSERT_EQ(m.kernels.size(), 1u);
+    EXPECT_EQ(m.kernels[0].func.params.back(), f.params.back())
+        << "round " << round << ": the kernel names this Func's output";
+    runtime::GpuProgram p = host::gpu_program(m);
     ASSERT_EQ(p.written.size(), f.params.size());
     EXPECT_FALSE(p.written.front()) << "round " << round << ": the input is only read";
     EXPECT_TRUE(p.written.back()) << "round " << round << ": the output is written";

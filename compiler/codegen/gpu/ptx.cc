@@ -16,6 +16,7 @@
 #include "vacc/codegen/llvm/lowering.h"
 #include "vacc/support/error.h"
 #include "vacc/tir/equal.h"
+#include "vacc/tir/functor.h"
 
 namespace vacc::codegen::gpu {
 namespace {
@@ -85,10 +86,20 @@ Module compile(const tir::Func &f, const Target &target) {
     std::lock_guard<std::mutex> lock(cache.mu);
     for (const Cache::Entry &e : cache.entries[h]) {
       if (e.arch == target.arch && tir::structural_equal(e.func, f)) {
-        // The cached module's buffers are the first Func's: rebind them to f's.
+        // The cached module's buffers are the first Func's: rebind them to f's, in the module
+        // and in its kernels' parameters and bodies, so the module reads as compiled from f.
         Module m = e.module;
         m.name = f.name;
-        for (size_t i = 0; i < f.params.size(); ++i) m.buffers[i] = f.params[i];
+        std::vector<std::pair<tir::Buffer, tir::Buffer>> rebind;
+        for (size_t i = 0; i < f.params.size(); ++i) {
+          rebind.emplace_back(m.buffers[i], f.params[i]);
+          m.buffers[i] = f.params[i];
+        }
+        for (Kernel &k : m.kernels) {
+          k.func.body = tir::replace_buffers(k.func.body, rebind);
+          for (size_t j = 0; j < k.func.params.size(); ++j)
+            k.func.params[j] = m.buffers[static_cast<size_t>(k.args[j])];
+        }
         return m;
       }
     }
