@@ -13,16 +13,20 @@ void add_calibration_options(CLI::App *cmd, CalibrationArgs *args, const std::st
                       " (.npy, float32 [M, ...]); default: Fashion-MNIST training images for the "
                       "bundled model, else seeded noise");
   cmd->add_option("--calibrate-method", args->method,
-                  "How each activation's int8 range is chosen from the calibration runs: minmax "
-                  "(largest magnitude), percentile (--percentile of the magnitudes), mse (least "
-                  "squared error) or entropy (least KL divergence)")
-      ->capture_default_str();
+                  "How each activation's int8 range is chosen from the calibration runs: mse "
+                  "(least squared error; the default), minmax (largest magnitude), percentile "
+                  "(--percentile of the magnitudes) or entropy (least KL divergence)");
   cmd->add_option("--percentile", args->percentile,
                   "--calibrate-method percentile: the percentile of magnitudes kept (default "
                   "99.99)");
   cmd->add_option("--bias-correction", args->bias_correction,
                   "on: correct each layer's int32 bias so that its channels' means match the "
                   "float model's on the calibration data (docs/quantization.md)")
+      ->capture_default_str();
+  cmd->add_option("--align-scales", args->align_scales,
+                  "on: rescale each convolution or dense layer whose output only reaches other "
+                  "such layers (through Relu, Clip, pools) so that its stored range fills its "
+                  "power-of-two int8 grid (docs/quantization.md)")
       ->capture_default_str();
   cmd->add_option("--keep-float", args->keep_float,
                   "Layers to leave in float on the CPU, by name as `vacc quant-report` lists them "
@@ -37,10 +41,16 @@ void add_calibration_options(CLI::App *cmd, CalibrationArgs *args, const std::st
 void apply_calibration_options(const CalibrationArgs &args, compile::CompileOptions *options) {
   options->calibration = args.npy;
   graph::CalibrationOptions &c = options->calibration_options;
-  c.method = graph::calibration_method_from_name(args.method);
+  if (!args.method.empty()) {
+    c.method = graph::calibration_method_from_name(args.method);
+    options->calibration_method_given = true;
+  }
   if (args.bias_correction != "on" && args.bias_correction != "off")
     fail("--bias-correction '{}': choose on or off", args.bias_correction);
   options->quantize_options.correct_bias = args.bias_correction == "on";
+  if (args.align_scales != "on" && args.align_scales != "off")
+    fail("--align-scales '{}': choose on or off", args.align_scales);
+  options->quantize_options.align_scales = args.align_scales == "on";
   for (const std::string &name : args.keep_float)
     if (!name.empty()) options->quantize_options.keep_float.insert(name);
   if (!args.max_layer_loss.empty()) {
@@ -61,7 +71,7 @@ void apply_calibration_options(const CalibrationArgs &args, compile::CompileOpti
   if (args.percentile != 0) {
     if (c.method != graph::CalibrationMethod::kPercentile)
       fail("--percentile {} needs --calibrate-method percentile (the method is {})",
-           args.percentile, args.method);
+           args.percentile, graph::calibration_method_name(c.method));
     if (!(args.percentile > 0 && args.percentile <= 100))
       fail("--percentile {}: give a percentile in (0, 100], e.g. 99.99", args.percentile);
     c.percentile = args.percentile;

@@ -192,8 +192,7 @@ CompiledModel compile_graph(graph::Graph g, const std::string &source, const std
   std::vector<std::vector<graph::Tensor>> calib;
   if (options.quantize && graph::has_qdq(g)) {
     // Quantized by its author: the model's own scales, nothing to calibrate.
-    if (calibration_given ||
-        options.calibration_options.method != graph::CalibrationMethod::kMinMax)
+    if (calibration_given || options.calibration_method_given)
       fail(
           "{}: the model is quantized already (QuantizeLinear/DequantizeLinear) and runs with "
           "its own scales; drop --calibration and --calibrate-method",

@@ -33,7 +33,11 @@ graph::QuantReport compare(const std::string &onnx_path, const isa::HwConfig &co
                            const std::unordered_set<std::string> &kept) {
   options.quantize_options.keep_float = kept;
   graph::Graph fg = import_model(onnx_path, options), qg = import_model(onnx_path, options);
-  prepare(fg, config, options, {}, "recognize_gelu");
+  // The float graph as quantize reads it: rescaled by align_scales when that runs.
+  if (options.quantize_options.align_scales)
+    prepare(fg, config, options, calib, "align_scales");
+  else
+    prepare(fg, config, options, {}, "recognize_gelu");
   // The int8 graph as the last quantizing pass leaves it (correct_bias runs only when asked).
   const graph::PipelineResult qr =
       prepare(qg, config, options, calib,

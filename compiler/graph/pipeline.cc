@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "vacc/graph/passes/align_scales.h"
 #include "vacc/graph/passes/block_cpu_layout.h"
 #include "vacc/graph/passes/calibrate.h"
 #include "vacc/graph/passes/constant_folding.h"
@@ -71,6 +72,11 @@ PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
       return fmt::format("{} batches, {} values, {}", calib.samples, calib.abs_max.size(),
                          calibration_method_name(calib.method));
     });
+    if (options.quantize_options.align_scales)
+      step("align_scales", [&] {
+        return fmt::format("{} layers rescaled to fill their int8 grids",
+                           align_scales(graph, calib));
+      });
     ChannelMeans float_means;  // by name: quantize replaces the float values
     step("quantize", [&] {
       for (const auto &[v, m] : calib.channel_mean) float_means[v->name] = m;

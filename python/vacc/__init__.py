@@ -122,7 +122,7 @@ def _export_torch(module, example_inputs):
 
 
 def compile(model, config="default", *, example_inputs=None, calibration=None,
-            calibrate_method="minmax", percentile=0.0, batch=None, vthreads=2, dump_ir="",
+            calibrate_method="", percentile=0.0, batch=None, vthreads=2, dump_ir="",
             verbose=False, tuning_logs=(), tuning_db=True, program_per_layer=False, **options):
     """Compiles a model into a Package, as ``vacc compile`` does.
 
@@ -131,7 +131,8 @@ def compile(model, config="default", *, example_inputs=None, calibration=None,
     config: a Config, or a bundled config name or path.
     calibration: sample inputs, a NumPy float32 array [M, ...] or a .npy path (default as
     the command's: seeded noise, or the bundled images for the bundled model).
-    calibrate_method / percentile: ``--calibrate-method`` / ``--percentile``.
+    calibrate_method / percentile: ``--calibrate-method`` / ``--percentile`` ("" for the
+    default, mse).
     float=True: the float model, every step on the CPU (``--float``).
     batch, vthreads, dump_ir: ``--batch``, ``--vthreads``, ``--dump-ir``.
     tuning_logs: ``vacc tune`` logs (``--tuning-log``, repeatable); tuning_db=False:
@@ -259,7 +260,7 @@ class TuneResult:
 
 def tune(model, config="default", log=None, *, bench=None, trials=200, time_budget=0.0, jobs=1,
          strategy="model", seed=1, tails=False, verify=0, update_db=True, calibration=None,
-         calibrate_method="minmax", percentile=0.0, batch=1, verbose=False):
+         calibrate_method="", percentile=0.0, batch=1, verbose=False):
     """Searches each accelerator layer's schedule on the perf engine, as ``vacc tune`` does.
 
     model: an ONNX file path (or None with ``bench="resnet18-convs"``); config: a Config, or a

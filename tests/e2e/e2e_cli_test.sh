@@ -77,9 +77,13 @@ expect error-qdq-calibration 1 "^error: $qdq: the model is quantized already \(Q
 # Calibration methods.
 expect compile-entropy 0 "calibrate .*entropy" -- \
   "$vacc" compile "$model" -o "$tmp/e.vpkg" --calibrate-method entropy
+expect compile-align-scales 0 "align_scales .* [1-9][0-9]* layers rescaled to fill their int8 grids" -- \
+  "$vacc" compile "$model" -o "$tmp/al.vpkg" --align-scales on
+expect error-align-scales 1 "^error: --align-scales 'maybe': choose on or off" -- \
+  "$vacc" compile "$model" -o "$tmp/al2.vpkg" --align-scales maybe
 expect error-calibrate-method 1 "^error: --calibrate-method 'kl': choose minmax, percentile, mse or entropy" -- \
   "$vacc" compile "$model" -o "$tmp/e2.vpkg" --calibrate-method kl
-expect error-percentile-method 1 "^error: --percentile 99.9 needs --calibrate-method percentile \(the method is minmax\)" -- \
+expect error-percentile-method 1 "^error: --percentile 99.9 needs --calibrate-method percentile \(the method is mse\)" -- \
   "$vacc" run --sim --engine fsim --percentile 99.9
 # Diagnostics.
 expect error-no-target 1 "^error: vacc run: choose where accelerator steps run: --sim" -- \

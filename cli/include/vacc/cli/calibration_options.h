@@ -14,9 +14,10 @@ namespace vacc::cli {
 
 struct CalibrationArgs {
   std::string npy;  // --calibration
-  std::string method = "minmax";
+  std::string method;  // --calibrate-method; "" not given (graph::CalibrationOptions' default)
   double percentile = 0;                // 0: not given (the method's default)
   std::string bias_correction = "off";  // --bias-correction on|off
+  std::string align_scales = "off";     // --align-scales on|off
   std::vector<std::string> keep_float;  // --keep-float LAYER,...
   std::string max_layer_loss;           // --max-layer-loss DB; "" not given
 };

@@ -35,6 +35,7 @@ struct CompileOptions {
   // `calibration` then only names them in messages ("" = "calibration array").
   std::optional<NpyArray> calibration_data;
   graph::CalibrationOptions calibration_options;  // method (--calibrate-method), percentile
+  bool calibration_method_given = false;          // --calibrate-method named by the user
   graph::QuantizeOptions quantize_options;
   // --max-layer-loss: keeps in float (besides quantize_options.keep_float) every layer whose
   // int8 output, with float inputs, has an SQNR below this many dB on the calibration inputs

@@ -2,8 +2,8 @@
 // timed by name, with the IR dumpable after every pass.
 //
 //   fold_constants, fold_batch_norm, fold_constants, recognize_layer_norm, recognize_gelu,
-//   calibrate, quantize, [correct_bias,] fold_constants, fuse, partition, fold_windows,
-//   fuse_residual_adds, fuse_pools, pack_layout, plan_memory
+//   calibrate, [align_scales,] quantize, [correct_bias,] fold_constants, fuse, partition,
+//   fold_windows, fuse_residual_adds, fuse_pools, pack_layout, plan_memory
 //
 // Float graphs (quantize off) fuse activations into convolutions instead of quantizing and,
 // for the CPU backend (cpu_block > 0), take its blocked layout after pack_layout:
@@ -53,7 +53,8 @@ struct PipelineOptions {
   // 0 keeps them plain (for the GPU fallback, whose kernels read plain tensors).
   int64_t cpu_block = 0;
   // Stops after the pass of this name ("" runs them all): the quantization report takes the
-  // float graph as calibrate reads it (after "recognize_gelu") and the int8 graph as
+  // float graph as quantize reads it (after "align_scales" when that runs, else after
+  // "recognize_gelu", as calibrate reads it) and the int8 graph as
   // quantize and correct_bias leave it (after "correct_bias" when bias correction is on, else
   // after "quantize"), each with its values' names as the compiled model has them.
   std::string stop_after;

@@ -31,6 +31,10 @@ struct QuantizeOptions {
   // but lowered GoogLeNet's and flipped the top-1 of one of its four test inputs
   // (docs/quantization.md).
   bool correct_bias = false;
+  // The pipeline's align_scales pass between calibrate and quantize (passes/align_scales.h):
+  // activations that reach only convolutions and dense layers are rescaled to fill their
+  // power-of-two grids.
+  bool align_scales = false;
   // Layers (node names, as `vacc quant-report` lists them) left in float on the CPU; a name
   // the graph lacks is a vacc::Error naming it.
   std::unordered_set<std::string> keep_float;
