@@ -28,6 +28,11 @@ void add_calibration_options(CLI::App *cmd, CalibrationArgs *args, const std::st
                   "such layers (through Relu, Clip, pools) so that its stored range fills its "
                   "power-of-two int8 grid (docs/quantization.md)")
       ->capture_default_str();
+  cmd->add_option("--rounding", args->rounding,
+                  "How weights take their int8 levels: nearest, or hessian (each layer's "
+                  "rounding errors fed back onto its other weights through its inputs' Hessian on "
+                  "the calibration data, as GPTQ; docs/quantization.md)")
+      ->capture_default_str();
   cmd->add_option("--keep-float", args->keep_float,
                   "Layers to leave in float on the CPU, by name as `vacc quant-report` lists them "
                   "(comma-separated)")
@@ -51,6 +56,11 @@ void apply_calibration_options(const CalibrationArgs &args, compile::CompileOpti
   if (args.align_scales != "on" && args.align_scales != "off")
     fail("--align-scales '{}': choose on or off", args.align_scales);
   options->quantize_options.align_scales = args.align_scales == "on";
+  if (args.rounding != "nearest" && args.rounding != "hessian")
+    fail("--rounding '{}': choose nearest or hessian", args.rounding);
+  options->quantize_options.rounding = args.rounding == "hessian"
+                                           ? graph::QuantizeOptions::Rounding::kHessian
+                                           : graph::QuantizeOptions::Rounding::kNearest;
   for (const std::string &name : args.keep_float)
     if (!name.empty()) options->quantize_options.keep_float.insert(name);
   if (!args.max_layer_loss.empty()) {

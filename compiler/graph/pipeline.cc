@@ -24,6 +24,7 @@
 #include "vacc/graph/passes/quantize_qdq.h"
 #include "vacc/graph/passes/recognize_gelu.h"
 #include "vacc/graph/passes/recognize_layer_norm.h"
+#include "vacc/graph/passes/round_weights.h"
 #include "vacc/isa/program.h"
 
 namespace vacc::graph {
@@ -77,11 +78,22 @@ PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
         return fmt::format("{} layers rescaled to fill their int8 grids",
                            align_scales(graph, calib));
       });
+    InputHessians hessians;
+    const bool hessian_rounding =
+        options.quantize_options.rounding == QuantizeOptions::Rounding::kHessian;
+    if (hessian_rounding)
+      step("input_hessians", [&] {
+        hessians = input_hessians(graph, calibration);
+        return fmt::format("{} layers' input Hessians over {} batches", hessians.size(),
+                           calibration.size());
+      });
     ChannelMeans float_means;  // by name: quantize replaces the float values
     step("quantize", [&] {
       for (const auto &[v, m] : calib.channel_mean) float_means[v->name] = m;
-      return fmt::format("{} integer ops",
-                         quantize(graph, calib, options.quantize_options, &result.int8_forms));
+      return fmt::format("{} integer ops{}",
+                         quantize(graph, calib, options.quantize_options, &result.int8_forms,
+                                  hessian_rounding ? &hessians : nullptr),
+                         hessian_rounding ? ", weights rounded with their inputs' Hessians" : "");
     });
     if (options.quantize_options.correct_bias)
       step("correct_bias", [&] {

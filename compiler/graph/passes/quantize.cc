@@ -34,8 +34,9 @@ int32_t to_int32(double v) {
 
 class Quantizer {
  public:
-  Quantizer(Graph &graph, const Calibration &calib, const QuantizeOptions &options)
-      : g_(graph), calib_(calib), options_(options) {}
+  Quantizer(Graph &graph, const Calibration &calib, const QuantizeOptions &options,
+            const InputHessians *hessians)
+      : g_(graph), calib_(calib), options_(options), hessians_(hessians) {}
 
   int run(Int8Forms *forms) {
     for (const std::string &name : options_.keep_float) {
@@ -177,6 +178,16 @@ class Quantizer {
     q_[y] = y8;
   }
 
+  // Node `layer`'s weights w ([O, ...]) on the grids fw: rounded with its inputs' Hessian where
+  // one was collected (round_weights.h), else to the nearest level.
+  Tensor layer_weights(const Node &layer, const Tensor &w, const std::vector<int> &fw) {
+    if (hessians_) {
+      auto it = hessians_->find(layer.name);
+      if (it != hessians_->end()) return round_weights(w, fw, it->second);
+    }
+    return quantize_weight(w, fw);
+  }
+
   Tensor quantize_weight(const Tensor &w, const std::vector<int> &fw) {
     Tensor q(DType::kInt8, w.shape());
     int64_t O = w.dim(0), inner = w.size() / O;
@@ -214,7 +225,8 @@ class Quantizer {
     if (!float_input(x) || !w->is_constant() || (b && !b->is_constant())) return false;
     std::vector<int> fw = weight_frac_bits(*w->constant);
     Value *xq = quantized(x);
-    Value *wq = g_.add_constant(g_.unique_name(w->name + ".q"), quantize_weight(*w->constant, fw));
+    Value *wq =
+        g_.add_constant(g_.unique_name(w->name + ".q"), layer_weights(*node, *w->constant, fw));
     Attributes attrs = node->attrs;
     Value *acc =
         make(OpKind::kConvInteger, node->outputs[0]->name + ".acc", {xq, wq}, DType::kInt32, attrs);
@@ -254,7 +266,7 @@ class Quantizer {
         w_mk.data<float>()[m * K + k] = bt.data<float>()[trans_b ? m * K + k : k * M + m];
       }
     std::vector<int> fw = weight_frac_bits(w_mk);
-    Tensor q_mk = quantize_weight(w_mk, fw);
+    Tensor q_mk = layer_weights(*node, w_mk, fw);
     Tensor q_km(DType::kInt8, {K, M});
     for (int64_t m = 0; m < M; ++m)
       for (int64_t k = 0; k < K; ++k)
@@ -469,6 +481,7 @@ class Quantizer {
   Graph &g_;
   const Calibration &calib_;
   QuantizeOptions options_;
+  const InputHessians *hessians_;  // --rounding hessian: per layer, by node name
   std::unordered_map<Value *, Value *> q_;
   std::unordered_map<Value *, Value *> dq_;
   int quantized_ops_ = 0;
@@ -477,8 +490,8 @@ class Quantizer {
 }  // namespace
 
 int quantize(Graph &graph, const Calibration &calib, const QuantizeOptions &options,
-             Int8Forms *forms) {
-  return Quantizer(graph, calib, options).run(forms);
+             Int8Forms *forms, const InputHessians *hessians) {
+  return Quantizer(graph, calib, options, hessians).run(forms);
 }
 
 }  // namespace vacc::graph

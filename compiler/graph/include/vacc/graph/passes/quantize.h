@@ -17,6 +17,7 @@
 
 #include "vacc/graph/graph.h"
 #include "vacc/graph/passes/calibrate.h"
+#include "vacc/graph/passes/round_weights.h"
 
 namespace vacc::graph {
 
@@ -35,6 +36,10 @@ struct QuantizeOptions {
   // activations that reach only convolutions and dense layers are rescaled to fill their
   // power-of-two grids.
   bool align_scales = false;
+  // How weights take their int8 levels: kNearest, or kHessian (passes/round_weights.h: each
+  // layer's rounding errors fed back through its inputs' Hessian on the calibration data).
+  enum class Rounding { kNearest, kHessian };
+  Rounding rounding = Rounding::kNearest;
   // Layers (node names, as `vacc quant-report` lists them) left in float on the CPU; a name
   // the graph lacks is a vacc::Error naming it.
   std::unordered_set<std::string> keep_float;
@@ -48,8 +53,9 @@ using Int8Forms = std::unordered_map<std::string, const Value *>;
 // Quantizes `graph` in place using ranges from `calib` (taken on this same graph). Returns
 // the number of operators that now compute in integers. With `forms`, fills it with every
 // int8 form still in the graph afterwards.
+// With `hessians` (round_weights.h), the layers it holds round their weights with them.
 int quantize(Graph &graph, const Calibration &calib, const QuantizeOptions &options = {},
-             Int8Forms *forms = nullptr);
+             Int8Forms *forms = nullptr, const InputHessians *hessians = nullptr);
 
 // The fraction bits f for a value of magnitude up to `abs_max`: the largest f with
 // abs_max * 2^f <= 127 (0 for abs_max == 0), clamped to [-24, 30].
