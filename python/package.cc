@@ -355,7 +355,9 @@ void bind_package(py::module_ &m) {
          const py::object &calibration, const std::string &calibrate_method, double percentile,
          bool float_model, int64_t batch, std::vector<int64_t> input_shape, int vthreads,
          const std::string &dump_ir, bool verbose, std::vector<std::string> tuning_logs,
-         bool tuning_db, bool program_per_layer) {
+         bool tuning_db, bool program_per_layer, bool bias_correction, bool align_scales,
+         const std::string &rounding, std::vector<std::string> keep_float,
+         const std::string &max_layer_loss) {
         CompileArgs a{config};
         if (py::isinstance<py::str>(calibration)) {
           a.calibration.npy = calibration.cast<std::string>();
@@ -365,6 +367,11 @@ void bind_package(py::module_ &m) {
         }
         a.calibration.method = calibrate_method;
         a.calibration.percentile = percentile;
+        a.calibration.bias_correction = bias_correction ? "on" : "off";
+        a.calibration.align_scales = align_scales ? "on" : "off";
+        a.calibration.rounding = rounding;
+        a.calibration.keep_float = std::move(keep_float);
+        a.calibration.max_layer_loss = max_layer_loss;
         a.float_model = float_model;
         a.batch = batch;
         a.input_shape = std::move(input_shape);
@@ -382,7 +389,8 @@ void bind_package(py::module_ &m) {
       py::arg("calibration"), py::arg("calibrate_method"), py::arg("percentile"),
       py::arg("float_model"), py::arg("batch"), py::arg("input_shape"), py::arg("vthreads"),
       py::arg("dump_ir"), py::arg("verbose"), py::arg("tuning_logs"), py::arg("tuning_db"),
-      py::arg("program_per_layer"));
+      py::arg("program_per_layer"), py::arg("bias_correction"), py::arg("align_scales"),
+      py::arg("rounding"), py::arg("keep_float"), py::arg("max_layer_loss"));
 }
 
 }  // namespace vacc::python

@@ -115,6 +115,21 @@ def test_calibration_array_equals_the_commands_calibration_file(samples, tmp_pat
     assert "calibration array (2 samples)" == other.compile_stats["calibration"]
 
 
+def test_quantization_options_compile_as_the_command(tmp_path):
+    options = dict(bias_correction=True, align_scales=True, rounding="hessian",
+                   keep_float=["/conv3/Conv"])
+    vacc.compile(MODEL, "default", **options).save(str(tmp_path / "py.vpkg"))
+    cli("compile", MODEL, "--config", "default", "-o", tmp_path / "cli.vpkg", "-q",
+        "--bias-correction", "on", "--align-scales", "on", "--rounding", "hessian",
+        "--keep-float", "/conv3/Conv")
+    assert (tmp_path / "py.vpkg").read_bytes() == (tmp_path / "cli.vpkg").read_bytes()
+    # The options are used: without them the package differs.
+    vacc.compile(MODEL, "default").save(str(tmp_path / "plain.vpkg"))
+    assert (tmp_path / "plain.vpkg").read_bytes() != (tmp_path / "cli.vpkg").read_bytes()
+    with pytest.raises(vacc.Error, match="--rounding 'learned': choose nearest or hessian"):
+        vacc.compile(MODEL, "default", rounding="learned")
+
+
 def test_float_model_equals_the_commands_float_output(samples, tmp_path):
     x = samples[11:12]
     pkg = vacc.compile(MODEL, "default", float=True)
