@@ -31,7 +31,7 @@ def main():
     parser.add_argument("vacc")
     parser.add_argument("dir")
     parser.add_argument("models", nargs="*", default=MODELS)
-    parser.add_argument("--calibrate-method", default="mse")
+    parser.add_argument("--calibrate-method", default="minmax")
     parser.add_argument("--config", default="default")
     args = parser.parse_args()
     print("| model | cosine (min) | top-1 agrees | steps accel / CPU | transitions | MACs on accel |")

@@ -13,9 +13,9 @@ void add_calibration_options(CLI::App *cmd, CalibrationArgs *args, const std::st
                       " (.npy, float32 [M, ...]); default: Fashion-MNIST training images for the "
                       "bundled model, else seeded noise");
   cmd->add_option("--calibrate-method", args->method,
-                  "How each activation's int8 range is chosen from the calibration runs: mse "
-                  "(least squared error; the default), minmax (largest magnitude), percentile "
-                  "(--percentile of the magnitudes) or entropy (least KL divergence)");
+                  "How each activation's int8 range is chosen from the calibration runs: minmax "
+                  "(largest magnitude; the default), percentile (--percentile of the magnitudes), "
+                  "mse (least squared error) or entropy (least KL divergence)");
   cmd->add_option("--percentile", args->percentile,
                   "--calibrate-method percentile: the percentile of magnitudes kept (default "
                   "99.99)");

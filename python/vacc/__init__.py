@@ -134,7 +134,7 @@ def compile(model, config="default", *, example_inputs=None, calibration=None,
     calibration: sample inputs, a NumPy float32 array [M, ...] or a .npy path (default as
     the command's: seeded noise, or the bundled images for the bundled model).
     calibrate_method / percentile: ``--calibrate-method`` / ``--percentile`` ("" for the
-    default, mse).
+    default, minmax).
     float=True: the float model, every step on the CPU (``--float``).
     batch, vthreads, dump_ir: ``--batch``, ``--vthreads``, ``--dump-ir``.
     tuning_logs: ``vacc tune`` logs (``--tuning-log``, repeatable); tuning_db=False:

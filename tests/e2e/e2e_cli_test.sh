@@ -87,7 +87,7 @@ expect error-rounding 1 "^error: --rounding 'learned': choose nearest or hessian
   "$vacc" compile "$model" -o "$tmp/rh2.vpkg" --rounding learned
 expect error-calibrate-method 1 "^error: --calibrate-method 'kl': choose minmax, percentile, mse or entropy" -- \
   "$vacc" compile "$model" -o "$tmp/e2.vpkg" --calibrate-method kl
-expect error-percentile-method 1 "^error: --percentile 99.9 needs --calibrate-method percentile \(the method is mse\)" -- \
+expect error-percentile-method 1 "^error: --percentile 99.9 needs --calibrate-method percentile \(the method is minmax\)" -- \
   "$vacc" run --sim --engine fsim --percentile 99.9
 # Diagnostics.
 expect error-no-target 1 "^error: vacc run: choose where accelerator steps run: --sim" -- \
