@@ -3,7 +3,8 @@
 // differing address, how to reproduce) and fails when any program differs. With --engine perf
 // (any config, no RTL needed) the perf engine instead: its device memory against fsim's and its
 // timing model's own counts (MACs, micro-ops, ALU operations, bytes per memory kind) against
-// fsim's, which it must equal.
+// fsim's, which it must equal. With --out-of-range each program has one instruction made to reach
+// beyond a scratchpad, and fsim and the RTL must both refuse it, naming that instruction.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -13,6 +14,7 @@
 #include "commands.h"
 #include "vacc/cli/output.h"
 #include "vacc/isa/program.h"
+#include "vacc/progen/out_of_range.h"
 #include "vacc/progen/progen.h"
 #include "vacc/simulator/cosim.h"
 #include "vacc/simulator/fsim.h"
@@ -77,7 +79,7 @@ void add_fuzz_cosim_command(CLI::App &app) {
     std::string config = "default";
     uint64_t seeds = 100, start = 0, cycle_limit = 2'000'000;
     std::string save_dir, engine = "rtl";
-    bool no_build = false;
+    bool no_build = false, out_of_range = false;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("--config", args->config, "Hardware config (YAML path or bundled name)")
@@ -90,10 +92,17 @@ void add_fuzz_cosim_command(CLI::App &app) {
       ->capture_default_str();
   cmd->add_option("--save", args->save_dir,
                   "Write each differing program to DIR/seed-N.vprog (for vacc sim --wave)");
+  cmd->add_flag("--out-of-range", args->out_of_range,
+                "Make one instruction of each program reach beyond a scratchpad: fsim and the "
+                "RTL must both refuse it, naming that instruction");
   add_no_build_flag(cmd, &args->no_build);
   cmd->callback([args] {
     const isa::HwConfig config = load_named_config(args->config);
-    if (args->engine == "perf") return fuzz_perf(config, args->start, args->seeds);
+    if (args->engine == "perf") {
+      if (args->out_of_range)
+        fail("--out-of-range compares the RTL's range checks with fsim's: use --engine rtl");
+      return fuzz_perf(config, args->start, args->seeds);
+    }
     if (args->engine != "rtl") fail("--engine '{}': choose rtl or perf", args->engine);
     sim::RtlOptions options;
     options.cycle_limit = args->cycle_limit;
@@ -102,7 +111,9 @@ void add_fuzz_cosim_command(CLI::App &app) {
     const auto t0 = std::chrono::steady_clock::now();
     uint64_t failures = 0, cycles = 0;
     for (uint64_t seed = args->start; seed < args->start + args->seeds; ++seed) {
-      const sim::CosimOutcome o = sim::cosim_seed(config, *rtl, seed);
+      const sim::CosimOutcome o = args->out_of_range
+                                      ? sim::cosim_out_of_range_seed(config, *rtl, seed)
+                                      : sim::cosim_seed(config, *rtl, seed);
       cycles += o.rtl_cycles;
       if (!o.ok) {
         ++failures;
@@ -110,18 +121,22 @@ void add_fuzz_cosim_command(CLI::App &app) {
         if (!args->save_dir.empty()) {
           std::filesystem::create_directories(args->save_dir);
           const std::string path = fmt::format("{}/seed-{}.vprog", args->save_dir, seed);
-          isa::save_program(progen::generate_program(config, seed), path);
+          isa::save_program(args->out_of_range ? progen::out_of_range_program(config, seed).program
+                                               : progen::generate_program(config, seed),
+                            path);
           fmt::print("  saved as {}\n", path);
         }
         rtl = std::make_unique<sim::RtlSim>(config, options);  // a fresh board after an error
+      } else if (args->out_of_range) {
+        rtl = std::make_unique<sim::RtlSim>(config, options);  // every run ended in an error
       }
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     fmt::print(
-        "{} of {} programs match fsim on config '{}' (seeds {}..{}); {} RTL cycles in "
-        "{:.1f} s\n",
-        args->seeds - failures, args->seeds, config.name, args->start,
-        args->start + args->seeds - 1, cycles, s);
+        "{} of {} programs {} on config '{}' (seeds {}..{}); {} RTL cycles in {:.1f} s\n",
+        args->seeds - failures, args->seeds,
+        args->out_of_range ? "refused at the same instruction by fsim and rtl" : "match fsim",
+        config.name, args->start, args->start + args->seeds - 1, cycles, s);
     if (failures) fail("{} program(s) differ between rtl and fsim", failures);
   });
 }

@@ -196,6 +196,11 @@ class XrtDevice : public Device {
     if (error & reg::kErrorIllegalInsn)
       fail("the accelerator stopped on an illegal instruction at index {}",
            read_register(reg::kErrorInsn));
+    if (error & reg::kErrorRange)
+      fail(
+          "the accelerator stopped: instruction {} reaches beyond a scratchpad (`vacc sim "
+          "--engine fsim` on the program names the field and index)",
+          read_register(reg::kErrorInsn));
     if (error & reg::kErrorDeadlock)
       fail("the accelerator reached its cycle limit (deadlock) at instruction {}",
            read_register(reg::kErrorInsn));

@@ -126,6 +126,11 @@ std::string generate_package(const isa::HwConfig &c) {
   }
   w.blank();
   w.comment("Scratchpad depths (elements) and index widths.");
+  // Every RTL scratchpad address has exactly $clog2(depth) bits: in range only for a power of
+  // two (hw/README.md, "Every array index in range"). The config's rules guarantee it.
+  for (int depth : {c.uop_depth(), c.wgt_depth(), c.inp_depth(), c.acc_depth()})
+    if (depth <= 0 || (depth & (depth - 1)) != 0)
+      fail("config '{}': a scratchpad depth of {} elements is not a power of two", c.name, depth);
   w.param("UopDepth", c.uop_depth());
   w.param("WgtDepth", c.wgt_depth());
   w.param("InpDepth", c.inp_depth());

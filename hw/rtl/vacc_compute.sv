@@ -32,6 +32,12 @@
 // it. Two units never meet on a bank unless a flagged instruction leaves its bank (fsim checks
 // the promise; the assertions below catch it here); should it happen, the GEMM unit gets the
 // port.
+//
+// Range check: in P1 each micro-op's indices (micro-op field + loop offset, without wrapping)
+// are compared with the scratchpads' depths, as fsim checks an instruction's reach. One beyond
+// raises range_o with the program index of its instruction (range_idx_o): the run halts (no
+// instruction starts after it) while the offending instruction completes with its indices
+// wrapped, so every index stays inside its array.
 module vacc_compute (
   input  logic clk_i,
   input  logic rst_ni,
@@ -41,6 +47,7 @@ module vacc_compute (
   // Instruction queue head.
   input  logic insn_valid_i,
   input  logic [vacc_pkg::InsnBits-1:0] insn_i,
+  input  logic [31:0] insn_idx_i,  // the head's index in the program
   output logic insn_pop_o,
   output logic insn_start_o,  // the head instruction starts executing this cycle
   // Tokens: prev = load, next = store.
@@ -79,6 +86,8 @@ module vacc_compute (
   output logic stall_o,      // the head waits for a token or room to push one, units drained
   output logic quiet_o,
   output logic idle_o,
+  output logic range_o,              // pulse: a micro-op's index lies beyond its scratchpad
+  output logic [31:0] range_idx_o,   // ... of the instruction at this program index
   // Per-unit trace for the simulator: an instruction is handed to the unit / its last
   // micro-op is written back (an instruction without micro-ops ends a few cycles after it
   // starts, in order with the unit's other instructions).
@@ -94,6 +103,7 @@ module vacc_compute (
   localparam int unsigned InpIdxW = vacc_pkg::InpIdxW;
   localparam int unsigned WgtIdxW = vacc_pkg::WgtIdxW;
   localparam int unsigned UopIdxW = vacc_pkg::UopIdxW;
+  localparam int unsigned UopSrcW = vacc_pkg::UopSrcW;
   localparam int unsigned AccBits = vacc_pkg::AccBits;
   localparam int unsigned Lanes = vacc_pkg::Batch * vacc_pkg::BlockOut;
 
@@ -328,7 +338,10 @@ module vacc_compute (
   logic [AccIdxW-1:0] gemm_loop_acc;
   logic [InpIdxW-1:0] gemm_loop_inp;
   logic [WgtIdxW-1:0] gemm_loop_wgt;
+  logic gemm_loop_acc_ov, gemm_loop_inp_ov, gemm_loop_wgt_ov;
+  logic [31:0] gemm_idx_d, gemm_idx_q;  // the program index of the GEMM in the unit
   assign gemm_start = start && head_gemm;
+  assign gemm_idx_d = gemm_start ? insn_idx_i : gemm_idx_q;
   assign gemm_reset_d = gemm_start ? insn_i[vacc_pkg::GemmResetOff] : gemm_reset_q;
   assign gemm_banks_d = gemm_start ? head_banks : gemm_banks_q;
 
@@ -346,7 +359,8 @@ module vacc_compute (
     .c_out_i(WgtIdxW'(insn_i[vacc_pkg::GemmWgtFactorOutOff +: vacc_pkg::GemmWgtFactorOutW])),
     .c_in_i(WgtIdxW'(insn_i[vacc_pkg::GemmWgtFactorInOff +: vacc_pkg::GemmWgtFactorInW])),
     .step_i(gemm_step), .valid_o(gemm_loop_valid), .done_o(gemm_loop_done),
-    .uop_o(gemm_loop_uop), .a_o(gemm_loop_acc), .b_o(gemm_loop_inp), .c_o(gemm_loop_wgt)
+    .uop_o(gemm_loop_uop), .a_o(gemm_loop_acc), .b_o(gemm_loop_inp), .c_o(gemm_loop_wgt),
+    .a_ov_o(gemm_loop_acc_ov), .b_ov_o(gemm_loop_inp_ov), .c_ov_o(gemm_loop_wgt_ov)
   );
   assign gemm_step = gemm_loop_valid;
 
@@ -356,6 +370,8 @@ module vacc_compute (
   logic [AccIdxW-1:0] g1_acc_q;
   logic [InpIdxW-1:0] g1_inp_q;
   logic [WgtIdxW-1:0] g1_wgt_q;
+  logic g1_acc_ov_q, g1_inp_ov_q, g1_wgt_ov_q;
+  logic [31:0] g1_idx_q;
 
   // Each unit reads its own copy of UOP; LOAD UOP writes both (it runs with both drained).
   vacc_ram #(.Width(vacc_pkg::UopElemBits), .Depth(vacc_pkg::UopDepth)) u_gemm_uop_ram (
@@ -370,6 +386,22 @@ module vacc_compute (
   assign inp_raddr_o = InpIdxW'(gemm_uop[vacc_pkg::UopSrcOff +: vacc_pkg::UopSrcW]) + g1_inp_q;
   assign wgt_re_o = g1_valid_q;
   assign wgt_raddr_o = WgtIdxW'(gemm_uop[vacc_pkg::UopWgtOff +: vacc_pkg::UopWgtW]) + g1_wgt_q;
+
+  // The same sums one bit wider: an index at or beyond the depth (2^width) is out of range.
+  logic [AccIdxW:0] gemm_acc_full;
+  logic [UopSrcW:0] gemm_inp_full;
+  logic [WgtIdxW:0] gemm_wgt_full;
+  logic gemm_range;
+  assign gemm_acc_full = (AccIdxW + 1)'(gemm_uop[vacc_pkg::UopDstOff +: vacc_pkg::UopDstW]) +
+                         (AccIdxW + 1)'(g1_acc_q);
+  assign gemm_inp_full = (UopSrcW + 1)'(gemm_uop[vacc_pkg::UopSrcOff +: vacc_pkg::UopSrcW]) +
+                         (UopSrcW + 1)'(g1_inp_q);
+  assign gemm_wgt_full = (WgtIdxW + 1)'(gemm_uop[vacc_pkg::UopWgtOff +: vacc_pkg::UopWgtW]) +
+                         (WgtIdxW + 1)'(g1_wgt_q);
+  assign gemm_range = g1_valid_q &&
+      (g1_acc_ov_q || gemm_acc_full[AccIdxW] || g1_inp_ov_q ||
+       gemm_inp_full >= (UopSrcW + 1)'(vacc_pkg::InpDepth) || g1_wgt_ov_q ||
+       gemm_wgt_full[WgtIdxW]);
 
   // ------------------------------------------------------------- GEMM unit: P2..P4
   logic g2_valid_q, g3_valid_q, g4_valid_q;
@@ -399,7 +431,10 @@ module vacc_compute (
   logic [15:0] alu_imm_d, alu_imm_q;
   logic [UopIdxW-1:0] alu_loop_uop;
   logic [AccIdxW-1:0] alu_loop_dst, alu_loop_src;
+  logic alu_loop_dst_ov, alu_loop_src_ov;
+  logic [31:0] alu_idx_d, alu_idx_q;  // the program index of the ALU in the unit
   assign alu_start = start && head_alu;
+  assign alu_idx_d = alu_start ? insn_idx_i : alu_idx_q;
 
   always_comb begin
     alu_use_imm_d = alu_use_imm_q;
@@ -427,7 +462,8 @@ module vacc_compute (
     .b_in_i(AccIdxW'(insn_i[vacc_pkg::AluSrcFactorInOff +: vacc_pkg::AluSrcFactorInW])),
     .c_out_i(1'b0), .c_in_i(1'b0),
     .step_i(alu_step), .valid_o(alu_loop_valid), .done_o(alu_loop_done),
-    .uop_o(alu_loop_uop), .a_o(alu_loop_dst), .b_o(alu_loop_src), .c_o()
+    .uop_o(alu_loop_uop), .a_o(alu_loop_dst), .b_o(alu_loop_src), .c_o(),
+    .a_ov_o(alu_loop_dst_ov), .b_ov_o(alu_loop_src_ov), .c_ov_o()
   );
   // A micro-op with a vector operand issues only after a cycle without issue: its P1 src read
   // then never meets the P2 dst read of the micro-op before it on one bank port. With an
@@ -442,6 +478,8 @@ module vacc_compute (
   logic [AccIdxW-1:0] a1_dst_q, a1_src_q;
   logic [vacc_pkg::AluOpW-1:0] a1_op_q;
   logic [15:0] a1_imm_q;
+  logic a1_dst_ov_q, a1_src_ov_q;
+  logic [31:0] a1_idx_q;
 
   vacc_ram #(.Width(vacc_pkg::UopElemBits), .Depth(vacc_pkg::UopDepth)) u_alu_uop_ram (
     .clk_i, .we_i(uop_we), .waddr_i(uop_waddr), .wdata_i(uop_wdata),
@@ -452,6 +490,22 @@ module vacc_compute (
   logic [AccIdxW-1:0] alu_p1_dst, alu_p1_src;
   assign alu_p1_dst = AccIdxW'(alu_uop[vacc_pkg::UopDstOff +: vacc_pkg::UopDstW]) + a1_dst_q;
   assign alu_p1_src = AccIdxW'(alu_uop[vacc_pkg::UopSrcOff +: vacc_pkg::UopSrcW]) + a1_src_q;
+
+  // Range check (src too with an immediate, as fsim checks the instruction's reach).
+  logic [AccIdxW:0] alu_dst_full;
+  logic [UopSrcW:0] alu_src_full;
+  logic alu_range;
+  assign alu_dst_full = (AccIdxW + 1)'(alu_uop[vacc_pkg::UopDstOff +: vacc_pkg::UopDstW]) +
+                        (AccIdxW + 1)'(a1_dst_q);
+  assign alu_src_full = (UopSrcW + 1)'(alu_uop[vacc_pkg::UopSrcOff +: vacc_pkg::UopSrcW]) +
+                        (UopSrcW + 1)'(a1_src_q);
+  assign alu_range = a1_valid_q &&
+      (a1_dst_ov_q || alu_dst_full[AccIdxW] || a1_src_ov_q ||
+       alu_src_full >= (UopSrcW + 1)'(vacc_pkg::AccDepth));
+
+  // The earlier instruction in program order when both units find one in the same cycle.
+  assign range_o = gemm_range || alu_range;
+  assign range_idx_o = (gemm_range && (!alu_range || g1_idx_q < a1_idx_q)) ? g1_idx_q : a1_idx_q;
 
   // ------------------------------------------------------------- ALU unit: P2..P3
   logic a2_valid_q, a3_valid_q, a2_done_q, a3_done_q;
@@ -589,6 +643,8 @@ module vacc_compute (
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       finish_q <= 1'b0;
+      gemm_idx_q <= '0;
+      alu_idx_q <= '0;
       gemm_reset_q <= 1'b0;
       gemm_banks_q <= 2'b11;
       alu_banks_q <= 2'b11;
@@ -612,6 +668,8 @@ module vacc_compute (
       st_bank_q <= 1'b0;
     end else begin
       finish_q <= finish_d;
+      gemm_idx_q <= gemm_idx_d;
+      alu_idx_q <= alu_idx_d;
       gemm_reset_q <= gemm_reset_d;
       gemm_banks_q <= gemm_banks_d;
       alu_banks_q <= alu_banks_d;
@@ -641,6 +699,10 @@ module vacc_compute (
     g1_acc_q <= gemm_loop_acc;
     g1_inp_q <= gemm_loop_inp;
     g1_wgt_q <= gemm_loop_wgt;
+    g1_acc_ov_q <= gemm_loop_acc_ov;
+    g1_inp_ov_q <= gemm_loop_inp_ov;
+    g1_wgt_ov_q <= gemm_loop_wgt_ov;
+    g1_idx_q <= gemm_idx_q;
     g1_reset_q <= gemm_reset_q;
     g1_banks_q <= gemm_banks_q;
     g2_acc_q <= gemm_p1_acc;
@@ -654,6 +716,9 @@ module vacc_compute (
     g4_banks_q <= g3_banks_q;
     a1_dst_q <= alu_loop_dst;
     a1_src_q <= alu_loop_src;
+    a1_dst_ov_q <= alu_loop_dst_ov;
+    a1_src_ov_q <= alu_loop_src_ov;
+    a1_idx_q <= alu_idx_q;
     a1_op_q <= alu_op_q;
     a1_use_imm_q <= alu_use_imm_q;
     a1_imm_q <= alu_imm_q;

@@ -2,7 +2,8 @@
 // driver/include/vacc/driver/registers.h with the ap_ctrl_hs protocol. Writing 1 to bit0 of
 // 0x00 starts a run (clr_o pulses to empty every queue, then go_o); done (bit1) is set when
 // the run ends and clears when 0x00 is read. A run ends normally when core_done_i, or early on
-// an illegal instruction or when the cycle counter reaches the cycle limit (0x54, 0 = none):
+// an illegal instruction, an instruction that reaches beyond a scratchpad, or when the cycle
+// counter reaches the cycle limit (0x54, 0 = none):
 // then halt_o stops new instructions and the run ends once the core is quiet.
 module vacc_control (
   input  logic clk_i,
@@ -35,6 +36,8 @@ module vacc_control (
   input  logic        quiet_i,
   input  logic        illegal_i,
   input  logic [31:0] illegal_idx_i,
+  input  logic        range_i,      // an instruction reaches beyond a scratchpad
+  input  logic [31:0] range_idx_i,
   // Counter events.
   input  logic        load_busy_i,
   input  logic        load_stall_i,
@@ -68,7 +71,8 @@ module vacc_control (
 
   logic start_d, start_q, done_d, done_q, running_d, running_q, halt_d, halt_q, go_q;
   logic gie_d, gie_q;
-  logic [1:0] ier_d, ier_q, isr_d, isr_q, err_d, err_q;
+  logic [1:0] ier_d, ier_q, isr_d, isr_q;
+  logic [2:0] err_d, err_q;
   logic [31:0] insn_count_d, insn_count_q, insn_offset_d, insn_offset_q;
   logic [31:0] base_lo_d, base_lo_q, base_hi_d, base_hi_q, limit_d, limit_q;
   logic [31:0] err_idx_d, err_idx_q;
@@ -200,7 +204,7 @@ module vacc_control (
         RegStoreBusy: rdata_d = cnt_q[32*4 +: 32];
         RegStoreStall: rdata_d = cnt_q[32*5 +: 32];
         RegGemmBusy: rdata_d = cnt_q[32*6 +: 32];
-        RegErrorStatus: rdata_d = {30'd0, err_q};
+        RegErrorStatus: rdata_d = {29'd0, err_q};
         RegErrorInsn: rdata_d = err_idx_q;
         RegCycleLimit: rdata_d = limit_q;
         default: rdata_d = '0;
@@ -222,7 +226,11 @@ module vacc_control (
       for (int unsigned k = 0; k < 7; k++) begin
         if (events[k]) cnt_d[32*k +: 32] = cnt_q[32*k +: 32] + 32'd1;
       end
-      if (illegal_i && !halt_q) begin
+      if (range_i && !halt_q) begin
+        halt_d = 1'b1;
+        err_d[2] = 1'b1;
+        err_idx_d = range_idx_i;
+      end else if (illegal_i && !halt_q) begin
         halt_d = 1'b1;
         err_d[0] = 1'b1;
         err_idx_d = illegal_idx_i;

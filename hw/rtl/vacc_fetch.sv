@@ -3,7 +3,10 @@
 // dispatches them in program order, one per cycle, to the load, compute or store queue, waiting
 // while the target queue is full. An illegal instruction (unknown opcode or ALU op, a memory id
 // the engine cannot access, a dependency flag toward a missing engine, padding where none is
-// allowed) is not dispatched: fetch reports its index and stops.
+// allowed) is not dispatched: fetch reports its index and stops. So is one whose fields reach
+// beyond a scratchpad (a LOAD's or STORE's sram_base plus its tiles, a GEMM's or ALU's micro-op
+// range), as fsim checks them; the micro-ops' own indices are checked where they are read
+// (vacc_compute).
 module vacc_fetch (
   input  logic clk_i,
   input  logic rst_ni,
@@ -27,7 +30,8 @@ module vacc_fetch (
   input  logic [2:0] q_full_i,
   // Status.
   output logic illegal_o,  // pulse: the instruction at illegal_idx_o is illegal
-  output logic [31:0] illegal_idx_o,
+  output logic [31:0] illegal_idx_o,  // ... and of range_o; also the index of q_data_o
+  output logic range_o,    // pulse: the instruction at illegal_idx_o reaches beyond a scratchpad
   output logic done_o,     // every instruction was dispatched
   output logic quiet_o     // no read in flight
 );
@@ -104,13 +108,59 @@ module vacc_fetch (
 
   logic active;
   assign active = !buf_empty && !stopped_q && !halt_i;
-  assign buf_pop = active && legal && !q_full_i[target];
+  assign buf_pop = active && legal && in_range && !q_full_i[target];
   assign q_data_o = head;
   always_comb begin
     q_push_o = '0;
     if (buf_pop) q_push_o[target] = 1'b1;
   end
+  // Reach of the head's fields into the scratchpads (fsim's order: begin > end first).
+  localparam int unsigned ReachW = 36;
+  // rows x cols by shifts and adds: fabric, not one of the DSP48s the GEMM core needs.
+  function automatic logic [ReachW-1:0] product(input logic [16:0] a, input logic [16:0] b);
+    product = '0;
+    for (int unsigned i = 0; i < 17; i++)
+      if (b[i]) product = product + (ReachW'(a) << i);
+  endfunction
+  logic [ReachW-1:0] tiles, reach, depth;
+  logic [16:0] rows, cols;
+  localparam int unsigned UW = vacc_pkg::UopIdxW + 1;
+  logic [UW-1:0] uop_begin, uop_end;
+  logic in_range;
+  always_comb begin
+    rows = 17'(head[vacc_pkg::LoadYSizeOff +: vacc_pkg::LoadYSizeW]);
+    cols = 17'(head[vacc_pkg::LoadXSizeOff +: vacc_pkg::LoadXSizeW]);
+    if (opcode == vacc_pkg::OpLoad) begin
+      rows = rows + 17'(head[vacc_pkg::LoadPadTopOff +: vacc_pkg::LoadPadTopW]) +
+             17'(head[vacc_pkg::LoadPadBottomOff +: vacc_pkg::LoadPadBottomW]);
+      cols = cols + 17'(head[vacc_pkg::LoadPadLeftOff +: vacc_pkg::LoadPadLeftW]) +
+             17'(head[vacc_pkg::LoadPadRightOff +: vacc_pkg::LoadPadRightW]);
+    end
+    tiles = product(rows, cols);
+    reach = ReachW'(head[vacc_pkg::LoadSramBaseOff +: vacc_pkg::LoadSramBaseW]) + tiles;
+    unique case (mem)
+      vacc_pkg::MemUop: depth = ReachW'(vacc_pkg::UopDepth);
+      vacc_pkg::MemWgt: depth = ReachW'(vacc_pkg::WgtDepth);
+      vacc_pkg::MemInp: depth = ReachW'(vacc_pkg::InpDepth);
+      default: depth = ReachW'(vacc_pkg::AccDepth);  // ACC, and OUT (a STORE reads ACC)
+    endcase
+    if (opcode == vacc_pkg::OpGemm) begin
+      uop_begin = UW'(head[vacc_pkg::GemmUopBeginOff +: vacc_pkg::GemmUopBeginW]);
+      uop_end = UW'(head[vacc_pkg::GemmUopEndOff +: vacc_pkg::GemmUopEndW]);
+    end else begin
+      uop_begin = UW'(head[vacc_pkg::AluUopBeginOff +: vacc_pkg::AluUopBeginW]);
+      uop_end = UW'(head[vacc_pkg::AluUopEndOff +: vacc_pkg::AluUopEndW]);
+    end
+    unique case (opcode)
+      vacc_pkg::OpLoad, vacc_pkg::OpStore: in_range = reach <= depth;
+      vacc_pkg::OpGemm, vacc_pkg::OpAlu:
+        in_range = uop_begin <= uop_end && uop_end <= UW'(vacc_pkg::UopDepth);
+      default: in_range = 1'b1;
+    endcase
+  end
+
   assign illegal_o = active && !legal;
+  assign range_o = active && legal && !in_range;
   assign illegal_idx_o = idx_q;
 
   always_comb begin
@@ -119,7 +169,7 @@ module vacc_fetch (
     count_d = count_q;
     if (go_i) count_d = insn_count_i;
     if (buf_pop) idx_d = idx_q + 32'd1;
-    if (illegal_o) stopped_d = 1'b1;
+    if (illegal_o || range_o) stopped_d = 1'b1;
     if (clr_i) begin
       stopped_d = 1'b0;
       idx_d = '0;

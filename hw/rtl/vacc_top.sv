@@ -68,9 +68,9 @@ module vacc_top (
   assign unused_resp = ^{m_axi_gmem_bresp, m_axi_gmem_rresp};
 
   // ------------------------------------------------------------- control
-  logic clr, go, halt, core_done, quiet, illegal;
+  logic clr, go, halt, core_done, quiet, illegal, fetch_range, compute_range, range;
   logic [63:0] base;
-  logic [31:0] insn_count, insn_offset, illegal_idx;
+  logic [31:0] insn_count, insn_offset, illegal_idx, compute_range_idx, range_idx;
   logic load_busy, load_stall, load_quiet, load_idle;
   logic compute_busy, compute_stall, compute_quiet, compute_idle, gemm_busy, gemm_mac, finish;
   logic store_busy, store_stall, store_quiet, store_idle;
@@ -88,7 +88,7 @@ module vacc_top (
     .rdata_o(s_axi_control_rdata), .interrupt_o(interrupt),
     .clr_o(clr), .go_o(go), .halt_o(halt), .base_o(base), .insn_count_o(insn_count),
     .insn_offset_o(insn_offset), .core_done_i(core_done), .quiet_i(quiet),
-    .illegal_i(illegal), .illegal_idx_i(illegal_idx),
+    .illegal_i(illegal), .illegal_idx_i(illegal_idx), .range_i(range), .range_idx_i(range_idx),
     .load_busy_i(load_busy), .load_stall_i(load_stall),
     .compute_busy_i(compute_busy), .compute_stall_i(compute_stall),
     .store_busy_i(store_busy), .store_stall_i(store_stall), .gemm_busy_i(gemm_busy)
@@ -188,9 +188,21 @@ module vacc_top (
     .ar_len_o(ar_len[7:0]), .r_valid_i(r_valid[0]), .r_ready_o(r_ready[0]),
     .r_data_i(r_s_data),
     .q_push_o(q_push), .q_data_o(q_data), .q_full_i(q_full),
-    .illegal_o(illegal), .illegal_idx_o(illegal_idx), .done_o(fetch_done),
+    .illegal_o(illegal), .illegal_idx_o(illegal_idx), .range_o(fetch_range),
+    .done_o(fetch_done),
     .quiet_o(fetch_quiet)
   );
+
+  // The program index of each instruction in the compute queue, for its range check.
+  logic [31:0] compute_idx;
+  vacc_fifo #(.Width(32), .Depth(vacc_pkg::InsnQueueDepth)) u_compute_idx (
+    .clk_i(clk), .rst_ni(rst_n), .clr_i(clr),
+    .push_i(q_push[1]), .data_i(illegal_idx), .full_o(),
+    .pop_i(q_pop[1]), .data_o(compute_idx), .empty_o(), .count_o()
+  );
+  // A compute instruction out of range precedes any the fetch unit is dispatching.
+  assign range = compute_range || fetch_range;
+  assign range_idx = compute_range ? compute_range_idx : illegal_idx;
 
   for (genvar e = 0; e < 3; e++) begin : g_queue
     vacc_fifo #(.Width(InsnBits), .Depth(vacc_pkg::InsnQueueDepth)) u_queue (
@@ -255,8 +267,8 @@ module vacc_top (
 
   vacc_compute u_compute (
     .clk_i(clk), .rst_ni(rst_n), .clr_i(clr), .halt_i(halt), .base_i(base),
-    .insn_valid_i(!q_empty[1]), .insn_i(q_head[1]), .insn_pop_o(q_pop[1]),
-    .insn_start_o(insn_start[1]),
+    .insn_valid_i(!q_empty[1]), .insn_i(q_head[1]), .insn_idx_i(compute_idx),
+    .insn_pop_o(q_pop[1]), .insn_start_o(insn_start[1]),
     .prev_avail_i(l2c_avail), .next_avail_i(s2c_avail),
     .prev_full_i(c2l_full), .next_full_i(c2s_full),
     .tok_pop_prev_o(l2c_pop), .tok_pop_next_o(s2c_pop),
@@ -269,7 +281,7 @@ module vacc_top (
     .st_re_i(st_re), .st_raddr_i(st_raddr), .st_rdata_o(st_rdata),
     .finish_o(finish), .gemm_busy_o(gemm_busy), .gemm_mac_o(gemm_mac),
     .busy_o(compute_busy), .stall_o(compute_stall), .quiet_o(compute_quiet),
-    .idle_o(compute_idle),
+    .idle_o(compute_idle), .range_o(compute_range), .range_idx_o(compute_range_idx),
     .gemm_insn_start_o(gemm_insn_start), .gemm_insn_end_o(gemm_insn_end),
     .alu_insn_start_o(alu_insn_start), .alu_insn_end_o(alu_insn_end)
   );

@@ -1,6 +1,8 @@
 // The micro-op loop nest of GEMM and ALU: for i < loop_out, j < loop_in, u in [begin, end),
 // one iteration per step, with each operand's index offset i*factor_out + j*factor_in
-// maintained by additions. Operands: A (acc / dst), B (inp / src), C (wgt).
+// maintained by additions. Operands: A (acc / dst), B (inp / src), C (wgt). Each offset wraps
+// at its width; its *_ov_o flag says the true offset reached 2^width (the sums only grow, so the
+// flag stays set for the rest of the row or nest that carried), for the range check after it.
 module vacc_uop_loop #(
   parameter int unsigned AW = 8,
   parameter int unsigned BW = 8,
@@ -24,7 +26,10 @@ module vacc_uop_loop #(
   output logic [vacc_pkg::UopIdxW-1:0] uop_o,
   output logic [AW-1:0] a_o,
   output logic [BW-1:0] b_o,
-  output logic [CW-1:0] c_o
+  output logic [CW-1:0] c_o,
+  output logic a_ov_o,
+  output logic b_ov_o,
+  output logic c_ov_o
 );
   localparam int unsigned UW = vacc_pkg::UopIdxW;
   logic active_d, active_q, done_d, done_q;
@@ -33,6 +38,17 @@ module vacc_uop_loop #(
   logic [AW-1:0] a_d, a_q, ar_d, ar_q, afo_d, afo_q, afi_d, afi_q;
   logic [BW-1:0] b_d, b_q, br_d, br_q, bfo_d, bfo_q, bfi_d, bfi_q;
   logic [CW-1:0] c_d, c_q, cr_d, cr_q, cfo_d, cfo_q, cfi_d, cfi_q;
+  // Overflow of each offset (a, b, c) and of its row start (ar, br, cr).
+  logic [2:0] ov_d, ov_q, ovr_d, ovr_q;
+  logic [AW:0] a_in_sum, a_out_sum;
+  logic [BW:0] b_in_sum, b_out_sum;
+  logic [CW:0] c_in_sum, c_out_sum;
+  assign a_in_sum = {1'b0, a_q} + {1'b0, afi_q};
+  assign a_out_sum = {1'b0, ar_q} + {1'b0, afo_q};
+  assign b_in_sum = {1'b0, b_q} + {1'b0, bfi_q};
+  assign b_out_sum = {1'b0, br_q} + {1'b0, bfo_q};
+  assign c_in_sum = {1'b0, c_q} + {1'b0, cfi_q};
+  assign c_out_sum = {1'b0, cr_q} + {1'b0, cfo_q};
 
   always_comb begin
     active_d = active_q;
@@ -41,6 +57,7 @@ module vacc_uop_loop #(
     a_d = a_q; ar_d = ar_q; afo_d = afo_q; afi_d = afi_q;
     b_d = b_q; br_d = br_q; bfo_d = bfo_q; bfi_d = bfi_q;
     c_d = c_q; cr_d = cr_q; cfo_d = cfo_q; cfi_d = cfi_q;
+    ov_d = ov_q; ovr_d = ovr_q;
     if (start_i) begin
       active_d = ({1'b0, begin_i} < end_i) && (loop_out_i != '0) && (loop_in_i != '0);
       u_d = {1'b0, begin_i}; begin_d = {1'b0, begin_i}; end_d = end_i;
@@ -48,6 +65,7 @@ module vacc_uop_loop #(
       a_d = '0; ar_d = '0; afo_d = a_out_i; afi_d = a_in_i;
       b_d = '0; br_d = '0; bfo_d = b_out_i; bfi_d = b_in_i;
       c_d = '0; cr_d = '0; cfo_d = c_out_i; cfi_d = c_in_i;
+      ov_d = '0; ovr_d = '0;
     end else if (step_i && active_q) begin
       if (u_q + 1'b1 < end_q) begin
         u_d = u_q + 1'b1;
@@ -55,16 +73,19 @@ module vacc_uop_loop #(
         u_d = begin_q;
         if (j_q + 14'd1 < li_q) begin
           j_d = j_q + 14'd1;
-          a_d = a_q + afi_q;
-          b_d = b_q + bfi_q;
-          c_d = c_q + cfi_q;
+          a_d = a_in_sum[AW-1:0];
+          b_d = b_in_sum[BW-1:0];
+          c_d = c_in_sum[CW-1:0];
+          ov_d = ov_q | {c_in_sum[CW], b_in_sum[BW], a_in_sum[AW]};
         end else begin
           j_d = '0;
           if (i_q + 14'd1 < lo_q) begin
             i_d = i_q + 14'd1;
-            ar_d = ar_q + afo_q; a_d = ar_q + afo_q;
-            br_d = br_q + bfo_q; b_d = br_q + bfo_q;
-            cr_d = cr_q + cfo_q; c_d = cr_q + cfo_q;
+            ar_d = a_out_sum[AW-1:0]; a_d = a_out_sum[AW-1:0];
+            br_d = b_out_sum[BW-1:0]; b_d = b_out_sum[BW-1:0];
+            cr_d = c_out_sum[CW-1:0]; c_d = c_out_sum[CW-1:0];
+            ovr_d = ovr_q | {c_out_sum[CW], b_out_sum[BW], a_out_sum[AW]};
+            ov_d = ovr_d;
           end else begin
             active_d = 1'b0;
           end
@@ -84,6 +105,7 @@ module vacc_uop_loop #(
       a_q <= '0; ar_q <= '0; afo_q <= '0; afi_q <= '0;
       b_q <= '0; br_q <= '0; bfo_q <= '0; bfi_q <= '0;
       c_q <= '0; cr_q <= '0; cfo_q <= '0; cfi_q <= '0;
+      ov_q <= '0; ovr_q <= '0;
     end else begin
       active_q <= active_d;
       done_q <= done_d;
@@ -92,6 +114,7 @@ module vacc_uop_loop #(
       a_q <= a_d; ar_q <= ar_d; afo_q <= afo_d; afi_q <= afi_d;
       b_q <= b_d; br_q <= br_d; bfo_q <= bfo_d; bfi_q <= bfi_d;
       c_q <= c_d; cr_q <= cr_d; cfo_q <= cfo_d; cfi_q <= cfi_d;
+      ov_q <= ov_d; ovr_q <= ovr_d;
     end
   end
 
@@ -101,6 +124,9 @@ module vacc_uop_loop #(
   assign a_o = a_q;
   assign b_o = b_q;
   assign c_o = c_q;
+  assign a_ov_o = ov_q[0];
+  assign b_ov_o = ov_q[1];
+  assign c_ov_o = ov_q[2];
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin

@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "vacc/isa/registers.h"
+#include "vacc/progen/out_of_range.h"
 #include "vacc/progen/progen.h"
 #include "vacc/simulator/fsim.h"
 #include "vacc/support/error.h"
@@ -67,6 +69,47 @@ CosimOutcome cosim_seed(const isa::HwConfig &config, RtlSim &rtl, uint64_t seed)
       config, rtl, program,
       fmt::format("{} (reproduce: vacc fuzz-cosim --config {} --start {} --seeds 1)",
                   progen::describe_program(config, seed), config.name, seed));
+}
+
+CosimOutcome cosim_out_of_range_seed(const isa::HwConfig &config, RtlSim &rtl, uint64_t seed) {
+  const progen::OutOfRangeProgram broken = progen::out_of_range_program(config, seed);
+  const isa::Program &p = broken.program;
+  const std::string label = fmt::format(
+      "{}; {} (reproduce: vacc fuzz-cosim --config {} --out-of-range --start {} "
+      "--seeds 1)",
+      progen::describe_program(config, seed), broken.what, config.name, seed);
+  const std::string names = fmt::format("instruction {} (", broken.index);
+  CosimOutcome outcome;
+  std::vector<uint8_t> dram = p.dram;
+  try {
+    Fsim(config).run(dram, p.insn_offset, p.insn_count);
+    outcome.message = fmt::format("{}: fsim ran it without an error", label);
+    return outcome;
+  } catch (const Error &e) {
+    if (std::string(e.what()).find(names) == std::string::npos) {
+      outcome.message =
+          fmt::format("{}: fsim's error names another instruction: {}", label, e.what());
+      return outcome;
+    }
+  }
+  dram = p.dram;
+  try {
+    rtl.run(dram, p.insn_offset, p.insn_count);
+    outcome.message = fmt::format("{}: rtl ran it without an error", label);
+    return outcome;
+  } catch (const Error &e) {
+    const uint32_t status = rtl.read_register(isa::reg::kErrorStatus);
+    const uint32_t index = rtl.read_register(isa::reg::kErrorInsn);
+    if (std::string(e.what()).find(names) == std::string::npos ||
+        !(status & isa::reg::kErrorRange) || index != broken.index) {
+      outcome.message = fmt::format("{}: rtl's error (status {:#x}, instruction {}): {}", label,
+                                    status, index, e.what());
+      return outcome;
+    }
+  }
+  outcome.rtl_cycles = rtl.counters().at("cycles");
+  outcome.ok = true;
+  return outcome;
 }
 
 }  // namespace vacc::sim

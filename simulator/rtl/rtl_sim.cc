@@ -471,6 +471,13 @@ void RtlSim::wait(double timeout_seconds) {
         "status {:#x}",
         error_insn, what, status);
   }
+  if (status & reg::kErrorRange) {
+    const std::vector<isa::Insn> insns = s.program();
+    fail(
+        "rtl: instruction {} ({}) reaches beyond a scratchpad; the accelerator stopped with "
+        "error status {:#x} (fsim names the field and index)",
+        error_insn, error_insn < insns.size() ? insn_summary(insns[error_insn]) : "?", status);
+  }
   if (status & reg::kErrorDeadlock) fail("rtl: {}", s.deadlock_message(cycles));
   if (status != 0) fail("rtl: the accelerator reported error status {:#x}", status);
 }

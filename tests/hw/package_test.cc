@@ -134,5 +134,19 @@ TEST(Package, RejectsATileLargerThanAPage) {
   }
 }
 
+// A config that skipped the rules (batch 3: 48-byte input tiles) would give scratchpads whose
+// depth no $clog2-bit address fits exactly.
+TEST(Package, RejectsADepthThatIsNotAPowerOfTwo) {
+  isa::HwConfig config;
+  config.name = "odd";
+  config.batch = 3;
+  try {
+    generate_package(config);
+    FAIL() << "expected vacc::Error";
+  } catch (const vacc::Error &e) {
+    EXPECT_NE(std::string(e.what()).find("is not a power of two"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace vacc::hw

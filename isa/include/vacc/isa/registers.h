@@ -27,7 +27,8 @@ inline constexpr uint32_t kComputeStall = 0x3C;
 inline constexpr uint32_t kStoreBusy = 0x40;
 inline constexpr uint32_t kStoreStall = 0x44;
 inline constexpr uint32_t kGemmBusy = 0x48;  // cycles the GEMM core consumed a micro-op
-// Error status: bit0 illegal instruction, bit1 deadlock (cycle limit reached);
+// Error status: bit0 illegal instruction, bit1 deadlock (cycle limit reached), bit2 an
+// instruction whose indices reach beyond a scratchpad (isa/README.md, "Range checks");
 // kErrorInsn holds the index of the offending instruction.
 inline constexpr uint32_t kErrorStatus = 0x4C;
 inline constexpr uint32_t kErrorInsn = 0x50;
@@ -40,5 +41,6 @@ inline constexpr uint32_t kControlReady = 1u << 3;
 
 inline constexpr uint32_t kErrorIllegalInsn = 1u << 0;
 inline constexpr uint32_t kErrorDeadlock = 1u << 1;
+inline constexpr uint32_t kErrorRange = 1u << 2;
 
 }  // namespace vacc::isa::reg

@@ -25,4 +25,8 @@ CosimOutcome cosim_program(const isa::HwConfig &config, RtlSim &rtl, const isa::
 // The random program of `seed` (progen::generate_program).
 CosimOutcome cosim_seed(const isa::HwConfig &config, RtlSim &rtl, uint64_t seed);
 
+// progen::out_of_range_program(config, seed): fsim and the RTL must both refuse it, naming the
+// instruction made to reach out of range (the RTL through its error status and index).
+CosimOutcome cosim_out_of_range_seed(const isa::HwConfig &config, RtlSim &rtl, uint64_t seed);
+
 }  // namespace vacc::sim
