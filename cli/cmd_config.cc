@@ -47,7 +47,7 @@ nlohmann::ordered_json config_json(const isa::HwConfig &c) {
                  {"bytes_per_cycle", c.mem_bytes_per_cycle}};
   j["queues"] = {{"insn_depth", c.insn_queue_depth}, {"token_depth", c.token_queue_depth}};
   j["fpga"] = {{"part", c.fpga_part}, {"platform", c.fpga_platform}};
-  j["extensions"] = {{"alu_clip", c.alu_clip}};
+  j["extensions"] = {{"alu_clip", c.alu_clip}, {"alu_hold", c.alu_hold}};
   for (isa::Opcode op : {isa::Opcode::kLoad, isa::Opcode::kGemm, isa::Opcode::kAlu,
                          isa::Opcode::kFinish}) {
     nlohmann::ordered_json fields = nlohmann::ordered_json::array();
@@ -81,8 +81,13 @@ std::string config_text(const isa::HwConfig &c) {
   out += fmt::format("queues      instruction queues {} deep, token queues {} deep\n",
                      c.insn_queue_depth, c.token_queue_depth);
   out += fmt::format("fpga        part {}, platform {}\n", c.fpga_part, c.fpga_platform);
-  out += fmt::format("extensions  alu_clip {}\n\n",
+  out += fmt::format("extensions  alu_clip {}\n",
                      c.alu_clip ? "on (ALU operation clip: a two-bound clip in one pass)" : "off");
+  out +=
+      fmt::format("            alu_hold {}\n\n",
+                  c.alu_hold ? "on (a vector operand every micro-op of an ALU instruction shares "
+                               "is read once: a micro-op per cycle)"
+                             : "off");
 
   std::vector<std::vector<std::string>> rows = {
       {"scratchpad", "size", "element", "element bytes", "depth", "index bits"}};

@@ -158,7 +158,8 @@ DspPacking parse_dsp_packing(const ConfigReader &reader, const YAML::Node &node,
 
 // The ISA extensions: key under `extensions` -> field; each takes `on` or `off`.
 const std::map<std::string, bool HwConfig::*> &extension_keys() {
-  static const std::map<std::string, bool HwConfig::*> keys = {{"alu_clip", &HwConfig::alu_clip}};
+  static const std::map<std::string, bool HwConfig::*> keys = {{"alu_clip", &HwConfig::alu_clip},
+                                                               {"alu_hold", &HwConfig::alu_hold}};
   return keys;
 }
 
@@ -284,10 +285,10 @@ uint64_t HwConfig::isa_fingerprint() const {
     }
   }
   // An extension that is on makes more operations legal; off leaves the fingerprint as it was
-  // before extensions existed.
+  // before extensions existed. alu_hold changes timing only: a program reads the same.
   int bit = 0;
   for (const auto &[_, field] : extension_keys()) {
-    if (this->*field) {
+    if (this->*field && field != &HwConfig::alu_hold) {
       h ^= 0x100u + static_cast<uint64_t>(bit);
       h *= 1099511628211ull;
     }

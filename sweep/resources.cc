@@ -56,7 +56,8 @@ double alu_multiplier_dsps(int acc_bits) {
 // The quantities each resource is linear in (resources.h). A packed core (gemm.dsp_packing,
 // resolved as the RTL generator does) multiplies two products per DSP48 and adds the upper
 // product's sign correction in fabric: half the array's DSPs, LUTs and FFs per packed MAC. The
-// ALU's CLIP (extensions.alu_clip) adds two comparators per lane bit.
+// ALU's CLIP (extensions.alu_clip) adds two comparators per lane bit; its held operand
+// (extensions.alu_hold) a register and a multiplexer per lane bit.
 std::vector<double> features(Resource r, const isa::HwConfig &c) {
   const double macs = static_cast<double>(c.peak_macs_per_cycle());
   const double lanes = static_cast<double>(c.batch) * c.block_out;
@@ -64,18 +65,25 @@ std::vector<double> features(Resource r, const isa::HwConfig &c) {
   switch (r) {
     case kLut:
     case kFf:
-      return {1.0, macs, lanes * c.acc_bits, static_cast<double>(c.bus_bits),
-              packed ? macs : 0.0, c.alu_clip ? lanes * c.acc_bits : 0.0};
+      return {1.0,
+              macs,
+              lanes * c.acc_bits,
+              static_cast<double>(c.bus_bits),
+              packed ? macs : 0.0,
+              c.alu_clip ? lanes * c.acc_bits : 0.0,
+              c.alu_hold ? lanes * c.acc_bits : 0.0};
     case kDsp:
       return {1.0, packed ? std::ceil(macs / 2) : macs, lanes * alu_multiplier_dsps(c.acc_bits)};
   }
   return {};
 }
 
-const char *const kFeatureNames[3][6] = {
-    {"1", "macs", "lanes*acc_bits", "bus_bits", "packed_macs", "clip_lanes*acc_bits"},
-    {"1", "macs", "lanes*acc_bits", "bus_bits", "packed_macs", "clip_lanes*acc_bits"},
-    {"1", "gemm_multipliers", "lanes*multiplier_dsps(acc_bits)", "", "", ""},
+const char *const kFeatureNames[3][7] = {
+    {"1", "macs", "lanes*acc_bits", "bus_bits", "packed_macs", "clip_lanes*acc_bits",
+     "hold_lanes*acc_bits"},
+    {"1", "macs", "lanes*acc_bits", "bus_bits", "packed_macs", "clip_lanes*acc_bits",
+     "hold_lanes*acc_bits"},
+    {"1", "gemm_multipliers", "lanes*multiplier_dsps(acc_bits)", "", "", "", ""},
 };
 const char *const kResourceNames[] = {"LUT", "FF", "DSP"};
 

@@ -15,13 +15,19 @@
 namespace vacc::lower {
 namespace {
 
-// " +alu_clip" for each ISA extension whose operations the layer's commands use (the per-layer
+// " +alu_clip", " +alu_hold" for each ISA extension the layer's commands use (the per-layer
 // table's schedule column shows it), "" when none.
-std::string extensions_used(const isa::CommandList &commands) {
+std::string extensions_used(const isa::HwConfig &config, const isa::CommandList &commands) {
+  bool clip = false, hold = false;
   for (const auto &cmd : commands.commands)
-    if (const auto *a = std::get_if<isa::AluCommand>(&cmd); a && a->op == isa::AluOp::kClip)
-      return " +alu_clip";
-  return "";
+    if (const auto *a = std::get_if<isa::AluCommand>(&cmd)) {
+      clip |= a->op == isa::AluOp::kClip;
+      hold |=
+          a->loop_out * a->loop_in > 1 &&
+          isa::alu_holds_operand(config, a->use_imm,
+                                 static_cast<uint32_t>(commands.kernels[a->kernel].size()), a->src);
+    }
+  return std::string(clip ? " +alu_clip" : "") + (hold ? " +alu_hold" : "");
 }
 
 // A per-channel vector (bias, shifts) as the operators read it: [N/B, O/BO, B, BO] int32, the
@@ -156,7 +162,7 @@ int lower_model(const graph::Graph &graph, const isa::HwConfig &config, isa::Pac
           tlo.schedule = t->schedule;
           tuned = lower(config, *layer, tlo);
           step.schedule = fmt::format("tuned: {}{} ({})", describe(t->schedule),
-                                      extensions_used(tuned->commands), t->source);
+                                      extensions_used(config, tuned->commands), t->source);
         } catch (const Error &e) {
           why = e.what();
         }
@@ -168,7 +174,7 @@ int lower_model(const graph::Graph &graph, const isa::HwConfig &config, isa::Pac
     const LoweredLayer lowered = tuned ? std::move(*tuned) : lower(config, *layer, lo);
     if (!tuned)
       step.schedule =
-          "heuristic: " + describe(lowered.schedule) + extensions_used(lowered.commands);
+          "heuristic: " + describe(lowered.schedule) + extensions_used(config, lowered.commands);
 
     step.bindings = bindings(node, *layer, config, step, package);
     VACC_CHECK(lowered.commands.buffers.size() == step.bindings.size())

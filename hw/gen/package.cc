@@ -104,6 +104,7 @@ std::string generate_package(const isa::HwConfig &c) {
   w.param("GemmDspPacking", packing.packed ? 1 : 0);
   w.comment("ISA extensions (config `extensions`), 1 where on.");
   w.param("ExtAluClip", c.alu_clip ? 1 : 0);
+  w.param("ExtAluHold", c.alu_hold ? 1 : 0);
   w.blank();
   w.comment("AXI4 master data width to device memory.");
   w.param("BusBits", c.bus_bits);

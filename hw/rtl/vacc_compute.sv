@@ -26,6 +26,11 @@
 // operand (its two ACC reads may hit the same bank port):
 //   P0 read UOP; P1 read ACC[src] (not with an immediate); P2 read ACC[dst];
 //   P3 write op(dst, src or imm).
+// With ExtAluHold (config extensions.alu_hold), an ALU with a vector operand, one micro-op and
+// both src factors 0 (every iteration reads the same src: a requantization's bias or shifts)
+// reads src for its first micro-op only; its other micro-ops read no src, issue every cycle and
+// take src from the micro-op ahead of them (P3's operand register, with that micro-op's write
+// forwarded when it rewrites the held index).
 // Per bank, a read whose address was written in the previous cycle takes the written value
 // (forwarding), so back-to-back micro-ops on the same ACC tile (a reduction) see each other's
 // results. Consecutive GEMMs (or consecutive ALUs) stream through their unit without draining
@@ -431,6 +436,8 @@ module vacc_compute (
   logic [15:0] alu_imm_d, alu_imm_q;
   logic [UopIdxW-1:0] alu_loop_uop;
   logic [AccIdxW-1:0] alu_loop_dst, alu_loop_src;
+  // The ALU in the unit holds its vector operand (alu_hold) and has read it (alu_held).
+  logic alu_hold_d, alu_hold_q, alu_held_d, alu_held_q;
   logic alu_loop_dst_ov, alu_loop_src_ov;
   logic [31:0] alu_idx_d, alu_idx_q;  // the program index of the ALU in the unit
   assign alu_start = start && head_alu;
@@ -441,8 +448,15 @@ module vacc_compute (
     alu_op_d = alu_op_q;
     alu_imm_d = alu_imm_q;
     alu_banks_d = alu_banks_q;
+    alu_hold_d = alu_hold_q;
+    alu_held_d = alu_held_q || (alu_step && alu_hold_q);
     if (alu_start) begin
       alu_banks_d = head_banks;
+      alu_hold_d = vacc_pkg::ExtAluHold != 0 && !insn_i[vacc_pkg::AluUseImmOff] &&
+                   head_uop_end == {1'b0, head_uop_begin} + 1'b1 &&
+                   insn_i[vacc_pkg::AluSrcFactorOutOff +: vacc_pkg::AluSrcFactorOutW] == '0 &&
+                   insn_i[vacc_pkg::AluSrcFactorInOff +: vacc_pkg::AluSrcFactorInW] == '0;
+      alu_held_d = 1'b0;
       alu_use_imm_d = insn_i[vacc_pkg::AluUseImmOff];
       alu_op_d = insn_i[vacc_pkg::AluAluOpOff +: vacc_pkg::AluAluOpW];
       alu_imm_d = 16'(insn_i[vacc_pkg::AluImmOff +: vacc_pkg::AluImmW]);
@@ -468,8 +482,8 @@ module vacc_compute (
   // A micro-op with a vector operand issues only after a cycle without issue: its P1 src read
   // then never meets the P2 dst read of the micro-op before it on one bank port. With an
   // immediate there is no P1 read, so micro-ops issue every cycle (each P2 read follows the
-  // P3 write before it by forwarding).
-  assign alu_step = alu_loop_valid && (!alu_gap_q || alu_use_imm_q);
+  // P3 write before it by forwarding); so do a holding ALU's micro-ops after its first.
+  assign alu_step = alu_loop_valid && (!alu_gap_q || alu_use_imm_q || alu_held_q);
   assign alu_gap_d = alu_step && !clr_i;
 
   // ------------------------------------------------------------- ALU unit: P1
@@ -479,6 +493,10 @@ module vacc_compute (
   logic [vacc_pkg::AluOpW-1:0] a1_op_q;
   logic [15:0] a1_imm_q;
   logic a1_dst_ov_q, a1_src_ov_q;
+  logic a1_rd_src_q;  // reads src at P1
+  /* verilator lint_off UNUSEDSIGNAL */  // read only with ExtAluHold
+  logic a1_load_hold_q;  // the first micro-op of a holding ALU: its src index is the held one
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [31:0] a1_idx_q;
 
   vacc_ram #(.Width(vacc_pkg::UopElemBits), .Depth(vacc_pkg::UopDepth)) u_alu_uop_ram (
@@ -511,6 +529,9 @@ module vacc_compute (
   logic a2_valid_q, a3_valid_q, a2_done_q, a3_done_q;
   logic [1:0] a2_banks_q, a3_banks_q;
   logic a2_src_bank_q;  // the bank its P1 read src from
+  /* verilator lint_off UNUSEDSIGNAL */  // read only with ExtAluHold
+  logic a2_held_q;  // takes src from the held operand
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [AccIdxW-1:0] a2_dst_q, a3_dst_q;
   logic [AccElemBits-1:0] a3_src_q;
   logic [vacc_pkg::AluOpW-1:0] a2_op_q, a3_op_q;
@@ -524,7 +545,7 @@ module vacc_compute (
   // The ALU's one ACC read this cycle: dst in P2 or src in P1 (never both: see alu_step).
   logic alu_rd;
   logic [AccIdxW-1:0] alu_raddr;
-  assign alu_rd = a2_valid_q || (a1_valid_q && !a1_use_imm_q);
+  assign alu_rd = a2_valid_q || (a1_valid_q && a1_rd_src_q);
   assign alu_raddr = a2_valid_q ? a2_dst_q : alu_p1_src;
 
   // ------------------------------------------------------------- ACC: two banks
@@ -631,6 +652,24 @@ module vacc_compute (
   assign gemm_result = g4_reset_q ? '0 : gemm_sum;
   assign alu_b = a3_use_imm_q ? imm_vec : a3_src_q;
 
+  // The held vector operand (ExtAluHold) is a3_src_q itself: a holding ALU's micro-ops follow
+  // each other cycle by cycle, so the one in P2 takes the src of the one in P3 (read fresh for
+  // the first), with that micro-op's write forwarded when it rewrites the held index: each
+  // micro-op sees src as the ones before it left it.
+  logic [AccElemBits-1:0] a3_src_d;
+  if (vacc_pkg::ExtAluHold != 0) begin : g_hold
+    logic [AccIdxW-1:0] hold_idx_q;
+    always_comb begin
+      a3_src_d = alu_src;
+      if (a2_held_q) a3_src_d = (a3_valid_q && a3_dst_q == hold_idx_q) ? alu_y : a3_src_q;
+    end
+    always_ff @(posedge clk_i) begin
+      if (a1_valid_q && a1_load_hold_q) hold_idx_q <= alu_p1_src;
+    end
+  end else begin : g_no_hold
+    assign a3_src_d = alu_src;
+  end
+
   vacc_alu u_alu (.op_i(a3_op_q), .a_i(alu_dst), .b_i(alu_b), .y_o(alu_y));
 
   // ------------------------------------------------------------- registers
@@ -650,6 +689,8 @@ module vacc_compute (
       alu_banks_q <= 2'b11;
       peek_valid_q <= 1'b0;
       alu_use_imm_q <= 1'b0;
+      alu_hold_q <= 1'b0;
+      alu_held_q <= 1'b0;
       alu_op_q <= '0;
       alu_imm_q <= '0;
       alu_gap_q <= 1'b0;
@@ -675,6 +716,8 @@ module vacc_compute (
       alu_banks_q <= alu_banks_d;
       peek_valid_q <= peek_valid_d;
       alu_use_imm_q <= alu_use_imm_d;
+      alu_hold_q <= alu_hold_d;
+      alu_held_q <= alu_held_d;
       alu_op_q <= alu_op_d;
       alu_imm_q <= alu_imm_d;
       alu_gap_q <= alu_gap_d;
@@ -721,16 +764,19 @@ module vacc_compute (
     a1_idx_q <= alu_idx_q;
     a1_op_q <= alu_op_q;
     a1_use_imm_q <= alu_use_imm_q;
+    a1_rd_src_q <= !alu_use_imm_q && !alu_held_q;
+    a1_load_hold_q <= alu_hold_q && !alu_held_q;
     a1_imm_q <= alu_imm_q;
     a1_banks_q <= alu_banks_q;
     a2_dst_q <= alu_p1_dst;
     a2_src_bank_q <= alu_p1_src[Top];
+    a2_held_q <= a1_valid_q && !a1_use_imm_q && !a1_rd_src_q;
     a2_op_q <= a1_op_q;
     a2_use_imm_q <= a1_use_imm_q;
     a2_imm_q <= a1_imm_q;
     a2_banks_q <= a1_banks_q;
     a3_dst_q <= a2_dst_q;
-    a3_src_q <= alu_src;
+    a3_src_q <= a3_src_d;
     a3_op_q <= a2_op_q;
     a3_use_imm_q <= a2_use_imm_q;
     a3_imm_q <= a2_imm_q;
@@ -748,7 +794,7 @@ module vacc_compute (
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
     if (rst_ni && !clr_i) begin
-      ComputeAluOneRead: assert (!(a1_valid_q && !a1_use_imm_q && a2_valid_q))
+      ComputeAluOneRead: assert (!(a1_valid_q && a1_rd_src_q && a2_valid_q))
         else $error("%m: ALU micro-ops in P1 and P2 together: the issue gap is broken");
       ComputeAccLoadAlone: assert (!(acc_ld_we && !(gemm_drained && alu_drained)))
         else $error("%m: LOAD ACC writes while a compute unit works");

@@ -4,7 +4,8 @@
 //   GEMM: one iteration per cycle; P0 loop, P1 INP/WGT read, P2 products, P3 adder tree,
 //         P4 accumulate (the instruction's end: its last iteration leaves P4).
 //   ALU:  one iteration per cycle with an immediate operand, else one per two cycles (the
-//         alu_gap register); P0 loop, P1 src read, P2 dst read, P3 write.
+//         alu_gap register); P0 loop, P1 src read, P2 dst read, P3 write. A holding ALU
+//         (extensions.alu_hold) reads src once: after its first iteration, one per cycle.
 #pragma once
 
 #include <cstdint>
@@ -111,8 +112,9 @@ class GemmUnit {
 class AluUnit {
  public:
   bool loop_valid() const { return loop_.active; }
-  bool use_imm() const { return use_imm_; }
-  bool step() const { return loop_.active && (!gap_ || use_imm_); }
+  // Issues an iteration every cycle: an immediate operand, or a held one after the first.
+  bool every_cycle() const { return use_imm_ || held_; }
+  bool step() const { return loop_.active && (!gap_ || use_imm_ || held_); }
   bool drained() const { return !loop_.active && !pipe_.any(); }
   uint8_t work() const { return (loop_.active ? banks_ : 0) | pipe_.work(); }
   bool end_pulse() const { return pipe_.end_pulse(); }  // a3_done_q
@@ -122,7 +124,7 @@ class AluUnit {
   uint64_t quiet_cycles() const {
     if (!loop_.active) return pipe_.any() || pipe_.any_done() || loop_.done ? 0 : kForever;
     if (loop_.done) return 0;
-    if (use_imm_) {
+    if (use_imm_ || held_) {
       if (!gap_ || !pipe_.steady(banks_, [](int) { return true; })) return 0;
       return loop_.left - 1;
     }
@@ -133,7 +135,7 @@ class AluUnit {
   // Iterations issued in the next `k` quiet cycles.
   uint64_t steps_in(uint64_t k) const {
     if (!loop_.active) return 0;
-    return use_imm_ ? k : (gap_ ? k / 2 : (k + 1) / 2);
+    return use_imm_ || held_ ? k : (gap_ ? k / 2 : (k + 1) / 2);
   }
   void advance(uint64_t k) { loop_.left -= steps_in(k); }
 
@@ -141,8 +143,11 @@ class AluUnit {
     const bool s = step();
     pipe_.shift(s, banks_, loop_.done);
     gap_ = s;
+    held_ = held_ || (s && hold_);
     if (start) {
       use_imm_ = start->use_imm;
+      hold_ = start->hold;
+      held_ = false;
       banks_ = head_banks;
     }
     loop_.update(start, s);
@@ -151,6 +156,7 @@ class AluUnit {
  private:
   UopLoop loop_;
   bool use_imm_ = false, gap_ = false;
+  bool hold_ = false, held_ = false;  // alu_hold_q, alu_held_q
   uint8_t banks_ = 3;
   UnitPipeline<3> pipe_;  // P1..P3
 };

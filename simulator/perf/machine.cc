@@ -258,7 +258,7 @@ uint64_t Machine::quiet_cycles(const Wires &w, uint64_t t) const {
   // A vector ALU alternates issue and gap cycles: skip whole pairs.
   // Whole element periods of a write stream; whole issue/gap pairs of a vector ALU.
   if (write_stream) k -= k % store_.beats_per_elem();
-  if (compute_.alu().loop_valid() && !compute_.alu().use_imm() && k != kForever) k -= k % 2;
+  if (compute_.alu().loop_valid() && !compute_.alu().every_cycle() && k != kForever) k -= k % 2;
   return k;
 }
 

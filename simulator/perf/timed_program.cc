@@ -70,6 +70,8 @@ TimedProgram decode_timed_program(const isa::HwConfig &config, const std::vector
       set_loops(t, *a);
       t.kind = Kind::kAlu;
       t.use_imm = a->use_imm;
+      t.hold = a->uop_end > a->uop_begin &&
+               isa::alu_holds_operand(config, a->use_imm, a->uop_end - a->uop_begin, a->src);
       p.alus.push_back(i);
     }
     p.order[static_cast<int>(t.engine)].push_back(i);

@@ -34,6 +34,9 @@ struct TimedInsn {
   bool overlap = false;
   bool reset = false;    // GEMM: zeroes instead of accumulating (counts no MACs)
   bool use_imm = false;  // ALU: an immediate operand (issues every cycle)
+  // ALU with extensions.alu_hold: a vector operand shared by every micro-op (one micro-op, both
+  // src factors 0), read once: the micro-ops after the first issue every cycle.
+  bool hold = false;
   // LOAD UOP: where the ACC banks of the micro-ops it loads start in TimedProgram::uop_banks.
   uint32_t uop_banks_at = 0;
 };

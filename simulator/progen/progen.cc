@@ -260,11 +260,27 @@ class Generator {
             default: a.imm = rnd(-32768, 32767); break;
           }
         }
+        // With extensions.alu_hold, often a held operand: one micro-op, src the same for every
+        // iteration, sometimes an index the instruction itself writes.
+        int alu_nu = nu;
+        bool alias = false;
+        if (c_.alu_hold && !a.use_imm && coin(0.4)) {
+          alu_nu = 1;
+          a.src = {0, 0};
+          ms = 0;
+          alias = coin(0.5);
+        }
         std::vector<isa::Uop> uops;
-        for (int u = 0; u < nu; ++u)
-          uops.push_back({pick(abase, n_acc, md), pick(abase, n_acc, ms), 0});
+        for (int u = 0; u < alu_nu; ++u) {
+          const uint32_t dst = pick(abase, n_acc, md);
+          const uint32_t src =
+              alias ? dst + static_cast<uint32_t>(rnd(0, static_cast<int>(lo) - 1)) * a.dst.out +
+                          static_cast<uint32_t>(rnd(0, static_cast<int>(li) - 1)) * a.dst.in
+                    : pick(abase, n_acc, ms);
+          uops.push_back({dst, src, 0});
+        }
         a.uop_begin = kernel(out, uops);
-        a.uop_end = a.uop_begin + static_cast<uint32_t>(nu);
+        a.uop_end = a.uop_begin + static_cast<uint32_t>(alu_nu);
         out.push_back(a);
       }
     }

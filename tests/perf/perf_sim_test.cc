@@ -136,10 +136,40 @@ TEST_P(PerfSimTest, TimingOnlyCountsTheSameAndMovesNoData) {
 
 INSTANTIATE_TEST_SUITE_P(Configs, PerfSimTest,
                          ::testing::Values("default", "small", "wide", "configs/b8x16_bus128.yaml",
-                                           "configs/batch2.yaml"),
+                                           "configs/batch2.yaml", "configs/small_hold.yaml"),
                          [](const ::testing::TestParamInfo<std::string> &info) {
                            return std::filesystem::path(info.param).stem().string();
                          });
+
+// extensions.alu_hold: an ALU whose micro-ops share one vector operand (one micro-op, src factors
+// 0) reads it once and issues every cycle after its first micro-op; one whose src moves does
+// not. The same results either way (and the RTL's cycles: perf_equals_rtl_test).
+TEST(PerfSim, HeldVectorOperandIssuesEveryCycle) {
+  const isa::HwConfig plain = config_named("small"), hold = config_named("configs/small_hold.yaml");
+  auto program = [](const isa::HwConfig &c, const char *src_factors) {
+    return isa::assemble(c,
+                         fmt::format(".region a input acc 80 random 1\n"
+                                     ".region c output out 64\n"
+                                     ".uop dst=16 src=0 wgt=0\n"
+                                     "load.uop sram=0 dram=@uops x=1\n"
+                                     "load.acc sram=0 dram=a x=80\n"
+                                     "alu.add uops=0:1 loop=1,64 dst=0,1 src={} push_next\n"
+                                     "store.out sram=16 dram=c x=64 stride=64 pop_prev\n"
+                                     "finish\n",
+                                     src_factors),
+                         "held.s");
+  };
+  for (const char *src : {"0,0", "0,1"}) {
+    SCOPED_TRACE(src);
+    const PerfRun a = run_perf(plain, program(plain, src)), b = run_perf(hold, program(hold, src));
+    EXPECT_EQ(a.dram, b.dram);
+    const uint64_t saved = a.counters.at("cycles") - b.counters.at("cycles");
+    if (std::string(src) == "0,0")
+      EXPECT_EQ(saved, 63u) << "64 micro-ops: 2 cycles each, or 1 after the first with the hold";
+    else
+      EXPECT_EQ(saved, 0u) << "a moving src is read for every micro-op";
+  }
+}
 
 // A whole conv layer (long GEMM and ALU streams, bursts streaming in and out) as well.
 TEST(PerfSim, FastForwardChangesNothingOnAConvLayer) {

@@ -21,11 +21,12 @@ namespace {
 
 class Progen : public ::testing::TestWithParam<std::string> {};
 
-// "NAME+alu_clip": the bundled config with the CLIP extension on.
+// "NAME+alu_clip", "NAME+alu_hold": the bundled config with that extension on.
 isa::HwConfig param_config(const std::string &param) {
   const size_t plus = param.find('+');
   isa::HwConfig c = isa::load_config(isa::resolve_config_path(param.substr(0, plus)));
-  c.alu_clip = plus != std::string::npos;
+  c.alu_clip = param.find("+alu_clip") != std::string::npos;
+  c.alu_hold = param.find("+alu_hold") != std::string::npos;
   return c;
 }
 
@@ -33,6 +34,7 @@ TEST_P(Progen, ProgramsRunOnFsimAndAreDeterministic) {
   const isa::HwConfig config = param_config(GetParam());
   std::set<int> alu_ops;
   int changed = 0, double_buffered = 0, padded = 0, immediates = 0, negative_shifts = 0;
+  int held = 0;  // vector ALUs with one micro-op and src factors 0 (extensions.alu_hold)
   for (uint64_t seed = 0; seed < 300; ++seed) {
     const isa::Program p = generate_program(config, seed);
     ASSERT_EQ(p.dram, generate_program(config, seed).dram) << "seed " << seed;
@@ -50,6 +52,8 @@ TEST_P(Progen, ProgramsRunOnFsimAndAreDeterministic) {
         alu_ops.insert(static_cast<int>(a->op));
         immediates += a->use_imm;
         negative_shifts += a->use_imm && a->op == isa::AluOp::kShr && a->imm < 0;
+        held += !a->use_imm && a->uop_end == a->uop_begin + 1 && a->src == isa::LoopFactors{} &&
+                a->loop_out * a->loop_in > 1;
       }
       if (const auto *m = std::get_if<isa::MemInsn>(&insn))
         padded += m->pad_top + m->pad_bottom + m->pad_left + m->pad_right > 0;
@@ -66,6 +70,7 @@ TEST_P(Progen, ProgramsRunOnFsimAndAreDeterministic) {
   EXPECT_GT(padded, 100);
   EXPECT_GT(immediates, 100);
   EXPECT_GT(negative_shifts, 10);
+  if (config.alu_hold) EXPECT_GT(held, 200);
 }
 
 // The scratchpads are not cleared at the start of a run (isa/README.md): a program must read
@@ -177,7 +182,8 @@ TEST(ProgenChecker, FindsAReadOfAnUnwrittenEntry) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, Progen,
-                         ::testing::Values("default", "small", "wide", "small+alu_clip"),
+                         ::testing::Values("default", "small", "wide", "small+alu_clip",
+                                           "small+alu_hold"),
                          [](const auto &info) {
                            std::string n = info.param;
                            std::replace(n.begin(), n.end(), '+', '_');

@@ -22,12 +22,8 @@ namespace {
 
 isa::HwConfig small_config() { return isa::load_config(isa::resolve_config_path("small")); }
 
-// load.uop; gemm pop_prev (no load ever pushes: deadlock); store; finish.
-isa::Program deadlocking_program(const isa::HwConfig &config) {
-  isa::ProgramBuilder b(config);
-  b.add_region("out", isa::RegionKind::kOutput, isa::MemId::kOut, 4);
-  const uint32_t uops = b.uop_region_base();
-  b.add_uop({0, 0, 0});
+// LOAD UOP of the one micro-op at element `uops` of DRAM into UOP entry 0.
+isa::MemInsn load_one_uop(uint32_t uops) {
   isa::MemInsn lu;
   lu.opcode = isa::Opcode::kLoad;
   lu.mem = isa::MemId::kUop;
@@ -35,7 +31,16 @@ isa::Program deadlocking_program(const isa::HwConfig &config) {
   lu.y_size = 1;
   lu.x_size = 1;
   lu.x_stride = 1;
-  b.emit(lu);
+  return lu;
+}
+
+// load.uop; gemm pop_prev (no load ever pushes: deadlock); store; finish.
+isa::Program deadlocking_program(const isa::HwConfig &config) {
+  isa::ProgramBuilder b(config);
+  b.add_region("out", isa::RegionKind::kOutput, isa::MemId::kOut, 4);
+  const uint32_t uops = b.uop_region_base();
+  b.add_uop({0, 0, 0});
+  b.emit(load_one_uop(uops));
   isa::GemmInsn g;
   g.reset = true;
   g.uop_end = 1;
@@ -116,14 +121,7 @@ isa::Program range_program(const isa::HwConfig &config, const RangeCase &c, bool
   b.add_region("out", isa::RegionKind::kOutput, isa::MemId::kOut, 16);
   const uint32_t uops = b.uop_region_base();
   b.add_uop(c.uop(beyond));
-  isa::MemInsn lu;
-  lu.opcode = isa::Opcode::kLoad;
-  lu.mem = isa::MemId::kUop;
-  lu.dram_base = uops;
-  lu.y_size = 1;
-  lu.x_size = 1;
-  lu.x_stride = 1;
-  b.emit(lu);
+  b.emit(load_one_uop(uops));
   b.emit(c.insn(beyond));
   b.emit(isa::FinishInsn{});
   return b.finish();

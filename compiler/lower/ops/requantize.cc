@@ -95,10 +95,12 @@ void check_requant_supported(const isa::HwConfig &c, const Requant &q, int64_t o
 
 double alu_cycles_per_tile(const Requant &q, const isa::HwConfig &c) {
   // reset, bias add, shift, [pre clip low and high, multiply, post shift, zero point,] clip
-  // (one CLIP, or low and high)
-  const double multiply = q.multiplied() ? 1 + 1 + 2 + 1 + (q.zero_point ? 1 : 0) : 0;
+  // (one CLIP, or low and high). Each vector operand is one channel block's ACC vector, the
+  // same for every tile of an instruction: with extensions.alu_hold read once, so one cycle.
+  const double vector = c.alu_hold ? 1 : 2;
+  const double multiply = q.multiplied() ? 1 + 1 + vector + 1 + (q.zero_point ? 1 : 0) : 0;
   const double clip = fused_clip(c, q.lo(c.out_bits()), q.hi(c.out_bits())) ? 1 : 2;
-  return 1 + 2 + (q.per_channel() ? 2 : 1) + multiply + clip;
+  return 1 + vector + (q.per_channel() ? vector : 1) + multiply + clip;
 }
 
 int64_t channel_vectors(const Requant &q) {

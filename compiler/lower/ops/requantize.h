@@ -29,8 +29,8 @@ inline constexpr size_t kMultiplyStage = 4;
 int64_t channel_vectors(const Requant &q);
 
 // Cycles the ALU spends per output tile on the reset and the requantization (hw/README.md: a
-// micro-op with a vector operand every second cycle, with an immediate every cycle), for the
-// default schedules' cost models.
+// micro-op with a vector operand every second cycle, every cycle with an immediate or a held
+// operand), for the default schedules' cost models.
 double alu_cycles_per_tile(const Requant &q, const isa::HwConfig &config);
 
 }  // namespace vacc::lower

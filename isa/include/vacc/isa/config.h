@@ -52,8 +52,11 @@ struct HwConfig {
   std::string fpga_part = "xc7z020clg400-1";
   std::string fpga_platform = "xilinx_u250_gen3x16_xdma_4_1_202210_1";
   // extensions: ISA extensions, each off unless the config switches it on (isa/README.md,
-  // "Extensions"). alu_clip: the two-bound ALU operation CLIP.
+  // "Extensions"). alu_clip: the two-bound ALU operation CLIP. alu_hold: an ALU instruction
+  // whose micro-ops all share one vector operand reads it once and issues a micro-op every
+  // cycle (timing only: the same instructions, the same results).
   bool alu_clip = false;
+  bool alu_hold = false;
 
   int out_bits() const { return inp_bits; }
 

@@ -71,6 +71,14 @@ struct LoopFactors {
   bool operator==(const LoopFactors &) const = default;
 };
 
+// extensions.alu_hold: an ALU with a vector operand that every iteration of its loops reads at
+// the same index (one micro-op, both src factors 0) reads it once and holds it, so its micro-ops
+// after the first issue every cycle instead of every second (timing only; isa/README.md).
+inline bool alu_holds_operand(const HwConfig &config, bool use_imm, uint32_t uops,
+                              const LoopFactors &src) {
+  return config.alu_hold && !use_imm && uops == 1 && src.out == 0 && src.in == 0;
+}
+
 // GEMM: for i < loop_out, j < loop_in, uop in [uop_begin, uop_end):
 //   acc[dst'] = reset ? 0 : acc[dst'] + inp[src'] * wgt[wgt']^T, x' = x + i*f.out + j*f.in
 struct GemmInsn {
