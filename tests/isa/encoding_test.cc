@@ -163,6 +163,7 @@ TEST_P(Encoding, ClipNeedsItsExtension) {
   HwConfig with = config, without = config;
   with.alu_clip = true;
   without.alu_clip = false;
+  without.alu_hold = false;  // every extension off (the bundled default has HOLD on)
   const InsnWord word = encode(with, a);
   EXPECT_EQ(decode(with, word), Insn(a));
   EXPECT_ERROR(encode(without, a), "extensions.alu_clip, which config");
@@ -180,6 +181,20 @@ TEST_P(Encoding, ClipNeedsItsExtension) {
   EXPECT_EQ(to_yaml(without).find("extensions"), std::string::npos);
   EXPECT_TRUE(parse_config(to_yaml(with), "with.yaml").alu_clip);
   EXPECT_FALSE(parse_config(to_yaml(without), "without.yaml").alu_clip);
+}
+
+// HOLD (extensions.alu_hold) changes timing only: the same words and ISA fingerprint, and the
+// key reads back as written.
+TEST(EncodingExtensions, HoldChangesNeitherWordsNorFingerprint) {
+  HwConfig off = config_named("small"), on = off;
+  on.alu_hold = true;
+  EXPECT_EQ(off.isa_fingerprint(), on.isa_fingerprint());
+  EXPECT_TRUE(parse_config(to_yaml(on), "on.yaml").alu_hold);
+  EXPECT_FALSE(parse_config(to_yaml(off), "off.yaml").alu_hold);
+  AluInsn a;
+  a.uop_end = 1;
+  a.loop_in = 4;
+  EXPECT_EQ(encode(on, a), encode(off, a));
 }
 
 // The layout is the one documented in isa/README.md for the default config.
