@@ -81,7 +81,7 @@ isa::CommandList command_passes(PassRunner &run, const tir::Func &f, const isa::
   // threads' work. (One thread's tile may span both banks, and its stores read both: merged,
   // the unflagged command's token vouches for both.)
   pass("merge_kernels", o.merge_kernels, [&](const CodegenCommands &x) {
-    return merge_kernels(x, cap, o.overlap && o.stagger_threads ? &config : nullptr);
+    return merge_kernels(x, cap, config, o.overlap && o.stagger_threads);
   });
   pass("coalesce_dma", o.coalesce_dma, coalesce_dma);
   pass("split_first_gemms", !relays && o.split_first_gemms, split_first_gemms);

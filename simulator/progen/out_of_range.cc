@@ -24,7 +24,7 @@ uint64_t field_max(const isa::HwConfig &c, isa::Opcode op, const std::string &na
 }
 
 // One way to break an instruction; returns false when its fields cannot reach out of range.
-using Breaker = std::function<bool(isa::Insn &, std::string &)>;
+using Breaker = std::function<bool(std::string &)>;
 
 class Mutator {
  public:
@@ -88,33 +88,26 @@ class Mutator {
   bool mutate(isa::Insn &insn, std::string &what) {
     std::vector<Breaker> ways;
     if (auto *m = std::get_if<isa::MemInsn>(&insn)) {
-      ways.push_back([this, m](isa::Insn &, std::string &w) { return sram_base(*m, w); });
+      ways.push_back([this, m](std::string &w) { return sram_base(*m, w); });
     } else if (auto *g = std::get_if<isa::GemmInsn>(&insn)) {
       g->overlap = false;  // its indices leave any bank: no promise to keep
+      ways.push_back([this, g](std::string &w) { return uop_range(*g, isa::Opcode::kGemm, w); });
       ways.push_back(
-          [this, g](isa::Insn &, std::string &w) { return uop_range(*g, isa::Opcode::kGemm, w); });
-      ways.push_back([this, g](isa::Insn &, std::string &w) {
-        return loop_factor(*g, g->acc, "acc", MemId::kAcc, w);
-      });
-      ways.push_back([this, g](isa::Insn &, std::string &w) {
-        return loop_factor(*g, g->inp, "inp", MemId::kInp, w);
-      });
-      ways.push_back([this, g](isa::Insn &, std::string &w) {
-        return loop_factor(*g, g->wgt, "wgt", MemId::kWgt, w);
-      });
+          [this, g](std::string &w) { return loop_factor(*g, g->acc, "acc", MemId::kAcc, w); });
+      ways.push_back(
+          [this, g](std::string &w) { return loop_factor(*g, g->inp, "inp", MemId::kInp, w); });
+      ways.push_back(
+          [this, g](std::string &w) { return loop_factor(*g, g->wgt, "wgt", MemId::kWgt, w); });
     } else if (auto *a = std::get_if<isa::AluInsn>(&insn)) {
       a->overlap = false;
+      ways.push_back([this, a](std::string &w) { return uop_range(*a, isa::Opcode::kAlu, w); });
       ways.push_back(
-          [this, a](isa::Insn &, std::string &w) { return uop_range(*a, isa::Opcode::kAlu, w); });
-      ways.push_back([this, a](isa::Insn &, std::string &w) {
-        return loop_factor(*a, a->dst, "dst", MemId::kAcc, w);
-      });
-      ways.push_back([this, a](isa::Insn &, std::string &w) {
-        return loop_factor(*a, a->src, "src", MemId::kAcc, w);
-      });
+          [this, a](std::string &w) { return loop_factor(*a, a->dst, "dst", MemId::kAcc, w); });
+      ways.push_back(
+          [this, a](std::string &w) { return loop_factor(*a, a->src, "src", MemId::kAcc, w); });
     }
     if (ways.empty()) return false;
-    return ways[pick(0, ways.size() - 1)](insn, what);
+    return ways[pick(0, ways.size() - 1)](what);
   }
 
   uint64_t pick(uint64_t lo, uint64_t hi) {

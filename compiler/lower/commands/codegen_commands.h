@@ -28,10 +28,13 @@ void verify_commands(const CodegenCommands &ops, const isa::HwConfig &config,
 // Pass: merges consecutive GEMMs (ALUs) that differ only in their micro-ops into one command
 // with a multi-micro-op kernel of at most `max_uops` micro-ops, where the merged command
 // computes the same values (GEMM accumulation is order independent; an ALU merge must not
-// let one micro-op read a tile another writes). Given `banks`, only commands whose ACC ranges
-// lie in the same bank of that config merge.
+// let one micro-op read a tile another writes). With `by_bank`, only commands whose ACC ranges
+// lie in the same bank of `config` merge. With extensions.alu_hold, an ALU in the held form
+// (isa::alu_holds_operand) whose loops run at least kHeldAluIterations times stays alone: it
+// issues every cycle, where merged it would issue every other cycle.
+constexpr uint32_t kHeldAluIterations = 4;
 CodegenCommands merge_kernels(const CodegenCommands &ops, uint32_t max_uops,
-                              const isa::HwConfig *banks = nullptr);
+                              const isa::HwConfig &config, bool by_bank);
 
 // Pass: merges consecutive non-reset GEMMs of one reduction (each overlapping the scratchpad
 // ranges the run so far touches: a virtual thread's tiles, never another thread's), so that

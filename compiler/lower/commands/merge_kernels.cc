@@ -4,6 +4,7 @@
 
 #include "codegen_commands.h"
 #include "footprint.h"
+#include "vacc/isa/insn.h"
 
 namespace vacc::lower {
 namespace {
@@ -16,6 +17,12 @@ bool same_shape(const isa::GemmCommand &a, const isa::GemmCommand &b) {
 bool same_shape(const isa::AluCommand &a, const isa::AluCommand &b) {
   return a.op == b.op && a.loop_out == b.loop_out && a.loop_in == b.loop_in && a.dst == b.dst &&
          a.src == b.src && a.use_imm == b.use_imm && a.imm == b.imm;
+}
+
+// An ALU that issues every cycle alone (its vector operand held) and would lose that merged.
+bool keeps_hold(const CodegenCommand &op, const isa::AluCommand &a, const isa::HwConfig &c) {
+  return isa::alu_holds_operand(c, a.use_imm, static_cast<uint32_t>(op.uops.size()), a.src) &&
+         a.loop_out * a.loop_in >= kHeldAluIterations;
 }
 
 // The ACC tiles one micro-op of an ALU command reaches through its loops.
@@ -110,14 +117,14 @@ CodegenCommands merge_reductions(const CodegenCommands &ops, uint32_t max_uops) 
 }
 
 CodegenCommands merge_kernels(const CodegenCommands &ops, uint32_t max_uops,
-                              const isa::HwConfig *banks) {
+                              const isa::HwConfig &config, bool by_bank) {
   CodegenCommands out;
   out.reserve(ops.size());
   std::optional<AluGroup> group;
   for (const CodegenCommand &op : ops) {
     CodegenCommand *last = out.empty() ? nullptr : &out.back();
     if (last && last->uops.size() + op.uops.size() <= max_uops &&
-        (!banks || acc_bank_of(*last, *banks) == acc_bank_of(op, *banks))) {
+        (!by_bank || acc_bank_of(*last, config) == acc_bank_of(op, config))) {
       const auto *g = std::get_if<isa::GemmCommand>(&op.cmd);
       const auto *lg = std::get_if<isa::GemmCommand>(&last->cmd);
       if (g && lg && same_shape(*g, *lg)) {
@@ -126,7 +133,8 @@ CodegenCommands merge_kernels(const CodegenCommands &ops, uint32_t max_uops,
       }
       const auto *a = std::get_if<isa::AluCommand>(&op.cmd);
       const auto *la = std::get_if<isa::AluCommand>(&last->cmd);
-      if (a && la && same_shape(*a, *la) && group) {
+      if (a && la && same_shape(*a, *la) && group && !keeps_hold(op, *a, config) &&
+          !keeps_hold(*last, *la, config)) {
         bool ok = true;
         for (const isa::Uop &u : op.uops) ok = ok && group->admits(u);
         if (ok) {
