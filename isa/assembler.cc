@@ -348,14 +348,13 @@ class Assembler {
       p.dram_at = {line.number, dram->second.second};
       p.insn = insn;
     } else if (m == "gemm") {
-      allow(line, ops, {"uops", "loop", "acc", "inp", "wgt"}, {"reset", "overlap", "pop_prev",
-                                                                 "pop_next", "push_prev",
-                                                                 "push_next"},
-            m);
+      allow(line, ops, {"uops", "loop", "acc", "inp", "wgt"},
+            {"reset", "assign", "overlap", "pop_prev", "pop_next", "push_prev", "push_next"}, m);
       GemmInsn g;
       g.deps = deps(ops);
       g.reset = ops.flags.count("reset") > 0;
       g.overlap = ops.flags.count("overlap") > 0;
+      g.assign = ops.flags.count("assign") > 0;
       set_loops(line, ops, g.uop_begin, g.uop_end, g.loop_out, g.loop_in);
       g.acc = factors(line, ops, "acc");
       g.inp = factors(line, ops, "inp");

@@ -168,7 +168,7 @@ std::vector<uint8_t> serialize(const CommandList &list) {
     } else if (const auto *g = std::get_if<GemmCommand>(&c)) {
       w.u8(kTagGemm);
       w.u32(g->kernel);
-      w.u8(g->reset);
+      w.u8(static_cast<uint8_t>(g->reset | g->assign << 1));  // assign in bit 1: old bytes kept
       w.u32(g->loop_out);
       w.u32(g->loop_in);
       w.factors(g->acc);
@@ -255,7 +255,10 @@ CommandList deserialize(const std::vector<uint8_t> &bytes) {
       case kTagGemm: {
         GemmCommand g;
         g.kernel = r.u32();
-        g.reset = r.u8() != 0;
+        const uint8_t flags = r.u8();
+        if (flags > 3) fail("command list: command {} has invalid GEMM flags {}", i, flags);
+        g.reset = (flags & 1) != 0;
+        g.assign = (flags & 2) != 0;
         g.loop_out = r.u32();
         g.loop_in = r.u32();
         g.acc = r.factors();
@@ -322,8 +325,11 @@ std::string to_text(const CommandList &list) {
                            d->pad_right);
     } else if (const auto *g = std::get_if<GemmCommand>(&c)) {
       out += fmt::format("gemm{} kernel={} loop={},{} acc={},{} inp={},{} wgt={},{}",
-                         g->reset ? ".reset" : "", g->kernel, g->loop_out, g->loop_in, g->acc.out,
-                         g->acc.in, g->inp.out, g->inp.in, g->wgt.out, g->wgt.in);
+                         g->reset    ? ".reset"
+                         : g->assign ? ".assign"
+                                     : "",
+                         g->kernel, g->loop_out, g->loop_in, g->acc.out, g->acc.in, g->inp.out,
+                         g->inp.in, g->wgt.out, g->wgt.in);
       if (g->overlap) out += " overlap";
     } else if (const auto *a = std::get_if<AluCommand>(&c)) {
       out += fmt::format("alu.{} kernel={} loop={},{} dst={},{}", alu_op_name(a->op), a->kernel,

@@ -158,8 +158,10 @@ DspPacking parse_dsp_packing(const ConfigReader &reader, const YAML::Node &node,
 
 // The ISA extensions: key under `extensions` -> field; each takes `on` or `off`.
 const std::map<std::string, bool HwConfig::*> &extension_keys() {
-  static const std::map<std::string, bool HwConfig::*> keys = {{"alu_clip", &HwConfig::alu_clip},
-                                                               {"alu_hold", &HwConfig::alu_hold}};
+  static const std::map<std::string, bool HwConfig::*> keys = {
+      {"alu_clip", &HwConfig::alu_clip},
+      {"alu_hold", &HwConfig::alu_hold},
+      {"gemm_assign", &HwConfig::gemm_assign}};
   return keys;
 }
 
@@ -285,14 +287,15 @@ uint64_t HwConfig::isa_fingerprint() const {
     }
   }
   // An extension that is on makes more operations legal; off leaves the fingerprint as it was
-  // before extensions existed. alu_hold changes timing only: a program reads the same.
-  int bit = 0;
-  for (const auto &[_, field] : extension_keys()) {
-    if (this->*field && field != &HwConfig::alu_hold) {
+  // before extensions existed. Each has the bit it was given when it came (alu_hold's 1 unused:
+  // it changes timing only, a program reads the same).
+  const std::pair<bool HwConfig::*, int> bits[] = {{&HwConfig::alu_clip, 0},
+                                                   {&HwConfig::gemm_assign, 2}};
+  for (const auto &[field, bit] : bits) {
+    if (this->*field) {
       h ^= 0x100u + static_cast<uint64_t>(bit);
       h *= 1099511628211ull;
     }
-    ++bit;
   }
   return h;
 }

@@ -49,11 +49,11 @@ std::string format_insn(const HwConfig &config, const Insn &insn, const Program 
                        deps_text(m->deps));
   }
   if (const auto *g = std::get_if<GemmInsn>(&insn)) {
-    return fmt::format("gemm {} acc={},{} inp={},{} wgt={},{}{}{}{}",
+    return fmt::format("gemm {} acc={},{} inp={},{} wgt={},{}{}{}{}{}",
                        loops_text(g->uop_begin, g->uop_end, g->loop_out, g->loop_in), g->acc.out,
                        g->acc.in, g->inp.out, g->inp.in, g->wgt.out, g->wgt.in,
-                       g->reset ? " reset" : "", g->overlap ? " overlap" : "",
-                       deps_text(g->deps));
+                       g->reset ? " reset" : "", g->assign ? " assign" : "",
+                       g->overlap ? " overlap" : "", deps_text(g->deps));
   }
   if (const auto *a = std::get_if<AluInsn>(&insn)) {
     std::string operand = a->use_imm ? fmt::format(" imm={}", a->imm)

@@ -134,8 +134,12 @@ class Unpacker {
   size_t next_ = 0;
 };
 
-void set_deps(Packer &p, Opcode op, const DepFlags &d) {
-  p.set(static_cast<int>(op)).set(d.pop_prev).set(d.pop_next).set(d.push_prev).set(d.push_next);
+void set_deps(Packer &p, uint64_t opcode, const DepFlags &d) {
+  p.set(static_cast<int64_t>(opcode))
+      .set(d.pop_prev)
+      .set(d.pop_next)
+      .set(d.push_prev)
+      .set(d.push_next);
 }
 
 DepFlags get_deps(Unpacker &u) {
@@ -222,7 +226,10 @@ std::vector<Field> uop_fields(const HwConfig &c) {
 InsnWord encode(const HwConfig &config, const Insn &insn) {
   const Opcode op = opcode_of(insn);
   Packer p(layout(config).insn[static_cast<int>(op)], op);
-  set_deps(p, op, deps_of(insn));
+  // A GEMM with assign is GEMM's fields under its own opcode (extensions.gemm_assign).
+  const auto *gemm = std::get_if<GemmInsn>(&insn);
+  if (gemm && gemm->assign && !config.gemm_assign) fail("{}", gemm_assign_unavailable(config));
+  set_deps(p, gemm && gemm->assign ? kGemmAssignOpcode : static_cast<uint64_t>(op), deps_of(insn));
   if (const auto *m = std::get_if<MemInsn>(&insn)) {
     p.set(static_cast<int>(m->mem))
         .set(m->sram_base)
@@ -247,6 +254,7 @@ InsnWord encode(const HwConfig &config, const Insn &insn) {
         .set(g->wgt.out)
         .set(g->wgt.in)
         .set(g->overlap);
+
   } else if (const auto *a = std::get_if<AluInsn>(&insn)) {
     if (std::string why = alu_op_unavailable(config, a->op); !why.empty()) fail("{}", why);
     p.set(static_cast<int>(a->op))
@@ -267,10 +275,13 @@ InsnWord encode(const HwConfig &config, const Insn &insn) {
 
 Insn decode(const HwConfig &config, const InsnWord &word) {
   const uint64_t raw_op = get_bits(word, 0, kOpcodeBits);
-  if (raw_op > static_cast<uint64_t>(Opcode::kAlu))
-    fail("unknown opcode {} (valid: 0 LOAD, 1 STORE, 2 GEMM, 3 FINISH, 4 ALU)", raw_op);
-  const Opcode op = static_cast<Opcode>(raw_op);
-  Unpacker u(layout(config).insn[raw_op], word);
+  if (raw_op > kGemmAssignOpcode)
+    fail("unknown opcode {} (valid: 0 LOAD, 1 STORE, 2 GEMM, 3 FINISH, 4 ALU, 5 GEMM with assign)",
+         raw_op);
+  if (raw_op == kGemmAssignOpcode && !config.gemm_assign)
+    fail("{}", gemm_assign_unavailable(config));
+  const Opcode op = raw_op == kGemmAssignOpcode ? Opcode::kGemm : static_cast<Opcode>(raw_op);
+  Unpacker u(layout(config).insn[static_cast<int>(op)], word);
   const DepFlags deps = get_deps(u);
   switch (op) {
     case Opcode::kLoad:
@@ -307,6 +318,7 @@ Insn decode(const HwConfig &config, const InsnWord &word) {
       g.wgt.out = u.next_u32();
       g.wgt.in = u.next_u32();
       g.overlap = u.next() != 0;
+      g.assign = raw_op == kGemmAssignOpcode;
       return g;
     }
     case Opcode::kAlu: {

@@ -36,6 +36,13 @@ std::string alu_op_unavailable(const HwConfig &config, AluOp op) {
   return "";
 }
 
+std::string gemm_assign_unavailable(const HwConfig &config) {
+  return fmt::format(
+      "GEMM flag assign is the extension extensions.gemm_assign, which config '{}' has off; "
+      "switch it on in the config or zero the accumulators with a reset GEMM",
+      config.name);
+}
+
 const char *engine_name(Engine e) {
   switch (e) {
     case Engine::kLoad: return "load";

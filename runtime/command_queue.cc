@@ -182,7 +182,8 @@ void CommandQueue::store(uint32_t sram, uint64_t dram_element, uint32_t y, uint3
 }
 
 void CommandQueue::gemm(const UopKernel &kernel, Loops loops, isa::LoopFactors acc,
-                        isa::LoopFactors inp, isa::LoopFactors wgt, bool reset, bool overlap) {
+                        isa::LoopFactors inp, isa::LoopFactors wgt, bool reset, bool overlap,
+                        bool assign) {
   const uint32_t at = resident(kernel);
   isa::GemmInsn g;
   g.reset = reset;
@@ -194,6 +195,7 @@ void CommandQueue::gemm(const UopKernel &kernel, Loops loops, isa::LoopFactors a
   g.inp = inp;
   g.wgt = wgt;
   g.overlap = overlap;
+  g.assign = assign;
   check_encodable(g, "GEMM");
   emit(g);
 }

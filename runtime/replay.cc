@@ -33,7 +33,7 @@ void replay_command(CommandQueue &queue, const isa::CommandList &list, size_t i,
     }
   } else if (const auto *g = std::get_if<isa::GemmCommand>(&c)) {
     queue.gemm(list.kernels.at(g->kernel), Loops{g->loop_out, g->loop_in}, g->acc, g->inp, g->wgt,
-               g->reset, g->overlap);
+               g->reset, g->overlap, g->assign);
   } else if (const auto *a = std::get_if<isa::AluCommand>(&c)) {
     queue.alu(list.kernels.at(a->kernel), a->op, Loops{a->loop_out, a->loop_in}, a->dst, a->src,
               a->use_imm ? std::optional<int32_t>(a->imm) : std::nullopt, a->overlap);

@@ -15,6 +15,7 @@ const std::vector<std::string> &area_coefficient_names() {
                                                  "sram_column_um2",
                                                  "sram_row_um2",
                                                  "dff_um2",
+                                                 "and2_um2",
                                                  "placement_utilization"};
   return names;
 }
@@ -36,6 +37,10 @@ AreaBreakdown estimate_area(const isa::HwConfig &c, const Resources &resources,
   AreaBreakdown a;
   a.mac_array =
       static_cast<double>(c.peak_macs_per_cycle()) * (t.get("mult8_um2") + add) / kUm2PerMm2;
+  // GEMM assign (extensions.gemm_assign): a gate on each accumulator bit the adders read.
+  if (c.gemm_assign)
+    a.mac_array +=
+        static_cast<double>(c.batch) * c.block_out * c.acc_bits * t.get("and2_um2") / kUm2PerMm2;
   // Per lane: the multiplier, three adder-sized units (add, shifter, min/max); CLIP
   // (extensions.alu_clip) adds its two comparators.
   a.alu = static_cast<double>(c.batch) * c.block_out * (mult + (c.alu_clip ? 5 : 3) * add) /

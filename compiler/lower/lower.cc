@@ -85,6 +85,7 @@ isa::CommandList command_passes(PassRunner &run, const tir::Func &f, const isa::
   });
   pass("coalesce_dma", o.coalesce_dma, coalesce_dma);
   pass("split_first_gemms", !relays && o.split_first_gemms, split_first_gemms);
+  pass("assign_first_gemms", config.gemm_assign && o.assign_first_gemms, assign_first_gemms);
   pass("reset_on_alu", o.overlap && o.reset_on_alu, reset_on_alu);
   pass("order_compute_dispatch", !relays && o.stagger_threads && o.overlap && o.order_dispatch,
        [&](const CodegenCommands &x) { return order_compute_dispatch(x, config); });

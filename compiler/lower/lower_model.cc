@@ -15,11 +15,12 @@
 namespace vacc::lower {
 namespace {
 
-// " +alu_clip", " +alu_hold" for each ISA extension the layer's commands use (the per-layer
-// table's schedule column shows it), "" when none.
+// " +alu_clip", " +alu_hold", " +gemm_assign" for each ISA extension the layer's commands use
+// (the per-layer table's schedule column shows it), "" when none.
 std::string extensions_used(const isa::HwConfig &config, const isa::CommandList &commands) {
-  bool clip = false, hold = false;
-  for (const auto &cmd : commands.commands)
+  bool clip = false, hold = false, assign = false;
+  for (const auto &cmd : commands.commands) {
+    if (const auto *g = std::get_if<isa::GemmCommand>(&cmd)) assign |= g->assign;
     if (const auto *a = std::get_if<isa::AluCommand>(&cmd)) {
       clip |= a->op == isa::AluOp::kClip;
       hold |=
@@ -27,7 +28,9 @@ std::string extensions_used(const isa::HwConfig &config, const isa::CommandList 
           isa::alu_holds_operand(config, a->use_imm,
                                  static_cast<uint32_t>(commands.kernels[a->kernel].size()), a->src);
     }
-  return std::string(clip ? " +alu_clip" : "") + (hold ? " +alu_hold" : "");
+  }
+  return std::string(clip ? " +alu_clip" : "") + (hold ? " +alu_hold" : "") +
+         (assign ? " +gemm_assign" : "");
 }
 
 // A per-channel vector (bias, shifts) as the operators read it: [N/B, O/BO, B, BO] int32, the

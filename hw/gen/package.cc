@@ -105,6 +105,7 @@ std::string generate_package(const isa::HwConfig &c) {
   w.comment("ISA extensions (config `extensions`), 1 where on.");
   w.param("ExtAluClip", c.alu_clip ? 1 : 0);
   w.param("ExtAluHold", c.alu_hold ? 1 : 0);
+  w.param("ExtGemmAssign", c.gemm_assign ? 1 : 0);
   w.blank();
   w.comment("AXI4 master data width to device memory.");
   w.param("BusBits", c.bus_bits);
@@ -153,6 +154,8 @@ std::string generate_package(const isa::HwConfig &c) {
   w.param("AluOpW", isa::kAluOpBits);
   for (const auto &[op, prefix] : kinds())
     w.code(fmt::format("Op{}", prefix), isa::kOpcodeBits, static_cast<int>(op));
+  // Legal only where ExtGemmAssign is 1.
+  w.code("OpGemmAssign", isa::kOpcodeBits, static_cast<int>(isa::kGemmAssignOpcode));
   for (const Mem &m : mems)
     w.code(fmt::format("Mem{}", m.name), isa::kMemIdBits, static_cast<int>(m.id));
   for (int i = 0; i < isa::kNumAluOps; ++i)

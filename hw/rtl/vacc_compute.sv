@@ -21,7 +21,8 @@
 //   P1 indices = micro-op + offsets; read INP and WGT
 //   P2 products (vacc_gemm_core stage 1)
 //   P3 adder tree (stage 2); read ACC[dst]
-//   P4 ACC[dst] = reset ? 0 : ACC[dst] + dot; write
+//   P4 ACC[dst] = reset ? 0 : (assign ? 0 : ACC[dst]) + dot; write
+// (assign: ExtGemmAssign, config extensions.gemm_assign: the product replaces the tile.)
 // ALU unit, one micro-op per cycle with an immediate, every second cycle with a vector
 // operand (its two ACC reads may hit the same bank port):
 //   P0 read UOP; P1 read ACC[src] (not with an immediate); P2 read ACC[dst];
@@ -115,12 +116,15 @@ module vacc_compute (
   // ------------------------------------------------------------- decode of the head
   logic [vacc_pkg::OpcodeW-1:0] opcode;
   logic [vacc_pkg::MemIdW-1:0] mem;
+  logic head_assign;
   logic head_load, head_gemm, head_alu, head_finish, head_uop, overlap, push_prev, push_next;
   assign opcode = insn_i[vacc_pkg::LoadOpcodeOff +: vacc_pkg::LoadOpcodeW];
   assign mem = insn_i[vacc_pkg::LoadMemOff +: vacc_pkg::LoadMemW];
   assign head_load = (opcode == vacc_pkg::OpLoad);
   assign head_uop = head_load && (mem == vacc_pkg::MemUop);
-  assign head_gemm = (opcode == vacc_pkg::OpGemm);
+  // A GEMM with assign (ExtGemmAssign) has GEMM's fields under its own opcode.
+  assign head_assign = vacc_pkg::ExtGemmAssign != 0 && opcode == vacc_pkg::OpGemmAssign;
+  assign head_gemm = (opcode == vacc_pkg::OpGemm) || head_assign;
   assign head_alu = (opcode == vacc_pkg::OpAlu);
   assign head_finish = (opcode == vacc_pkg::OpFinish);
   assign push_prev = insn_i[vacc_pkg::LoadPushPrevOff];
@@ -338,6 +342,7 @@ module vacc_compute (
   logic gemm_start, gemm_step, gemm_loop_done;
   // The GEMM in the unit: its reset operand and the banks it may touch.
   logic gemm_reset_d, gemm_reset_q;
+  logic gemm_assign_d, gemm_assign_q;
   logic [1:0] gemm_banks_d;
   logic [UopIdxW-1:0] gemm_loop_uop;
   logic [AccIdxW-1:0] gemm_loop_acc;
@@ -348,6 +353,7 @@ module vacc_compute (
   assign gemm_start = start && head_gemm;
   assign gemm_idx_d = gemm_start ? insn_idx_i : gemm_idx_q;
   assign gemm_reset_d = gemm_start ? insn_i[vacc_pkg::GemmResetOff] : gemm_reset_q;
+  assign gemm_assign_d = gemm_start ? head_assign : gemm_assign_q;
   assign gemm_banks_d = gemm_start ? head_banks : gemm_banks_q;
 
   vacc_uop_loop #(.AW(AccIdxW), .BW(InpIdxW), .CW(WgtIdxW)) u_gemm_loop (
@@ -370,7 +376,7 @@ module vacc_compute (
   assign gemm_step = gemm_loop_valid;
 
   // ------------------------------------------------------------- GEMM unit: P1
-  logic g1_valid_q, g1_reset_q;
+  logic g1_valid_q, g1_reset_q, g1_assign_q;
   logic [1:0] g1_banks_q;
   logic [AccIdxW-1:0] g1_acc_q;
   logic [InpIdxW-1:0] g1_inp_q;
@@ -411,6 +417,7 @@ module vacc_compute (
   // ------------------------------------------------------------- GEMM unit: P2..P4
   logic g2_valid_q, g3_valid_q, g4_valid_q;
   logic g2_reset_q, g3_reset_q, g4_reset_q;
+  logic g2_assign_q, g3_assign_q, g4_assign_q;
   logic [1:0] g2_banks_q, g3_banks_q, g4_banks_q;
   logic g2_done_q, g3_done_q, g4_done_q;  // the last micro-op of an instruction (trace)
   logic [AccIdxW-1:0] g2_acc_q, g3_acc_q, g4_acc_q;
@@ -645,7 +652,8 @@ module vacc_compute (
 
   always_comb begin
     for (int unsigned l = 0; l < Lanes; l++) begin
-      gemm_sum[l*AccBits +: AccBits] = gemm_acc[l*AccBits +: AccBits] + dot[l*AccBits +: AccBits];
+      gemm_sum[l*AccBits +: AccBits] = (g4_assign_q ? '0 : gemm_acc[l*AccBits +: AccBits]) +
+                                       dot[l*AccBits +: AccBits];
       imm_vec[l*AccBits +: AccBits] = AccBits'($signed(a3_imm_q));
     end
   end
@@ -685,6 +693,7 @@ module vacc_compute (
       gemm_idx_q <= '0;
       alu_idx_q <= '0;
       gemm_reset_q <= 1'b0;
+      gemm_assign_q <= 1'b0;
       gemm_banks_q <= 2'b11;
       alu_banks_q <= 2'b11;
       peek_valid_q <= 1'b0;
@@ -712,6 +721,7 @@ module vacc_compute (
       gemm_idx_q <= gemm_idx_d;
       alu_idx_q <= alu_idx_d;
       gemm_reset_q <= gemm_reset_d;
+      gemm_assign_q <= gemm_assign_d;
       gemm_banks_q <= gemm_banks_d;
       alu_banks_q <= alu_banks_d;
       peek_valid_q <= peek_valid_d;
@@ -747,15 +757,19 @@ module vacc_compute (
     g1_wgt_ov_q <= gemm_loop_wgt_ov;
     g1_idx_q <= gemm_idx_q;
     g1_reset_q <= gemm_reset_q;
+    g1_assign_q <= gemm_assign_q;
     g1_banks_q <= gemm_banks_q;
     g2_acc_q <= gemm_p1_acc;
     g2_reset_q <= g1_reset_q;
+    g2_assign_q <= g1_assign_q;
     g2_banks_q <= g1_banks_q;
     g3_acc_q <= g2_acc_q;
     g3_reset_q <= g2_reset_q;
+    g3_assign_q <= g2_assign_q;
     g3_banks_q <= g2_banks_q;
     g4_acc_q <= g3_acc_q;
     g4_reset_q <= g3_reset_q;
+    g4_assign_q <= g3_assign_q;
     g4_banks_q <= g3_banks_q;
     a1_dst_q <= alu_loop_dst;
     a1_src_q <= alu_loop_src;

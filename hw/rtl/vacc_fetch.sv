@@ -99,6 +99,7 @@ module vacc_fetch (
         legal = (mem == vacc_pkg::MemOut) && !pop_next && !push_next && !padded;
       end
       vacc_pkg::OpGemm, vacc_pkg::OpFinish: legal = 1'b1;
+      vacc_pkg::OpGemmAssign: legal = vacc_pkg::ExtGemmAssign != 0;
       vacc_pkg::OpAlu:
         legal = (32'(alu_op) < vacc_pkg::NumAluOps) &&
                 (alu_op != vacc_pkg::AluClip || vacc_pkg::ExtAluClip != 0);
@@ -144,7 +145,7 @@ module vacc_fetch (
       vacc_pkg::MemInp: depth = ReachW'(vacc_pkg::InpDepth);
       default: depth = ReachW'(vacc_pkg::AccDepth);  // ACC, and OUT (a STORE reads ACC)
     endcase
-    if (opcode == vacc_pkg::OpGemm) begin
+    if (opcode == vacc_pkg::OpGemm || opcode == vacc_pkg::OpGemmAssign) begin
       uop_begin = UW'(head[vacc_pkg::GemmUopBeginOff +: vacc_pkg::GemmUopBeginW]);
       uop_end = UW'(head[vacc_pkg::GemmUopEndOff +: vacc_pkg::GemmUopEndW]);
     end else begin
@@ -153,7 +154,7 @@ module vacc_fetch (
     end
     unique case (opcode)
       vacc_pkg::OpLoad, vacc_pkg::OpStore: in_range = reach <= depth;
-      vacc_pkg::OpGemm, vacc_pkg::OpAlu:
+      vacc_pkg::OpGemm, vacc_pkg::OpGemmAssign, vacc_pkg::OpAlu:
         in_range = uop_begin <= uop_end && uop_end <= UW'(vacc_pkg::UopDepth);
       default: in_range = 1'b1;
     endcase

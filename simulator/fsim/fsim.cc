@@ -306,10 +306,8 @@ class Fsim::Machine {
           const uint32_t a = op.dst + i * g.acc.out + j * g.acc.in;
           acc_writer_[a] = static_cast<uint32_t>(index) + 1;
           int32_t *acc = &acc_[size_t{a} * acc_n];
-          if (g.reset) {
-            std::fill_n(acc, acc_n, 0);
-            continue;
-          }
+          if (g.reset || g.assign) std::fill_n(acc, acc_n, 0);  // assign: the product alone
+          if (g.reset) continue;
           const uint32_t x = op.src + i * g.inp.out + j * g.inp.in;
           const uint32_t k = op.wgt + i * g.wgt.out + j * g.wgt.in;
           const int8_t *inp = &inp_[size_t{x} * inp_n];

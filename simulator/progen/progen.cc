@@ -226,6 +226,9 @@ class Generator {
       if (coin(0.5)) {
         isa::GemmInsn g;
         g.reset = coin(0.1);
+        // extensions.gemm_assign: often products that replace the tiles (drawn only then, so
+        // other configs keep their programs).
+        if (c_.gemm_assign) g.assign = coin(0.3);
         g.loop_out = lo;
         g.loop_in = li;
         uint32_t ma, mi, mw;

@@ -52,17 +52,6 @@ std::pair<uint64_t, uint64_t> compare(const Pair &c, const lower::LoweredLayer &
           test::run_layer("perf", c.with, with, args).counters.at("cycles")};
 }
 
-std::vector<std::vector<int64_t>> conv_args(const lower::Operator &op, uint32_t seed) {
-  std::vector<std::vector<int64_t>> args;
-  for (size_t i = 0; i < op.args.size(); ++i) {
-    const int64_t n = op.args[i]->buffer->elems();
-    if (i + 1 == op.args.size()) args.emplace_back(n, test::kPoison);
-    else if (i == 2) args.push_back(test::random_values(n, -3000, 3000, seed + i));
-    else args.push_back(test::random_values(n, -128, 127, seed + i));
-  }
-  return args;
-}
-
 // 1x1 convolutions of one input block: two ALU cycles of clip in seven (ReLU or not) per
 // output tile against one GEMM cycle, so the layer is ALU-bound and CLIP saves cycles.
 TEST(AluClip, ConvolutionsSameOutputsOneClipFewerCycles) {
@@ -80,7 +69,7 @@ TEST(AluClip, ConvolutionsSameOutputsOneClipFewerCycles) {
     p.requant = {6, relu};
     const lower::LoweredLayer without = lower::compile_conv2d(c.without, p, {});
     const lower::LoweredLayer with = lower::compile_conv2d(c.with, p, {});
-    const auto args = conv_args(with.op, relu ? 5 : 9);
+    const auto args = test::random_layer_args(with.op, relu ? 5 : 9);
     const auto want = test::conv2d_reference(c.without, p, args[0], args[1], args[2]);
     const auto [before, after] = compare(c, without, with, args, want);
     EXPECT_LT(after, before);
@@ -96,7 +85,7 @@ TEST(AluClip, DenseSameOutputsOneClip) {
   p.requant = {8, true};
   const lower::LoweredLayer without = lower::compile_dense(c.without, p, {});
   const lower::LoweredLayer with = lower::compile_dense(c.with, p, {});
-  const auto args = conv_args(with.op, 21);
+  const auto args = test::random_layer_args(with.op, 21);
   const auto want = test::dense_reference(c.without, p, args[0], args[1], args[2]);
   compare(c, without, with, args, want);
 }

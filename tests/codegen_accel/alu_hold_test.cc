@@ -95,27 +95,12 @@ TEST(AluHold, ConvolutionSameOutputsFewerCycles) {
   isa::HwConfig without = test::config_named("small"), with = without;
   without.alu_hold = false;
   with.alu_hold = true;
-  lower::Conv2dParams p;
-  p.kernel_h = p.kernel_w = 1;
-  p.pad_h = p.pad_w = 0;
-  p.height = p.width = 12;
-  p.in_channels = without.block_in;
-  p.out_channels = 4 * without.block_out;
-  p.requant = {6, true};
+  const lower::Conv2dParams p = test::alu_bound_conv(without);
   const lower::LoweredLayer a = lower::compile_conv2d(without, p);
   const lower::LoweredLayer b = lower::compile_conv2d(with, p);
   EXPECT_EQ(vector_alus(without, a.commands).second, 0);
   EXPECT_GT(vector_alus(with, b.commands).second, 0);
-  std::vector<std::vector<int64_t>> args;
-  for (size_t i = 0; i < b.op.args.size(); ++i) {
-    const int64_t n = b.op.args[i]->buffer->elems();
-    if (i + 1 == b.op.args.size())
-      args.emplace_back(n, test::kPoison);
-    else if (i == 2)
-      args.push_back(test::random_values(n, -3000, 3000, 40 + i));
-    else
-      args.push_back(test::random_values(n, -128, 127, 40 + i));
-  }
+  const auto args = test::random_layer_args(b.op, 40);
   const auto want = test::conv2d_reference(without, p, args[0], args[1], args[2]);
   EXPECT_EQ(test::run_layer("fsim", without, a, args).out, want);
   EXPECT_EQ(test::run_layer("fsim", with, b, args).out, want);

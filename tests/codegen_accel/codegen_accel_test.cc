@@ -160,7 +160,8 @@ TEST_P(ConvOnConfig, DenseOfManyRowsLoadsItsWeightsOncePerRowTile) {
   check_layer(c, layer, args, test::dense_reference(c, p, args[0], args[1], args[2]));
 }
 
-// batch4: not bundled, with the CLIP extension (its RTL model built on demand).
+// batch4: not bundled, with the CLIP and GEMM assign extensions (its RTL model built on
+// demand).
 INSTANTIATE_TEST_SUITE_P(Configs, ConvOnConfig,
                          ::testing::Values("default", "small", "wide", "batch4"));
 
@@ -181,8 +182,11 @@ TEST(CodegenAccel, PartialTilesAndExplicitSchedule) {
 
 TEST(CodegenAccel, KernelsAreDeduplicatedAndMerged) {
   // A 3x3 conv: the nine kernel positions (and the input-channel blocks of one tile) become
-  // one multi-micro-op GEMM kernel, and every output tile reuses the same kernels.
+  // one multi-micro-op GEMM kernel, and every output tile reuses the same kernels. GEMM assign
+  // off: it would drop the resets counted here before the unmerged tiles' single-micro-op first
+  // GEMMs (gemm_assign_test.cc).
   isa::HwConfig c = test::config_named("default");
+  c.gemm_assign = false;
   lower::Conv2dParams p;
   p.height = p.width = 16;
   p.in_channels = 32;

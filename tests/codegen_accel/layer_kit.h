@@ -33,6 +33,19 @@ std::vector<int64_t> interpret_layer(const isa::HwConfig &config,
                                      const lower::LoweredLayer &layer,
                                      std::vector<std::vector<int64_t>> args, int64_t *macs);
 
+// A 1x1 convolution of one input block on a 12x12 grid: one GEMM cycle per output tile against
+// several of requantization, so it is ALU-bound (the ISA extensions' compiler tests).
+inline lower::Conv2dParams alu_bound_conv(const isa::HwConfig &c) {
+  lower::Conv2dParams p;
+  p.kernel_h = p.kernel_w = 1;
+  p.pad_h = p.pad_w = 0;
+  p.height = p.width = 12;
+  p.in_channels = c.block_in;
+  p.out_channels = 4 * c.block_out;
+  p.requant = {6, true};
+  return p;
+}
+
 // One schedule a fused-operator test runs: virtual threads, the resident operand (the tuner's
 // loop-order knob) and whether its tiles end in tails (sizes that do not divide their axes).
 struct Order {

@@ -47,6 +47,7 @@ TEST(LowerPath, PassesOfBothFormsRunInOrderAndAreDumped) {
                                          "merge_kernels",
                                          "coalesce_dma",
                                          "split_first_gemms",
+                                         "assign_first_gemms",  // the default has gemm_assign
                                          "reset_on_alu",
                                          "order_compute_dispatch",
                                          "insert_tokens",
@@ -56,7 +57,7 @@ TEST(LowerPath, PassesOfBothFormsRunInOrderAndAreDumped) {
   EXPECT_TRUE(std::filesystem::exists(std::string(tmpl) + "/00_input.tir"));
   EXPECT_TRUE(std::filesystem::exists(std::string(tmpl) + "/07_check_accelerator_only.tir"));
   EXPECT_TRUE(std::filesystem::exists(std::string(tmpl) + "/08_flatten.cmd"));
-  const std::string last = std::string(tmpl) + "/17_mark_overlap.cmd";
+  const std::string last = std::string(tmpl) + "/18_mark_overlap.cmd";
   ASSERT_TRUE(std::filesystem::exists(last));
   // The last dump is the final command list (but for its header line, which names the list).
   std::ifstream in(last);

@@ -244,7 +244,8 @@ TEST_P(OnConfig, ConvWithFusedMaxPoolEqualsConvThenPool) {
   EXPECT_GT(tail_runs, 0) << "no tile took a tail: tails went untested";
 }
 
-// batch4: not bundled, with the CLIP extension (its RTL model built on demand).
+// batch4: not bundled, with the CLIP and GEMM assign extensions (its RTL model built on
+// demand).
 INSTANTIATE_TEST_SUITE_P(Configs, OnConfig,
                          ::testing::Values("default", "small", "wide", "batch4"));
 

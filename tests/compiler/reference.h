@@ -21,6 +21,23 @@ inline std::vector<int64_t> random_values(size_t n, int64_t lo, int64_t hi, uint
   return v;
 }
 
+// Random arguments of a convolution or dense layer (data, kernel, bias, ...): int8 values, the
+// bias (argument 2) in [-3000, 3000], the output (the last) poisoned.
+inline std::vector<std::vector<int64_t>> random_layer_args(const lower::Operator &op,
+                                                           uint32_t seed) {
+  std::vector<std::vector<int64_t>> args;
+  for (size_t i = 0; i < op.args.size(); ++i) {
+    const int64_t n = op.args[i]->buffer->elems();
+    if (i + 1 == op.args.size())
+      args.emplace_back(n, kPoison);
+    else if (i == 2)
+      args.push_back(random_values(n, -3000, 3000, seed + i));
+    else
+      args.push_back(random_values(n, -128, 127, seed + i));
+  }
+  return args;
+}
+
 inline int64_t requant(int64_t acc, const lower::Requant &q, int bits) {
   int64_t v = acc >> q.shift;
   int64_t hi = (int64_t{1} << (bits - 1)) - 1;

@@ -20,11 +20,12 @@ HwConfig config_named(const std::string &name) {
 class Encoding : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    // "NAME+alu_clip": the bundled config with the CLIP extension on.
+    // "NAME+alu_clip", "NAME+gemm_assign": the bundled config with that extension on.
     const std::string name = GetParam();
     const size_t plus = name.find('+');
     config = config_named(name.substr(0, plus));
-    config.alu_clip = plus != std::string::npos;
+    config.alu_clip = name.find("+alu_clip") != std::string::npos;
+    config.gemm_assign = name.find("+gemm_assign") != std::string::npos;
   }
   uint32_t random_field(const std::string &name, Opcode op) {
     for (const auto &f : insn_fields(config, op))
@@ -61,6 +62,7 @@ class Encoding : public ::testing::TestWithParam<std::string> {
         g.inp = {random_field("inp_factor_out", op), random_field("inp_factor_in", op)};
         g.wgt = {random_field("wgt_factor_out", op), random_field("wgt_factor_in", op)};
         g.overlap = rng() & 1;
+        if (config.gemm_assign) g.assign = rng() & 1;  // opcode 5 (drawn only then)
         return g;
       }
       case 2: {
@@ -164,6 +166,7 @@ TEST_P(Encoding, ClipNeedsItsExtension) {
   with.alu_clip = true;
   without.alu_clip = false;
   without.alu_hold = false;  // every extension off (the bundled default has HOLD on)
+  without.gemm_assign = false;
   const InsnWord word = encode(with, a);
   EXPECT_EQ(decode(with, word), Insn(a));
   EXPECT_ERROR(encode(without, a), "extensions.alu_clip, which config");
@@ -171,6 +174,7 @@ TEST_P(Encoding, ClipNeedsItsExtension) {
   for (int i = 0; i < 200; ++i) {
     const Insn insn = random_insn();
     if (const auto *alu = std::get_if<AluInsn>(&insn); alu && alu->op == AluOp::kClip) continue;
+    if (const auto *gemm = std::get_if<GemmInsn>(&insn); gemm && gemm->assign) continue;
     EXPECT_EQ(encode(with, insn), encode(without, insn)) << "instruction " << i;
   }
   EXPECT_EQ(clip_low(a.imm), -128);
@@ -181,6 +185,39 @@ TEST_P(Encoding, ClipNeedsItsExtension) {
   EXPECT_EQ(to_yaml(without).find("extensions"), std::string::npos);
   EXPECT_TRUE(parse_config(to_yaml(with), "with.yaml").alu_clip);
   EXPECT_FALSE(parse_config(to_yaml(without), "without.yaml").alu_clip);
+}
+
+// GEMM assign (opcode 5) is legal only where the config has extensions.gemm_assign: encoding,
+// decoding and the assembler refuse it elsewhere, naming the key; it is GEMM's fields under its
+// own opcode, so every other instruction keeps its bits, and the key enters the fingerprint.
+TEST_P(Encoding, AssignNeedsItsExtension) {
+  GemmInsn g;
+  g.uop_end = 3;
+  g.loop_out = 5;
+  g.loop_in = 7;
+  g.acc = {7, 1};
+  g.assign = true;
+  HwConfig with = config, without = config;
+  with.gemm_assign = true;
+  without.gemm_assign = false;
+  const InsnWord word = encode(with, g);
+  EXPECT_EQ(word.lo & 7u, kGemmAssignOpcode);  // the opcode: bits 0-2
+  EXPECT_EQ(decode(with, word), Insn(g));
+  GemmInsn plain = g;
+  plain.assign = false;
+  InsnWord as_gemm = word;  // the same fields under GEMM's opcode
+  as_gemm.lo = (word.lo & ~uint64_t{7}) | static_cast<uint64_t>(Opcode::kGemm);
+  EXPECT_EQ(encode(without, plain), as_gemm);
+  EXPECT_ERROR(encode(without, g), "extensions.gemm_assign, which config");
+  EXPECT_ERROR(decode(without, word), "or zero the accumulators with a reset GEMM");
+  for (int i = 0; i < 200; ++i) {
+    const Insn insn = random_insn();
+    if (const auto *gemm = std::get_if<GemmInsn>(&insn); gemm && gemm->assign) continue;
+    EXPECT_EQ(encode(with, insn), encode(without, insn)) << "instruction " << i;
+  }
+  EXPECT_NE(with.isa_fingerprint(), without.isa_fingerprint());
+  EXPECT_TRUE(parse_config(to_yaml(with), "with.yaml").gemm_assign);
+  EXPECT_FALSE(parse_config(to_yaml(without), "without.yaml").gemm_assign);
 }
 
 // HOLD (extensions.alu_hold) changes timing only: the same words and ISA fingerprint, and the
@@ -212,7 +249,8 @@ TEST(EncodingLayout, DefaultGemmFieldsAsDocumented) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllConfigs, Encoding,
-                         ::testing::Values("default", "small", "wide", "small+alu_clip"),
+                         ::testing::Values("default", "small", "wide", "small+alu_clip",
+                                           "small+gemm_assign"),
                          [](const auto &info) {
                            std::string n = info.param;
                            std::replace(n.begin(), n.end(), '+', '_');

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <tuple>
 
 #include "program_kit.h"
@@ -125,57 +126,109 @@ TEST_P(IsaProgram, PaddedInputThroughIdentityGemm) {
   EXPECT_EQ(got, expected);
 }
 
+// C = A·Bᵀ over a tiled matrix: `mt` x `kt` tiles of A and `nt` x `kt` of B in INP and WGT,
+// a micro-op per reduction step k (dst 0, src k, wgt k) and one more for the shifts of
+// store_acc_words, and the GEMM whose loops cover every (m, n) tile with all of them.
+struct TiledMatmul {
+  static constexpr uint32_t mt = 3, kt = 2, nt = 2;  // tiles along M, K, N
+  std::vector<uint8_t> a, w;
+  std::vector<uint32_t> outs;
+  GemmInsn g;
+
+  TiledMatmul(SerialProgram &p, const isa::HwConfig &c, std::mt19937 &rng)
+      : a(random_bytes(rng, mt * kt * c.batch * c.block_in)),
+        w(random_bytes(rng, nt * kt * c.block_out * c.block_in)) {
+    const uint32_t ra = p.builder.add_region("a", RegionKind::kInput, MemId::kInp, mt * kt);
+    const uint32_t rw = p.builder.add_region("w", RegionKind::kWeight, MemId::kWgt, nt * kt);
+    for (int k = 0; k < 4; ++k)
+      outs.push_back(
+          p.builder.add_region("c" + std::to_string(k), RegionKind::kOutput, MemId::kOut, mt * nt));
+    p.builder.set_region_bytes("a", a);
+    p.builder.set_region_bytes("w", w);
+    const uint32_t uops = p.builder.uop_region_base();
+    for (uint32_t k = 0; k < kt; ++k) p.builder.add_uop({0, k, k});
+    p.builder.add_uop({0, 0, 0});
+    p.emit(mem_insn(Opcode::kLoad, MemId::kInp, 0, ra, 1, mt * kt, mt * kt));
+    p.emit(mem_insn(Opcode::kLoad, MemId::kWgt, 0, rw, 1, nt * kt, nt * kt));
+    p.emit(mem_insn(Opcode::kLoad, MemId::kUop, 0, uops, 1, kt + 1, kt + 1));
+    g.loop_out = mt, g.loop_in = nt;
+    g.acc = {nt, 1}, g.inp = {kt, 0}, g.wgt = {0, kt};
+    g.uop_begin = 0, g.uop_end = kt;
+  }
+
+  // The accumulators after the program, stored and read back.
+  std::vector<int32_t> result(SerialProgram &p,
+                              const std::function<driver::RunResult(const isa::Program &)> &run,
+                              driver::RunResult *out) {
+    store_acc_words(p, 0, mt * nt, kt, outs);
+    const auto program = p.finish();
+    *out = run(program);
+    std::vector<std::vector<uint8_t>> bytes;
+    for (int k = 0; k < 4; ++k)
+      bytes.push_back(region_after(program, *out, "c" + std::to_string(k)));
+    return acc_words(bytes);
+  }
+
+  // `times` x A·Bᵀ, wrapped to 32 bits, in the accumulators' layout.
+  std::vector<int32_t> expected(const isa::HwConfig &c, int times) const {
+    const int B = c.batch, BI = c.block_in, BO = c.block_out;
+    std::vector<int32_t> out(mt * nt * B * BO);
+    for (uint32_t m = 0; m < mt; ++m)
+      for (uint32_t n = 0; n < nt; ++n)
+        for (int b = 0; b < B; ++b)
+          for (int o = 0; o < BO; ++o) {
+            int64_t sum = 0;
+            for (uint32_t k = 0; k < kt; ++k)
+              for (int ch = 0; ch < BI; ++ch)
+                sum += int8_t(a[((m * kt + k) * B + b) * BI + ch]) *
+                       int8_t(w[((n * kt + k) * BO + o) * BI + ch]);
+            out[((m * nt + n) * B + b) * BO + o] = static_cast<int32_t>(times * sum);
+          }
+    return out;
+  }
+};
+
 // C = A·Bᵀ twice accumulated over a tiled matrix: reset, both loop levels, several factors.
 TEST_P(IsaProgram, GemmResetAccumulateTwoLoopLevels) {
-  const uint32_t mt = 3, kt = 2, nt = 2;  // tiles along M, K, N
-  const int B = config.batch, BI = config.block_in, BO = config.block_out;
   SerialProgram p(config);
-  const auto a = random_bytes(rng, mt * kt * B * BI);
-  const auto w = random_bytes(rng, nt * kt * BO * BI);
-  const uint32_t ra = p.builder.add_region("a", RegionKind::kInput, MemId::kInp, mt * kt);
-  const uint32_t rw = p.builder.add_region("w", RegionKind::kWeight, MemId::kWgt, nt * kt);
-  std::vector<uint32_t> outs;
-  for (int k = 0; k < 4; ++k)
-    outs.push_back(p.builder.add_region("c" + std::to_string(k), RegionKind::kOutput, MemId::kOut,
-                                        mt * nt));
-  p.builder.set_region_bytes("a", a);
-  p.builder.set_region_bytes("w", w);
-  const uint32_t uops = p.builder.uop_region_base();
-  for (uint32_t k = 0; k < kt; ++k) p.builder.add_uop({0, k, k});
-  p.builder.add_uop({0, 0, 0});  // for the shifts of store_acc_words
+  TiledMatmul mm(p, config, rng);
+  GemmInsn reset = mm.g;
+  reset.uop_end = 1, reset.reset = true;
+  p.emit(reset);
+  p.emit(mm.g);
+  p.emit(mm.g);
+  driver::RunResult result;
+  EXPECT_EQ(mm.result(
+                p, [&](const isa::Program &x) { return run(x); }, &result),
+            mm.expected(config, 2));
+  EXPECT_EQ(result.counters.at("macs"),
+            2ull * mm.mt * mm.nt * mm.kt * config.peak_macs_per_cycle());
+}
 
-  p.emit(mem_insn(Opcode::kLoad, MemId::kInp, 0, ra, 1, mt * kt, mt * kt));
-  p.emit(mem_insn(Opcode::kLoad, MemId::kWgt, 0, rw, 1, nt * kt, nt * kt));
-  p.emit(mem_insn(Opcode::kLoad, MemId::kUop, 0, uops, 1, kt + 1, kt + 1));
-  GemmInsn g;
-  g.loop_out = mt, g.loop_in = nt;
-  g.acc = {nt, 1}, g.inp = {kt, 0}, g.wgt = {0, kt};
-  g.uop_begin = 0, g.uop_end = 1, g.reset = true;
-  p.emit(g);
-  g.uop_end = kt, g.reset = false;
-  p.emit(g);
-  p.emit(g);
-  store_acc_words(p, 0, mt * nt, kt, outs);
-  const auto program = p.finish();
-  const auto result = run(program);
-  std::vector<std::vector<uint8_t>> bytes;
-  for (int k = 0; k < 4; ++k) bytes.push_back(region_after(program, result, "c" + std::to_string(k)));
-  const auto got = acc_words(bytes);
-
-  std::vector<int32_t> expected(mt * nt * B * BO);
-  for (uint32_t m = 0; m < mt; ++m)
-    for (uint32_t n = 0; n < nt; ++n)
-      for (int b = 0; b < B; ++b)
-        for (int o = 0; o < BO; ++o) {
-          int64_t sum = 0;
-          for (uint32_t k = 0; k < kt; ++k)
-            for (int c = 0; c < BI; ++c)
-              sum += int8_t(a[((m * kt + k) * B + b) * BI + c]) *
-                     int8_t(w[((n * kt + k) * BO + o) * BI + c]);
-          expected[((m * nt + n) * B + b) * BO + o] = static_cast<int32_t>(2 * sum);
-        }
-  EXPECT_EQ(got, expected);
-  EXPECT_EQ(result.counters.at("macs"), 2ull * mt * nt * kt * config.peak_macs_per_cycle());
+// GEMM assign (extensions.gemm_assign): over accumulators holding an earlier sum, an assign
+// GEMM of the first reduction step writes that step's products alone; the other steps and a
+// second pass add to them: C = A·Bᵀ twice, whatever the tiles held before.
+TEST_P(IsaProgram, GemmAssignReplacesAccumulators) {
+  if (!config.gemm_assign) GTEST_SKIP() << "config '" << config.name << "' has gemm_assign off";
+  SerialProgram p(config);
+  TiledMatmul mm(p, config, rng);
+  p.emit(mm.g);  // stale sums in the accumulators, added to whatever they held
+  p.emit(mm.g);
+  GemmInsn first = mm.g;
+  first.uop_end = 1, first.assign = true;
+  p.emit(first);
+  GemmInsn rest = mm.g;
+  rest.uop_begin = 1;
+  p.emit(rest);
+  p.emit(mm.g);
+  driver::RunResult result;
+  EXPECT_EQ(mm.result(
+                p, [&](const isa::Program &x) { return run(x); }, &result),
+            mm.expected(config, 2));
+  // Every micro-op of the GEMMs multiplies (2 + 1 + 1 passes over the kt steps): assign is no
+  // reset.
+  EXPECT_EQ(result.counters.at("macs"),
+            4ull * mm.mt * mm.nt * mm.kt * config.peak_macs_per_cycle());
 }
 
 int32_t reference_alu(AluOp op, int32_t a, int32_t b) {

@@ -21,12 +21,14 @@ namespace {
 
 class Progen : public ::testing::TestWithParam<std::string> {};
 
-// "NAME+alu_clip", "NAME+alu_hold": the bundled config with that extension on.
+// "NAME+alu_clip", "NAME+alu_hold", "NAME+gemm_assign": the bundled config with that extension
+// on.
 isa::HwConfig param_config(const std::string &param) {
   const size_t plus = param.find('+');
   isa::HwConfig c = isa::load_config(isa::resolve_config_path(param.substr(0, plus)));
   c.alu_clip = param.find("+alu_clip") != std::string::npos;
   c.alu_hold = param.find("+alu_hold") != std::string::npos;
+  c.gemm_assign = param.find("+gemm_assign") != std::string::npos;
   return c;
 }
 
@@ -35,6 +37,7 @@ TEST_P(Progen, ProgramsRunOnFsimAndAreDeterministic) {
   std::set<int> alu_ops;
   int changed = 0, double_buffered = 0, padded = 0, immediates = 0, negative_shifts = 0;
   int held = 0;  // vector ALUs with one micro-op and src factors 0 (extensions.alu_hold)
+  int assigned = 0;  // GEMMs with assign (extensions.gemm_assign)
   for (uint64_t seed = 0; seed < 300; ++seed) {
     const isa::Program p = generate_program(config, seed);
     ASSERT_EQ(p.dram, generate_program(config, seed).dram) << "seed " << seed;
@@ -55,6 +58,7 @@ TEST_P(Progen, ProgramsRunOnFsimAndAreDeterministic) {
         held += !a->use_imm && a->uop_end == a->uop_begin + 1 && a->src == isa::LoopFactors{} &&
                 a->loop_out * a->loop_in > 1;
       }
+      if (const auto *g = std::get_if<isa::GemmInsn>(&insn)) assigned += g->assign;
       if (const auto *m = std::get_if<isa::MemInsn>(&insn))
         padded += m->pad_top + m->pad_bottom + m->pad_left + m->pad_right > 0;
     }
@@ -71,6 +75,10 @@ TEST_P(Progen, ProgramsRunOnFsimAndAreDeterministic) {
   EXPECT_GT(immediates, 100);
   EXPECT_GT(negative_shifts, 10);
   if (config.alu_hold) EXPECT_GT(held, 200);
+  if (config.gemm_assign)
+    EXPECT_GT(assigned, 200);
+  else
+    EXPECT_EQ(assigned, 0);
 }
 
 // The scratchpads are not cleared at the start of a run (isa/README.md): a program must read
@@ -122,7 +130,7 @@ std::string first_unwritten_read(const isa::HwConfig &config, const isa::Program
             const isa::Uop &op = uop_ram[u];
             const uint64_t d = op.dst + a * g->acc.out + b * g->acc.in;
             if (!g->reset) {
-              read(i, isa::MemId::kAcc, d, "ACC");
+              if (!g->assign) read(i, isa::MemId::kAcc, d, "ACC");  // assign: written, not read
               read(i, isa::MemId::kInp, op.src + a * g->inp.out + b * g->inp.in, "INP");
               read(i, isa::MemId::kWgt, op.wgt + a * g->wgt.out + b * g->wgt.in, "WGT");
             }
@@ -183,7 +191,7 @@ TEST(ProgenChecker, FindsAReadOfAnUnwrittenEntry) {
 
 INSTANTIATE_TEST_SUITE_P(Configs, Progen,
                          ::testing::Values("default", "small", "wide", "small+alu_clip",
-                                           "small+alu_hold"),
+                                           "small+alu_hold", "small+gemm_assign"),
                          [](const auto &info) {
                            std::string n = info.param;
                            std::replace(n.begin(), n.end(), '+', '_');

@@ -55,6 +55,11 @@ CodegenCommands insert_tokens(const CodegenCommands &ops);
 // only for the other compute unit's work on that bank (mark_overlap.cc, isa/README.md).
 CodegenCommands mark_overlap(const CodegenCommands &ops, const isa::HwConfig &config);
 
+// Pass (extensions.gemm_assign): drops each GEMM reset whose tiles the next command on them, a
+// GEMM, writes once each with some of its micro-ops, which become an assign GEMM (their
+// products replace the tiles) before the GEMM of the others (assign_first_gemms.cc).
+CodegenCommands assign_first_gemms(const CodegenCommands &ops);
+
 // Pass: turns each GEMM reset into the ALU multiply by 0 that writes the same zeros, so
 // zeroing runs on the ALU beside the other thread's GEMMs (reset_on_alu.cc).
 CodegenCommands reset_on_alu(const CodegenCommands &ops);

@@ -48,6 +48,7 @@ struct GemmCommand {
   uint32_t loop_out = 1, loop_in = 1;
   LoopFactors acc, inp, wgt;
   bool overlap = false;  // GemmInsn::overlap
+  bool assign = false;   // GemmInsn::assign (extensions.gemm_assign)
   bool operator==(const GemmCommand &) const = default;
 };
 

@@ -54,9 +54,11 @@ struct HwConfig {
   // extensions: ISA extensions, each off unless the config switches it on (isa/README.md,
   // "Extensions"). alu_clip: the two-bound ALU operation CLIP. alu_hold: an ALU instruction
   // whose micro-ops all share one vector operand reads it once and issues a micro-op every
-  // cycle (timing only: the same instructions, the same results).
+  // cycle (timing only: the same instructions, the same results). gemm_assign: a GEMM flag
+  // `assign` that writes its products instead of adding them, so an accumulator needs no reset.
   bool alu_clip = false;
   bool alu_hold = false;
+  bool gemm_assign = false;
 
   int out_bits() const { return inp_bits; }
 

@@ -21,6 +21,8 @@ struct Field {
 
 // Fixed widths (the rest follow from the config).
 inline constexpr int kOpcodeBits = 3;
+// A GEMM with the assign flag (extensions.gemm_assign): GEMM's fields under this opcode.
+inline constexpr uint64_t kGemmAssignOpcode = 5;
 inline constexpr int kMemIdBits = 3;
 inline constexpr int kDramBaseBits = 32;
 inline constexpr int kDmaSizeBits = 16;  // y_size, x_size, x_stride

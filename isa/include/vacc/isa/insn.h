@@ -18,6 +18,8 @@ const char *opcode_name(Opcode op);
 const char *alu_op_name(AluOp op);  // "min", "max", "add", "shr", "mul", "clip"
 // Whether `config` has the operation; "" when it does, else why not and what to do.
 std::string alu_op_unavailable(const HwConfig &config, AluOp op);
+// Why a GEMM may not carry the assign flag on `config` (extensions.gemm_assign off).
+std::string gemm_assign_unavailable(const HwConfig &config);
 // CLIP's bounds from its operand b: low = sign-extended b[7:0], high = sign-extended b[15:8].
 inline constexpr int kClipBoundBits = 8;
 inline bool clip_bound_fits(int64_t v) {
@@ -92,6 +94,8 @@ struct GemmInsn {
   LoopFactors inp;
   LoopFactors wgt;
   bool overlap = false;  // may run beside earlier ALUs (isa/README.md, "Overlap")
+  // extensions.gemm_assign: each micro-op writes its product instead of adding it to ACC.
+  bool assign = false;
   bool operator==(const GemmInsn &) const = default;
 };
 

@@ -53,7 +53,7 @@ class CommandQueue {
   void store(uint32_t sram, uint64_t dram_element, uint32_t y, uint32_t x, uint32_t stride);
 
   void gemm(const UopKernel &kernel, Loops loops, isa::LoopFactors acc, isa::LoopFactors inp,
-            isa::LoopFactors wgt, bool reset, bool overlap = false);
+            isa::LoopFactors wgt, bool reset, bool overlap = false, bool assign = false);
   // imm: the immediate operand, or nullopt for the vector operand (micro-op src).
   void alu(const UopKernel &kernel, isa::AluOp op, Loops loops, isa::LoopFactors dst,
            isa::LoopFactors src, std::optional<int32_t> imm, bool overlap = false);

@@ -45,6 +45,7 @@ struct CommandOptions {
   bool coalesce_dma = true;
   bool overlap = true;            // GEMM/ALU overlap flags where the ACC banks allow
   bool split_first_gemms = true;  // each thread's first GEMMs split by their loads
+  bool assign_first_gemms = true;  // with extensions.gemm_assign: no resets, assign GEMMs
   bool reset_on_alu = true;       // with overlap: accumulators zeroed by the ALU
   // With 2 threads and overlap: the compute engine's stream ordered so that its in-order
   // dispatch keeps the GEMM core fed (order_compute_dispatch.cc).
