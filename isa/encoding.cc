@@ -254,7 +254,6 @@ InsnWord encode(const HwConfig &config, const Insn &insn) {
         .set(g->wgt.out)
         .set(g->wgt.in)
         .set(g->overlap);
-
   } else if (const auto *a = std::get_if<AluInsn>(&insn)) {
     if (std::string why = alu_op_unavailable(config, a->op); !why.empty()) fail("{}", why);
     p.set(static_cast<int>(a->op))

@@ -156,17 +156,19 @@ struct TiledMatmul {
     g.uop_begin = 0, g.uop_end = kt;
   }
 
-  // The accumulators after the program, stored and read back.
-  std::vector<int32_t> result(SerialProgram &p,
-                              const std::function<driver::RunResult(const isa::Program &)> &run,
-                              driver::RunResult *out) {
+  // Stores the accumulators, runs the program and expects `times` x A·Bᵀ in them and
+  // `passes` x mt·nt·kt micro-ops' MACs counted.
+  void expect_product(SerialProgram &p, const isa::HwConfig &c,
+                      const std::function<driver::RunResult(const isa::Program &)> &run, int times,
+                      uint64_t passes) const {
     store_acc_words(p, 0, mt * nt, kt, outs);
     const auto program = p.finish();
-    *out = run(program);
+    const driver::RunResult result = run(program);
     std::vector<std::vector<uint8_t>> bytes;
     for (int k = 0; k < 4; ++k)
-      bytes.push_back(region_after(program, *out, "c" + std::to_string(k)));
-    return acc_words(bytes);
+      bytes.push_back(region_after(program, result, "c" + std::to_string(k)));
+    EXPECT_EQ(acc_words(bytes), expected(c, times));
+    EXPECT_EQ(result.counters.at("macs"), passes * mt * nt * kt * c.peak_macs_per_cycle());
   }
 
   // `times` x A·Bᵀ, wrapped to 32 bits, in the accumulators' layout.
@@ -197,12 +199,8 @@ TEST_P(IsaProgram, GemmResetAccumulateTwoLoopLevels) {
   p.emit(reset);
   p.emit(mm.g);
   p.emit(mm.g);
-  driver::RunResult result;
-  EXPECT_EQ(mm.result(
-                p, [&](const isa::Program &x) { return run(x); }, &result),
-            mm.expected(config, 2));
-  EXPECT_EQ(result.counters.at("macs"),
-            2ull * mm.mt * mm.nt * mm.kt * config.peak_macs_per_cycle());
+  mm.expect_product(
+      p, config, [&](const isa::Program &x) { return run(x); }, 2, 2);
 }
 
 // GEMM assign (extensions.gemm_assign): over accumulators holding an earlier sum, an assign
@@ -221,14 +219,10 @@ TEST_P(IsaProgram, GemmAssignReplacesAccumulators) {
   rest.uop_begin = 1;
   p.emit(rest);
   p.emit(mm.g);
-  driver::RunResult result;
-  EXPECT_EQ(mm.result(
-                p, [&](const isa::Program &x) { return run(x); }, &result),
-            mm.expected(config, 2));
   // Every micro-op of the GEMMs multiplies (2 + 1 + 1 passes over the kt steps): assign is no
   // reset.
-  EXPECT_EQ(result.counters.at("macs"),
-            4ull * mm.mt * mm.nt * mm.kt * config.peak_macs_per_cycle());
+  mm.expect_product(
+      p, config, [&](const isa::Program &x) { return run(x); }, 2, 4);
 }
 
 int32_t reference_alu(AluOp op, int32_t a, int32_t b) {
