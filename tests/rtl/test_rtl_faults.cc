@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "vacc/isa/config.h"
+#include "vacc/isa/encoding.h"
 #include "vacc/isa/program.h"
 #include "vacc/isa/registers.h"
 #include "vacc/progen/out_of_range.h"
@@ -97,6 +98,35 @@ TEST(RtlFaults, IllegalInstructionIsReportedWithItsIndex) {
   EXPECT_EQ(sim.read_register(isa::reg::kErrorStatus) & isa::reg::kErrorIllegalInsn,
             isa::reg::kErrorIllegalInsn);
   EXPECT_EQ(sim.read_register(isa::reg::kErrorInsn), 2u);
+}
+
+// GEMM assign is opcode 5, legal only where the config has extensions.gemm_assign: the fetch
+// unit of a core without it refuses the instruction as fsim's decoder does.
+TEST(RtlFaults, GemmAssignWithoutItsExtensionIsIllegal) {
+  const isa::HwConfig config = small_config();
+  ASSERT_FALSE(config.gemm_assign);
+  if (!rtl_model_available(config)) GTEST_SKIP() << "no RTL model built for small";
+  isa::ProgramBuilder b(config);
+  b.add_region("out", isa::RegionKind::kOutput, isa::MemId::kOut, 4);
+  for (int i = 0; i < 3; ++i) b.emit(isa::GemmInsn{});  // no micro-ops: empty range
+  b.emit(isa::FinishInsn{});
+  isa::Program p = b.finish();
+  uint8_t &op = p.dram[p.insn_offset + 1 * isa::kInsnBytes];  // instruction 1: opcode 5
+  op = static_cast<uint8_t>((op & ~0x7) | isa::kGemmAssignOpcode);
+  std::vector<uint8_t> words = p.dram;
+  EXPECT_THROW(sim::Fsim(config).run(words, p.insn_offset, p.insn_count), Error);
+  RtlSim sim(config);
+  std::vector<uint8_t> dram = p.dram;
+  try {
+    sim.run(dram, p.insn_offset, p.insn_count);
+    FAIL() << "expected an illegal-instruction error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("illegal instruction at index 1"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(sim.read_register(isa::reg::kErrorStatus) & isa::reg::kErrorIllegalInsn,
+            isa::reg::kErrorIllegalInsn);
+  EXPECT_EQ(sim.read_register(isa::reg::kErrorInsn), 1u);
 }
 
 // Range checks (isa/README.md, "Range checks"): an instruction whose indices reach beyond a

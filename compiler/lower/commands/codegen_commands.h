@@ -56,8 +56,8 @@ CodegenCommands insert_tokens(const CodegenCommands &ops);
 CodegenCommands mark_overlap(const CodegenCommands &ops, const isa::HwConfig &config);
 
 // Pass (extensions.gemm_assign): drops each GEMM reset whose tiles the next command on them, a
-// GEMM, writes once each with some of its micro-ops, which become an assign GEMM (their
-// products replace the tiles) before the GEMM of the others (assign_first_gemms.cc).
+// GEMM, writes exactly once each, and makes that GEMM an assign GEMM (its products replace the
+// tiles); a first GEMM that writes a tile more than once keeps its reset (assign_first_gemms.cc).
 CodegenCommands assign_first_gemms(const CodegenCommands &ops);
 
 // Pass: turns each GEMM reset into the ALU multiply by 0 that writes the same zeros, so
