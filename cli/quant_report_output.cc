@@ -12,6 +12,11 @@ namespace vacc::cli {
 
 namespace {
 
+// " u" after the fraction bits of an int8 form that holds unsigned levels (zero point -128).
+const char *unsigned_mark(const graph::LayerQuantStats &l) {
+  return l.zero_point ? " u" : "";
+}
+
 std::string weights_str(const std::optional<graph::WeightRange> &w) {
   if (!w) return "-";
   return fmt::format("{} ch: {:.3g} / {:.3g} / {:.3g} (f {}..{})", w->channels, w->min, w->median,
@@ -148,7 +153,7 @@ std::string quant_report_text(const QuantReportHeader &h, const graph::QuantRepo
     }
     rows.push_back({std::to_string(i), l.name, l.ops, db_str(l.sqnr_local), db_str(l.sqnr_chained),
                     fmt::format("[{:.4g}, {:.4g}]", l.min, l.max),
-                    fmt::format("{:.4g} ({})", l.int8_max, l.frac_bits),
+                    fmt::format("{:.4g} ({}{})", l.int8_max, l.frac_bits, unsigned_mark(l)),
                     fmt::format("{:.3f}%", 100 * l.clipped), weights_str(l.weights)});
   }
   out +=
@@ -197,6 +202,7 @@ nlohmann::ordered_json quant_report_json(const QuantReportHeader &h, const graph
     e["min"] = l.min;
     e["max"] = l.max;
     e["frac_bits"] = l.frac_bits;
+    e["zero_point"] = l.zero_point;
     e["int8_max"] = l.int8_max;
     e["clipped"] = l.clipped;
     e["elements"] = l.elements;
@@ -245,11 +251,11 @@ std::string quant_report_html(const QuantReportHeader &h, const graph::QuantRepo
     }
     s += fmt::format(
         "<tr{}><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td>"
-        "<td>[{:.4g}, {:.4g}]</td><td>{:.4g} ({})</td><td>{:.3f}%</td><td class=\"l\">{}</td>"
+        "<td>[{:.4g}, {:.4g}]</td><td>{:.4g} ({}{})</td><td>{:.3f}%</td><td class=\"l\">{}</td>"
         "</tr>\n",
         worst[i] ? " class=\"worst\"" : "", i, html_escape(l.name), l.ops, db_str(l.sqnr_local),
-        db_str(l.sqnr_chained), l.min, l.max, l.int8_max, l.frac_bits, 100 * l.clipped,
-        weights_str(l.weights));
+        db_str(l.sqnr_chained), l.min, l.max, l.int8_max, l.frac_bits, unsigned_mark(l),
+        100 * l.clipped, weights_str(l.weights));
   }
   s += "</table>\n</body></html>\n";
   return s;

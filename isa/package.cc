@@ -34,6 +34,7 @@ nlohmann::ordered_json tensor_json(const PackageTensor &t) {
   j["shape"] = t.shape;
   if (t.blocked) j["layout"] = {{"block_n", t.block_n}, {"block_c", t.block_c}};
   if (t.frac_bits) j["frac_bits"] = *t.frac_bits;
+  if (t.zero_point) j["zero_point"] = t.zero_point;  // absent when 0: older packages' bytes
   if (t.blob) j["blob"] = *t.blob;
   if (t.arena_offset >= 0) j["arena_offset"] = t.arena_offset;
   return j;
@@ -50,6 +51,8 @@ PackageTensor tensor_from_json(const nlohmann::json &j) {
     t.block_c = json_integer<int>(j["layout"].at("block_c"), "block_c");
   }
   if (j.contains("frac_bits")) t.frac_bits = json_integer<int>(j["frac_bits"], "frac_bits");
+  if (j.contains("zero_point"))
+    t.zero_point = json_integer<int>(j["zero_point"], "tensor " + t.name + " zero_point");
   if (j.contains("blob")) t.blob = json_integer<uint32_t>(j["blob"], "blob");
   t.arena_offset =
       j.contains("arena_offset") ? json_integer<int64_t>(j["arena_offset"], "arena_offset") : -1;
@@ -161,6 +164,9 @@ void Package::validate(const std::string &path) const {
         path, arena_bytes, max_tensor_bytes());
   for (size_t i = 0; i < tensors.size(); ++i) {
     const PackageTensor &t = tensors[i];
+    if (t.zero_point < -128 || t.zero_point > 127)
+      fail("{}: tensor '{}' has zero point {}, outside an int8's [-128, 127]: recompile the model",
+           path, t.name, t.zero_point);
     const int64_t bytes = int64_t(checked_tensor_bytes(
         t.shape, package_dtype_size(t.dtype), fmt::format("{}: tensor '{}'", path, t.name)));
     if (t.blob) {

@@ -110,6 +110,7 @@ isa::Package package_graph(const graph::Graph &graph, const graph::MemoryPlan &p
     t.block_n = v->layout.block_n;
     t.block_c = v->layout.block_c;
     t.frac_bits = v->frac_bits;
+    t.zero_point = v->zero_point;
     if (v->is_constant()) {
       t.blob = p.add_blob(tensor_bytes(*v->constant));
     } else {
@@ -161,6 +162,7 @@ graph::Graph graph_from_package(const isa::Package &p) {
       v = g.add_value(t.name, dtype, t.shape);
     }
     v->frac_bits = t.frac_bits;
+    v->zero_point = t.zero_point;
     v->layout = {t.blocked, t.block_n, t.block_c};
     values.push_back(v);
   }

@@ -90,9 +90,13 @@ PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
     ChannelMeans float_means;  // by name: quantize replaces the float values
     step("quantize", [&] {
       for (const auto &[v, m] : calib.channel_mean) float_means[v->name] = m;
-      return fmt::format("{} integer ops{}",
-                         quantize(graph, calib, options.quantize_options, &result.int8_forms,
-                                  hessian_rounding ? &hessians : nullptr),
+      const int ops = quantize(graph, calib, options.quantize_options, &result.int8_forms,
+                               hessian_rounding ? &hessians : nullptr);
+      int unsigned_values = 0;
+      for (const Node *n : graph.nodes())
+        unsigned_values += n->op == OpKind::kRequantize && n->outputs[0]->zero_point != 0;
+      return fmt::format("{} integer ops, {} activations as unsigned levels{}", ops,
+                         unsigned_values,
                          hessian_rounding ? ", weights rounded with their inputs' Hessians" : "");
     });
     if (options.quantize_options.correct_bias)

@@ -30,6 +30,7 @@ class Namer {
 std::string type_str(const Value *v) {
   std::string s = fmt::format("{}{}", dtype_name(v->dtype), shape_str(v->shape));
   if (v->frac_bits) s += fmt::format(" q{}", *v->frac_bits);
+  if (v->zero_point) s += fmt::format(" zp{}", v->zero_point);
   if (v->layout.blocked) s += fmt::format(" NCHW{}n{}c", v->layout.block_n, v->layout.block_c);
   return s;
 }

@@ -78,24 +78,24 @@ std::optional<WeightRange> weight_range(const Node &n) {
   return r;
 }
 
-// The float tensor quantized as QuantizeLinear does at scale 2^-f (round half to even,
-// saturate).
-Tensor quantized(const Tensor &f, int frac_bits) {
+// The float tensor quantized as QuantizeLinear does at scale 2^-f and zero point zp (round
+// half to even, saturate).
+Tensor quantized(const Tensor &f, int frac_bits, int zp) {
   Tensor q(DType::kInt8, f.shape());
   const float *p = f.data<float>();
   int8_t *out = q.data<int8_t>();
   for (int64_t i = 0; i < f.size(); ++i)
     out[i] = static_cast<int8_t>(
-        std::clamp(std::nearbyint(std::ldexp(double(p[i]), frac_bits)), -128.0, 127.0));
+        std::clamp(std::nearbyint(std::ldexp(double(p[i]), frac_bits)) + zp, -128.0, 127.0));
   return q;
 }
 
-// Sum of f^2 and of (f - q * 2^-frac_bits)^2.
-std::pair<double, double> energies(const Tensor &f, const Tensor &q, int frac_bits) {
+// Sum of f^2 and of (f - (q - zp) * 2^-frac_bits)^2.
+std::pair<double, double> energies(const Tensor &f, const Tensor &q, int frac_bits, int zp) {
   Eigen::Map<const Eigen::ArrayXf> a(f.data<float>(), f.size());
   Eigen::Map<const Eigen::Array<int8_t, Eigen::Dynamic, 1>> b(q.data<int8_t>(), q.size());
   const Eigen::ArrayXd fd = a.cast<double>();
-  const Eigen::ArrayXd d = fd - b.cast<double>() * std::ldexp(1.0, -frac_bits);
+  const Eigen::ArrayXd d = fd - (b.cast<double>() - zp) * std::ldexp(1.0, -frac_bits);
   return {fd.square().sum(), d.square().sum()};
 }
 
@@ -128,7 +128,7 @@ class Reporter {
             Layer &l = layers_[it->second];
             const Tensor &f = fvals.at(l.members.back());
             observe(l, f, t);
-            l.noise_chained += energies(f, t, *v.frac_bits).second;
+            l.noise_chained += energies(f, t, *v.frac_bits, v.zero_point).second;
           });
       for (Layer &l : layers_) local(l, fvals);
       for (size_t i = 0; i < outs && i < fout.size() && i < qout.size(); ++i) {
@@ -229,7 +229,9 @@ class Reporter {
       l.stats.value = l.members.back();
       l.int8_end = forms_.at(l.stats.value);
       l.stats.frac_bits = l.int8_end->frac_bits.value_or(0);
-      l.stats.int8_max = static_cast<float>(std::ldexp(127.0, -l.stats.frac_bits));
+      l.stats.zero_point = l.int8_end->zero_point;
+      l.stats.int8_max =
+          static_cast<float>(std::ldexp(127.0 - l.stats.zero_point, -l.stats.frac_bits));
       layer_of_end_[l.int8_end] = i;
       needed_.insert(l.stats.value);
     }
@@ -267,7 +269,8 @@ class Reporter {
     const int fb = l.stats.frac_bits;
     Eigen::Map<const Eigen::ArrayXf> a(f.data<float>(), f.size());
     const double step = std::ldexp(1.0, -fb);
-    const auto [signal, noise] = energies(f, q, fb);
+    const int zp = l.stats.zero_point;
+    const auto [signal, noise] = energies(f, q, fb, zp);
     (void)noise;
     l.signal += signal;
     if (l.stats.elements == 0) {
@@ -277,7 +280,9 @@ class Reporter {
       l.stats.min = std::min(l.stats.min, a.minCoeff());
       l.stats.max = std::max(l.stats.max, a.maxCoeff());
     }
-    l.clipped += ((a.cast<double>() > 127.5 * step) || (a.cast<double>() < -128.5 * step)).count();
+    l.clipped +=
+        ((a.cast<double>() > (127.5 - zp) * step) || (a.cast<double>() < (-128.5 - zp) * step))
+            .count();
     l.stats.elements += f.size();
   }
 
@@ -291,7 +296,7 @@ class Reporter {
         l.local = false;
         return;
       }
-      env.emplace(u, quantized(f, *u->frac_bits));
+      env.emplace(u, quantized(f, *u->frac_bits, u->zero_point));
     }
     for (const auto &[u, name] : l.float_inputs) {
       auto it = fvals.find(name);
@@ -310,7 +315,8 @@ class Reporter {
         if (n->outputs[k]) env.insert_or_assign(n->outputs[k], std::move(outs[k]));
     }
     l.noise_local +=
-        energies(fvals.at(l.stats.value), env.at(l.int8_end), l.stats.frac_bits).second;
+        energies(fvals.at(l.stats.value), env.at(l.int8_end), l.stats.frac_bits, l.stats.zero_point)
+            .second;
   }
 
   const Graph &fg_;

@@ -32,7 +32,9 @@ assert finite == sorted(finite), ranked
 for l in layers:
     assert 0 <= l["clipped"] <= 1, l
     assert l["min"] <= l["max"], l
-    assert math.isclose(l["int8_max"], 127 * 2.0 ** -l["frac_bits"], rel_tol=1e-6), l
+    assert l["zero_point"] in (0, -128), l
+    assert math.isclose(l["int8_max"], (127 - l["zero_point"]) * 2.0 ** -l["frac_bits"],
+                        rel_tol=1e-6), l
 assert any("weights" in l for l in layers)
 assert j["outputs"][0]["cosine"] > 0.99, j["outputs"]
 assert j["input_batches"] == 256, j["input_batches"]

@@ -81,6 +81,8 @@ expect compile-align-scales 0 "align_scales .* [1-9][0-9]* layers rescaled to fi
   "$vacc" compile "$model" -o "$tmp/al.vpkg" --align-scales on
 expect error-align-scales 1 "^error: --align-scales 'maybe': choose on or off" -- \
   "$vacc" compile "$model" -o "$tmp/al2.vpkg" --align-scales maybe
+expect error-unsigned-activations 1 "^error: --unsigned-activations 'maybe': choose on or off" -- \
+  "$vacc" compile "$model" -o "$tmp/ua.vpkg" --unsigned-activations maybe
 expect compile-rounding-hessian 0 "input_hessians .* [1-9][0-9]* layers' input Hessians over" -- \
   "$vacc" compile "$model" -o "$tmp/rh.vpkg" --rounding hessian
 expect error-rounding 1 "^error: --rounding 'learned': choose nearest or hessian" -- \

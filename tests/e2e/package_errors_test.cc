@@ -167,6 +167,19 @@ TEST_F(PackageErrors, HostStepCannotJoinAProgram) {
       << e;
 }
 
+TEST_F(PackageErrors, ZeroPointOutsideInt8IsRefusedNamingTheTensor) {
+  isa::Package bad = *package_;
+  isa::PackageTensor &t = bad.tensors[bad.outputs[0]];
+  t.zero_point = 300;
+  const std::string p = temp_path("zero_point.vpkg");
+  isa::save_package(bad, p);
+  const std::string e = error_of([&] { isa::load_package(p); });
+  EXPECT_NE(e.find(p + ": tensor '" + t.name +
+                   "' has zero point 300, outside an int8's [-128, 127]: recompile the model"),
+            std::string::npos)
+      << e;
+}
+
 // Resource bounds (support/limits.h): what a package claims is checked before the runtime
 // allocates it.
 TEST_F(PackageErrors, HugeTensorIsRefusedNamingIt) {

@@ -54,6 +54,7 @@ int fold_constants(Graph &graph) {
       Value *folded =
           graph.add_constant(graph.unique_name(old->name + ".folded"), std::move(outs[i]));
       folded->frac_bits = old->frac_bits;
+      folded->zero_point = old->zero_point;
       graph.replace_all_uses(old, folded);
     }
     graph.remove_node(node);

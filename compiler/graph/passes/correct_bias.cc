@@ -29,6 +29,9 @@ std::unordered_map<const Node *, Layer> layers(const Graph &g, const Int8Forms &
   for (const auto &[name, y8] : forms) {
     const Node *r = y8->producer;
     if (!r || r->op != OpKind::kRequantize || !y8->frac_bits) continue;
+    // A requantization that applies a Relu (unsigned levels) is the int8 form of the Relu's
+    // output too: its sums are matched against the value it is named after, the Relu's input.
+    if (r->name != name + ".requant") continue;
     Node *add = r->inputs[0]->producer;
     if (!add || add->op != OpKind::kAdd || g.consumers(add->outputs[0]).size() != 1) continue;
     const Value *acc = add->inputs[0], *bias = add->inputs[1];
@@ -116,8 +119,11 @@ int correct_bias(Graph &graph, const Int8Forms &forms, const ChannelMeans &float
       const int fo = *target.requant->outputs[0]->frac_bits;
       std::vector<int64_t> rounding(channels);
       std::vector<int> exponent(channels);
+      // The bias holds the rounding and the output's zero point times 2^shift (quantize.h).
+      const int zp = target.requant->outputs[0]->zero_point;
       for (int64_t o = 0; o < channels; ++o) {
         rounding[o] = shifts[o] > 0 ? int64_t{1} << std::min<int64_t>(shifts[o] - 1, 62) : 0;
+        rounding[o] += static_cast<int64_t>(std::ldexp(double(zp), int(shifts[o])));
         exponent[o] = static_cast<int>(shifts[o] + fo);
       }
       std::vector<std::shared_ptr<const Tensor>> sums;

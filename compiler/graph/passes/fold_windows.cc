@@ -23,6 +23,7 @@ void fold(Graph &g, const isa::HwConfig &config, Node *conv) {
     if (conv->attrs.has(key)) window.set(key, conv->attrs.all().at(key));
   Value *cols = g.add_value(g.unique_name(x->name + ".im2col"), x->dtype, {});
   cols->frac_bits = x->frac_bits;
+  cols->zero_point = x->zero_point;
   Node *pack = g.add_node(OpKind::kPackNCHWnc, cols->name, {x}, {cols}, std::move(window));
   infer_node(*pack);
 

@@ -44,6 +44,7 @@ class Packer {
   Value *transform(OpKind op, Value *x, Attributes attrs, const std::string &suffix) {
     Value *out = g_.add_value(g_.unique_name(x->name + suffix), x->dtype, {});
     out->frac_bits = x->frac_bits;
+    out->zero_point = x->zero_point;
     Node *node = g_.add_node(op, out->name, {x}, {out}, std::move(attrs));
     infer_node(*node);
     ++transforms_;

@@ -87,8 +87,9 @@ class Quantizer {
     return g_.add_constant(g_.unique_name("scale"),
                            Tensor::scalar<float>(std::ldexp(1.0f, -frac_bits)));
   }
-  Value *zero_point() {
-    return g_.add_constant(g_.unique_name("zero_point"), Tensor::scalar<int8_t>(0));
+  Value *zero_point(int zp = 0) {
+    return g_.add_constant(g_.unique_name("zero_point"),
+                           Tensor::scalar<int8_t>(static_cast<int8_t>(zp)));
   }
 
   // The range a value's int8 form must hold: a value read only by a Relu, or by a Clip with
@@ -126,7 +127,7 @@ class Quantizer {
     if (it != dq_.end()) return it->second;
     Value *q = q_.at(x);
     Value *d = make(OpKind::kDequantizeLinear, x->name + ".dq",
-                    {q, scalar_scale(*q->frac_bits), zero_point()}, DType::kFloat32);
+                    {q, scalar_scale(*q->frac_bits), zero_point(q->zero_point)}, DType::kFloat32);
     dq_[x] = d;
     return d;
   }
@@ -148,34 +149,147 @@ class Quantizer {
     return std::vector<int>(O, frac_bits_for(m));
   }
 
-  // The int32 accumulator `acc` (scale 2^-(fx+fw[o])) plus the quantized bias, requantized
-  // to int8 with fraction bits fo; records it as the int8 form of float value y.
+  // The int32 accumulator `acc` (scale 2^-(fx+fw[o])) plus the quantized bias and
+  // `correction[o]` (accumulator units: an input's zero point), requantized to int8 with
+  // fraction bits fo; records it as the int8 form of float value y. Where y's sole Relu or
+  // ReLU6 feeds only layers that read it unpadded (unsigned_activation), the requantization
+  // applies it and stores unsigned levels instead: zero point -128, one bit finer.
   void requantize(Value *acc, Value *y, const std::vector<int> &fw, int fx, const Tensor *bias,
-                  int channel_rank) {
-    int64_t O = static_cast<int64_t>(fw.size());
-    int fo = frac_bits_for(range(y));
-    std::vector<int64_t> shifts(O);
+                  int channel_rank, const std::vector<int64_t> &correction = {}) {
+    const int64_t O = static_cast<int64_t>(fw.size());
     Shape bshape = {O};
     for (int i = 2; i < channel_rank; ++i) bshape.push_back(1);
-    Tensor bq(DType::kInt32, bshape);
-    for (int64_t o = 0; o < O; ++o) {
-      shifts[o] = fx + fw[o] - fo;
-      double b = bias ? bias->as_double(o) : 0.0;
-      double rounding = shifts[o] > 0 ? std::ldexp(1.0, static_cast<int>(shifts[o] - 1)) : 0.0;
-      bq.data<int32_t>()[o] = to_int32(std::ldexp(b, fx + fw[o]) + rounding);
+    // The bias at output fraction bits fo and zero point zp; nullopt where it leaves int32.
+    auto quantized_bias = [&](int fo, int zp,
+                              std::vector<int64_t> *shifts) -> std::optional<Tensor> {
+      Tensor bq(DType::kInt32, bshape);
+      shifts->resize(O);
+      for (int64_t o = 0; o < O; ++o) {
+        const int64_t s = (*shifts)[o] = fx + fw[o] - fo;
+        const double b = bias ? bias->as_double(o) : 0.0;
+        const double rounding = s > 0 ? std::ldexp(1.0, static_cast<int>(s - 1)) : 0.0;
+        // The zero point added after the shift, added before it (exact: 2^s * zp is an
+        // integer for s >= -7).
+        const double v = std::nearbyint(std::ldexp(b, fx + fw[o])) + rounding +
+                         (correction.empty() ? 0.0 : double(correction[o])) +
+                         std::ldexp(double(zp), static_cast<int>(s));
+        if (zp && (s < -7 || std::abs(v) > double(std::numeric_limits<int32_t>::max())))
+          return std::nullopt;
+        bq.data<int32_t>()[o] = to_int32(v);
+      }
+      return bq;
+    };
+    std::vector<int64_t> shifts;
+    Node *act = unsigned_activation(y);
+    std::optional<Tensor> bq;
+    int fo = 0, zp = 0;
+    if (act) {
+      fo = frac_bits_for(range(y) * (127.0f / 255.0f));
+      zp = -128;
+      bq = quantized_bias(fo, zp, &shifts);
+    }
+    if (!bq) {
+      act = nullptr;
+      fo = frac_bits_for(range(y));
+      zp = 0;
+      bq = quantized_bias(fo, zp, &shifts);
     }
     bool uniform =
         std::all_of(shifts.begin(), shifts.end(), [&](int64_t s) { return s == shifts[0]; });
     if (uniform) shifts.resize(1);
-    Value *bias_v = g_.add_constant(g_.unique_name(y->name + ".bias_q"), std::move(bq));
+    Value *bias_v = g_.add_constant(g_.unique_name(y->name + ".bias_q"), std::move(*bq));
     Value *sum = make(OpKind::kAdd, y->name + ".acc_bias", {acc, bias_v}, DType::kInt32);
     Attributes attrs;
     attrs.set("shifts", shifts);
-    attrs.set("clip_min", int64_t{-128});
-    attrs.set("clip_max", int64_t{127});
+    int64_t clip_min = -128, clip_max = 127;
+    if (act && act->op == OpKind::kClip) {  // ReLU6: its bounds as levels (QuantizeLinear's)
+      auto level = [&](const Value *bound, int64_t dflt) {
+        if (!bound) return dflt;
+        const double v = std::nearbyint(std::ldexp(bound->constant->as_double(0), fo)) + zp;
+        return static_cast<int64_t>(std::clamp(v, -128.0, 127.0));
+      };
+      clip_min = level(act->input(1), clip_min);
+      clip_max = level(act->input(2), clip_max);
+    }
+    attrs.set("clip_min", clip_min);
+    attrs.set("clip_max", clip_max);
     Value *y8 = make(OpKind::kRequantize, y->name + ".requant", {sum}, DType::kInt8, attrs);
     y8->frac_bits = fo;
-    q_[y] = y8;
+    y8->zero_point = zp;
+    q_[y] = y8;  // for y's sole reader, the Relu, and as its layer's int8 value (Int8Forms)
+    if (act) {
+      // The Relu (real 0 is level -128, where the store saturates) or ReLU6 (the clip) is
+      // applied: the int8 form is its output's too, and the float Relu is left to die.
+      q_[act->outputs[0]] = y8;
+      absorbed_.insert(act);
+    }
+  }
+
+  // The sole Relu or ReLU6 (a Clip with constant bounds, the lower one at least 0) that reads
+  // y, when every reader of its output is a convolution without padding or a dense layer
+  // (the accelerator pads with 0, which would be a real value under a zero point); null
+  // otherwise or with the option off.
+  Node *unsigned_activation(Value *y) {
+    if (!options_.unsigned_activations || g_.is_output(y)) return nullptr;
+    std::vector<Node *> users = g_.consumers(y);
+    if (users.size() != 1) return nullptr;
+    Node *act = users[0];
+    if (act->op == OpKind::kClip) {
+      if (!constant_clip(*act) || act->attrs.has("min") || act->attrs.has("max")) return nullptr;
+      const Value *lo = act->input(1), *hi = act->input(2);
+      if (!lo || lo->constant->size() != 1 || !(lo->constant->as_double(0) >= 0)) return nullptr;
+      if (hi &&
+          (hi->constant->size() != 1 || hi->constant->as_double(0) < lo->constant->as_double(0)))
+        return nullptr;
+    } else if (act->op != OpKind::kRelu) {
+      return nullptr;
+    }
+    Value *r = act->outputs[0];
+    if (options_.keep_float.count(act->name) || g_.is_output(r)) return nullptr;
+    std::vector<Node *> readers = g_.consumers(r);
+    if (readers.empty()) return nullptr;
+    for (const Node *n : readers)
+      if (!reads_unpadded(*n, r)) return nullptr;
+    return act;
+  }
+
+  // Node n reads r as the data input of a convolution without padding or of a dense layer
+  // with constant weights, which quantize_conv / quantize_dense take.
+  bool reads_unpadded(const Node &n, const Value *r) const {
+    if (options_.keep_float.count(n.name) || n.inputs.empty() || n.inputs[0] != r) return false;
+    for (size_t i = 1; i < n.inputs.size(); ++i)
+      if (n.inputs[i] == r || (n.inputs[i] && !n.inputs[i]->is_constant())) return false;
+    switch (n.op) {
+      case OpKind::kConv:
+        return !padded(n);
+      case OpKind::kGemm:
+      case OpKind::kMatMul:
+        return n.inputs.size() >= 2 && n.inputs[1]->rank() == 2;
+      default:
+        return false;
+    }
+  }
+
+  static bool padded(const Node &conv) {
+    const std::string pad = conv.attrs.get_string("auto_pad", "NOTSET");
+    if (pad != "NOTSET" && pad != "VALID") return true;
+    for (int64_t p : conv.attrs.get_ints("pads", {}))
+      if (p != 0) return true;
+    return false;
+  }
+
+  // -zp * the sum of each output channel's int8 weights (w as [O, ...]): what an input zero
+  // point zp takes from the accumulator, added back through the bias.
+  static std::vector<int64_t> zero_point_correction(const Tensor &wq, int zp) {
+    if (!zp) return {};
+    const int64_t O = wq.dim(0), inner = wq.size() / O;
+    std::vector<int64_t> c(O, 0);
+    for (int64_t o = 0; o < O; ++o) {
+      int64_t s = 0;
+      for (int64_t i = 0; i < inner; ++i) s += wq.data<int8_t>()[o * inner + i];
+      c[o] = -int64_t{zp} * s;
+    }
+    return c;
   }
 
   // Node `layer`'s weights w ([O, ...]) on the grids fw: rounded with its inputs' Hessian where
@@ -202,6 +316,7 @@ class Quantizer {
   bool float_input(Value *v) { return v && v->dtype == DType::kFloat32 && !v->is_constant(); }
 
   bool try_quantize(Node *node) {
+    if (absorbed_.count(node)) return true;  // a Relu its producer's requantization applied
     if (options_.keep_float.count(node->name)) return false;
     switch (op_def(node->op).quantize) {
       case QuantRule::kConv:
@@ -223,15 +338,19 @@ class Quantizer {
   bool quantize_conv(Node *node) {
     Value *x = node->inputs[0], *w = node->inputs[1], *b = node->input(2);
     if (!float_input(x) || !w->is_constant() || (b && !b->is_constant())) return false;
+    // An input with a zero point (unsigned levels) is read only unpadded: the accelerator
+    // pads with level 0.
+    if (q_.count(x) && q_[x]->zero_point && padded(*node)) return false;
     std::vector<int> fw = weight_frac_bits(*w->constant);
     Value *xq = quantized(x);
-    Value *wq =
-        g_.add_constant(g_.unique_name(w->name + ".q"), layer_weights(*node, *w->constant, fw));
+    Tensor w8 = layer_weights(*node, *w->constant, fw);
+    const std::vector<int64_t> correction = zero_point_correction(w8, xq->zero_point);
+    Value *wq = g_.add_constant(g_.unique_name(w->name + ".q"), std::move(w8));
     Attributes attrs = node->attrs;
     Value *acc =
         make(OpKind::kConvInteger, node->outputs[0]->name + ".acc", {xq, wq}, DType::kInt32, attrs);
     requantize(acc, node->outputs[0], fw, *xq->frac_bits, b ? b->constant.get() : nullptr,
-               x->rank());
+               x->rank(), correction);
     return true;
   }
 
@@ -279,9 +398,10 @@ class Quantizer {
       y = add->outputs[0];
     }
     Value *xq = as_rows(quantized(x));
+    const std::vector<int64_t> correction = zero_point_correction(q_mk, xq->zero_point);
     Value *wq = g_.add_constant(g_.unique_name(bmat->name + ".q"), std::move(q_km));
     Value *acc = make(OpKind::kMatMulInteger, y->name + ".acc", {xq, wq}, DType::kInt32);
-    requantize(acc, y, fw, *xq->frac_bits, bias ? &*bias : nullptr, 2);
+    requantize(acc, y, fw, *xq->frac_bits, bias ? &*bias : nullptr, 2, correction);
     if (y->rank() != 2) q_[y] = reshaped(q_[y], y->shape);
     return true;
   }
@@ -316,6 +436,7 @@ class Quantizer {
         Tensor::from_vector<int64_t>({static_cast<int64_t>(shape.size())}, shape));
     Value *y = make(OpKind::kReshape, xq->name + ".reshaped", {xq, s}, xq->dtype);
     y->frac_bits = xq->frac_bits;
+    y->zero_point = xq->zero_point;
     return y;
   }
 
@@ -336,6 +457,7 @@ class Quantizer {
     a.set("perm", perm);
     Value *y = make(OpKind::kTranspose, xq->name + ".t", {xq}, xq->dtype, a);
     y->frac_bits = xq->frac_bits;
+    y->zero_point = xq->zero_point;
     return y;
   }
 
@@ -345,6 +467,7 @@ class Quantizer {
   bool quantize_activation_matmul(Node *node) {
     Value *a = node->inputs[0], *b = node->inputs[1], *y = node->outputs[0];
     if (!float_input(a) || !float_input(b) || a->rank() < 2 || a->rank() != b->rank()) return false;
+    if (has_zero_point(a) || has_zero_point(b)) return false;
     const int r = a->rank();
     if (!std::equal(a->shape.begin(), a->shape.end() - 2, b->shape.begin())) return false;
     const int64_t N = a->shape[r - 2], K = a->shape[r - 1], M = b->shape[r - 1];
@@ -374,9 +497,17 @@ class Quantizer {
     return true;
   }
 
+  // x has an int8 form with a zero point: only convolutions and dense layers read such a form
+  // (unsigned_activation); other rules leave the node float, reading it dequantized.
+  bool has_zero_point(Value *x) const {
+    auto it = q_.find(x);
+    return it != q_.end() && it->second->zero_point != 0;
+  }
+
   bool quantize_add(Node *node) {
     Value *a = node->inputs[0], *b = node->inputs[1];
     if (!q_.count(a) || !q_.count(b) || a->shape != b->shape) return false;
+    if (has_zero_point(a) || has_zero_point(b)) return false;
     Value *aq = q_[a], *bq = q_[b];
     int fa = *aq->frac_bits, fb = *bq->frac_bits, fc = std::max(fa, fb);
     int fo = frac_bits_for(range(node->outputs[0]));
@@ -399,7 +530,8 @@ class Quantizer {
   // lowered where the calibrated range would need more).
   bool quantize_avg_pool(Node *node) {
     Value *x = node->inputs[0];
-    if ((!q_.count(x) && !clip_of_quantized(x)) || x->rank() != 4) return false;
+    if ((!q_.count(x) && !clip_of_quantized(x)) || x->rank() != 4 || has_zero_point(x))
+      return false;
     Attributes attrs = node->attrs;
     if (node->op == OpKind::kGlobalAveragePool) {
       attrs = {};
@@ -459,7 +591,7 @@ class Quantizer {
 
   bool pass_through(Node *node) {
     Value *x = node->inputs[0];
-    if (!q_.count(x)) return false;
+    if (!q_.count(x) || has_zero_point(x)) return false;
     // Only the first output has an int8 form (MaxPool's Indices stay int64).
     for (size_t k = 1; k < node->outputs.size(); ++k) {
       if (node->outputs[k] && !g_.consumers(node->outputs[k]).empty()) return false;
@@ -484,6 +616,7 @@ class Quantizer {
   const InputHessians *hessians_;  // --rounding hessian: per layer, by node name
   std::unordered_map<Value *, Value *> q_;
   std::unordered_map<Value *, Value *> dq_;
+  std::unordered_set<const Node *> absorbed_;  // Relus applied by their producer's requantization
   int quantized_ops_ = 0;
 };
 

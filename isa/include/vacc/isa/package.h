@@ -38,7 +38,8 @@ struct PackageTensor {
   std::vector<int64_t> shape;
   bool blocked = false;  // NCHWnc (shape already blocked)
   int block_n = 1, block_c = 1;
-  std::optional<int> frac_bits;  // quantized: real value = q * 2^-frac_bits
+  std::optional<int> frac_bits;  // quantized: real value = (q - zero_point) * 2^-frac_bits
+  int zero_point = 0;
   std::optional<uint32_t> blob;  // constants: index into Package::blobs
   int64_t arena_offset = -1;     // activations: offset in the arena (memory plan)
 

@@ -39,8 +39,11 @@ struct Value {
   Shape shape;
   Node *producer = nullptr;                // null for graph inputs and constants
   std::shared_ptr<const Tensor> constant;  // set for constants (initializers, folded values)
-  // Quantized values hold q with real value q * 2^-frac_bits (docs/quantization.md).
+  // Quantized values hold q with real value (q - zero_point) * 2^-frac_bits
+  // (docs/quantization.md): zero_point is 0 but for a Relu's output stored as unsigned levels
+  // (-128: real 0 is code -128).
   std::optional<int> frac_bits;
+  int zero_point = 0;
   Layout layout;
 
   bool is_constant() const { return constant != nullptr; }

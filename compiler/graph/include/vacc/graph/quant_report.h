@@ -40,7 +40,8 @@ struct LayerQuantStats {
   double sqnr_local = 0, sqnr_chained = 0;  // dB
   float min = 0, max = 0;                   // the float output's range over the inputs
   int frac_bits = 0;                        // of its int8 form
-  float int8_max = 0;                       // 127 * 2^-frac_bits
+  int zero_point = 0;                       // of its int8 form (-128: unsigned levels)
+  float int8_max = 0;                       // (127 - zero_point) * 2^-frac_bits
   double clipped = 0;    // share of float values outside [-128.5, 127.5] * 2^-frac_bits
   int64_t elements = 0;  // values compared, over all inputs
   std::optional<WeightRange> weights;

@@ -1,7 +1,10 @@
 // int8 quantization with power-of-two scales (docs/quantization.md). Every quantized value
 // holds q with real value q * 2^-f (Value::frac_bits = f), symmetric, zero point 0, so that
 // requantization needs only what the accelerator's ALU has: int32 accumulation, adding a
-// bias, an arithmetic shift right and min/max clipping before the truncating store.
+// bias, an arithmetic shift right and min/max clipping before the truncating store. The one
+// exception (QuantizeOptions::unsigned_activations): a Relu's output that only unpadded
+// convolutions and dense layers read holds unsigned levels, real (q + 128) * 2^-f, the -128
+// folded into its producer's bias and the readers' +128 * sum(w) into theirs.
 //
 // Conv and Gemm/MatMul with constant weights become ConvInteger / MatMulInteger (int8 x int8
 // -> int32), an int32 Add of the bias (with the rounding constant 2^(s-1) folded in) and a
@@ -36,6 +39,10 @@ struct QuantizeOptions {
   // activations that reach only convolutions and dense layers are rescaled to fill their
   // power-of-two grids.
   bool align_scales = false;
+  // A Relu's or ReLU6's output read only by convolutions without padding and dense layers is
+  // stored as unsigned levels (zero point -128): 255 levels over [0, range] instead of 128,
+  // at no cost in cycles (the offsets live in the biases).
+  bool unsigned_activations = true;
   // How weights take their int8 levels: kNearest, or kHessian (passes/round_weights.h: each
   // layer's rounding errors fed back through its inputs' Hessian on the calibration data).
   enum class Rounding { kNearest, kHessian };
