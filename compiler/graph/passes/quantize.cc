@@ -170,7 +170,7 @@ class Quantizer {
         const double rounding = s > 0 ? std::ldexp(1.0, static_cast<int>(s - 1)) : 0.0;
         // The zero point added after the shift, added before it (exact: 2^s * zp is an
         // integer for s >= -7).
-        const double v = std::nearbyint(std::ldexp(b, fx + fw[o])) + rounding +
+        const double v = std::ldexp(b, fx + fw[o]) + rounding +
                          (correction.empty() ? 0.0 : double(correction[o])) +
                          std::ldexp(double(zp), static_cast<int>(s));
         if (zp && (s < -7 || std::abs(v) > double(std::numeric_limits<int32_t>::max())))
