@@ -16,6 +16,7 @@
 
 #include "vacc/driver/registers.h"
 #include "vacc/driver/xrt_kernel.h"
+#include "vacc/isa/error_status.h"
 #include "vacc/support/error.h"
 #include "xrt_environment.h"
 
@@ -192,19 +193,8 @@ class XrtDevice : public Device {
     if (state != ERT_CMD_STATE_COMPLETED)
       fail("the accelerator's run ended in state '{}' ({})", state_name(state),
            static_cast<int>(state));
-    uint32_t error = read_register(reg::kErrorStatus);
-    if (error & reg::kErrorIllegalInsn)
-      fail("the accelerator stopped on an illegal instruction at index {}",
-           read_register(reg::kErrorInsn));
-    if (error & reg::kErrorRange)
-      fail(
-          "the accelerator stopped: instruction {} reaches beyond a scratchpad (`vacc sim "
-          "--engine fsim` on the program names the field and index)",
-          read_register(reg::kErrorInsn));
-    if (error & reg::kErrorDeadlock)
-      fail("the accelerator reached its cycle limit (deadlock) at instruction {}",
-           read_register(reg::kErrorInsn));
-    if (error != 0) fail("the accelerator reported error status 0x{:X}", error);
+    if (uint32_t error = read_register(reg::kErrorStatus))
+      fail("{}", isa::error_status_message(error, read_register(reg::kErrorInsn)));
   }
 
   Counters counters() override {

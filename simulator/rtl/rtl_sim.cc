@@ -14,6 +14,7 @@
 #include "rtl_model.h"
 #include "sc_system.h"
 #include "vacc/isa/encoding.h"
+#include "vacc/isa/error_status.h"
 #include "vacc/isa/insn.h"
 #include "vacc/isa/registers.h"
 #include "vacc/simulator/axi_memory.h"
@@ -71,24 +72,6 @@ const ModelEntry *find_model_by_name(const std::string &name) {
   for (const ModelEntry &e : built_model_entries())
     if (name == e.name) return &e;
   return nullptr;
-}
-
-std::string insn_summary(const isa::Insn &insn) {
-  std::string s;
-  if (const auto *m = std::get_if<isa::MemInsn>(&insn)) {
-    s = fmt::format("{}.{}", isa::opcode_name(m->opcode), isa::mem_id_name(m->mem));
-  } else if (const auto *a = std::get_if<isa::AluInsn>(&insn)) {
-    s = fmt::format("alu.{}", isa::alu_op_name(a->op));
-  } else {
-    s = isa::opcode_name(isa::opcode_of(insn));
-  }
-  for (char &ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  const isa::DepFlags &d = isa::deps_of(insn);
-  if (d.pop_prev) s += " pop_prev";
-  if (d.pop_next) s += " pop_next";
-  if (d.push_prev) s += " push_prev";
-  if (d.push_next) s += " push_next";
-  return s;
 }
 
 const char *neighbour(isa::Engine e, bool prev) {
@@ -237,7 +220,7 @@ std::string RtlSim::Impl::deadlock_message(uint64_t cycles) const {
         why = fmt::format("waits for a token from {}",
                           d.pop_prev ? neighbour(eng, true) : neighbour(eng, false));
       waiting.push_back(fmt::format("{} engine at instruction {} ({}: {})", isa::engine_name(eng),
-                                    stuck[e], insn_summary(insn), why));
+                                    stuck[e], isa::insn_summary(insn), why));
     }
     if (waiting.empty())
       return msg +
@@ -267,7 +250,7 @@ std::string RtlSim::Impl::deadlock_message(uint64_t cycles) const {
         why = "not started";
       }
       waiting.push_back(fmt::format("{} engine at instruction {} ({}: {})", isa::engine_name(eng),
-                                    i, insn_summary(insns[i]), why));
+                                    i, isa::insn_summary(insns[i]), why));
       break;
     }
   }
@@ -462,24 +445,14 @@ void RtlSim::wait(double timeout_seconds) {
     fail("rtl: the accelerator ran {} cycles past its cycle limit of {} without raising done",
          s.model->cycle() - s.run_start_cycle, s.options.cycle_limit);
   if (!s.memory.first_error().empty()) fail("rtl: {}", s.memory.first_error());
-  if (status & reg::kErrorIllegalInsn) {
+  // A deadlock is explained from the engines' state (deadlock_message); the rest as every engine
+  // words the error register (isa/error_status.h).
+  if ((status & reg::kErrorDeadlock) && !(status & (reg::kErrorIllegalInsn | reg::kErrorRange)))
+    fail("rtl: {}", s.deadlock_message(cycles));
+  if (status != 0) {
     const std::vector<isa::Insn> insns = s.program();
-    std::string what = "it does not decode";
-    if (error_insn < insns.size()) what = "decoded as " + insn_summary(insns[error_insn]);
-    fail(
-        "rtl: illegal instruction at index {} ({}); the accelerator stopped with error "
-        "status {:#x}",
-        error_insn, what, status);
+    fail("rtl: {}", isa::error_status_message(status, error_insn, &insns));
   }
-  if (status & reg::kErrorRange) {
-    const std::vector<isa::Insn> insns = s.program();
-    fail(
-        "rtl: instruction {} ({}) reaches beyond a scratchpad; the accelerator stopped with "
-        "error status {:#x} (fsim names the field and index)",
-        error_insn, error_insn < insns.size() ? insn_summary(insns[error_insn]) : "?", status);
-  }
-  if (status & reg::kErrorDeadlock) fail("rtl: {}", s.deadlock_message(cycles));
-  if (status != 0) fail("rtl: the accelerator reported error status {:#x}", status);
 }
 
 std::map<std::string, uint64_t> RtlSim::counters() {
