@@ -207,3 +207,49 @@ TEST(UnsignedActivations, QuantReportReadsTheZeroPoint) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(UnsignedActivations, ADenseLayerOverASequenceKeepsItsShape) {
+  // x [1, 6, 16] -> MatMul + Add (dense over the tokens) -> Relu -> MatMul: the first layer's
+  // requantization stores the Relu's output unsigned, the second reads it as rows, and the
+  // int8 model stays close to float.
+  auto build = [] {
+    Graph g;
+    g.name = "sequence";
+    Value *x = g.add_value("x", DType::kFloat32, {1, 6, 16});
+    g.add_input(x);
+    Value *h = add_op(g, OpKind::kMatMul, "mm1",
+                      {x, g.add_constant("w1", random_floats({16, 32}, 21, 0.3f))});
+    h = add_op(g, OpKind::kAdd, "add1",
+               {h, g.add_constant("b1", random_floats({32}, 22, 0.2f, 0.1f))});
+    Value *r = add_op(g, OpKind::kRelu, "relu", {h});
+    g.add_output(add_op(g, OpKind::kMatMul, "mm2",
+                        {r, g.add_constant("w2", random_floats({32, 8}, 23, 0.3f))}));
+    return g;
+  };
+  Graph g = build();
+  const Graph f = build();
+  std::vector<std::vector<Tensor>> calib;
+  for (uint32_t i = 0; i < 4; ++i) calib.push_back({random_floats({1, 6, 16}, 30 + i, 1.0f)});
+  quantize(g, calibrate(g, calib));
+  g.verify();
+  int unsigned_requants = 0;
+  for (const Node *n : g.nodes())
+    unsigned_requants += n->op == OpKind::kRequantize && n->outputs[0]->zero_point == -128;
+  EXPECT_EQ(unsigned_requants, 1);
+  EXPECT_EQ(count(g, OpKind::kRelu), 0);
+  double signal = 0, noise = 0;
+  for (uint32_t i = 0; i < 4; ++i) {
+    const std::vector<Tensor> in = {random_floats({1, 6, 16}, 40 + i, 1.0f)};
+    const Tensor want = ReferenceExecutor(f).run(in)[0], got = ReferenceExecutor(g).run(in)[0];
+    ASSERT_EQ(got.shape(), want.shape());
+    for (int64_t k = 0; k < want.size(); ++k) {
+      signal += want.as_double(k) * want.as_double(k);
+      noise += (got.as_double(k) - want.as_double(k)) * (got.as_double(k) - want.as_double(k));
+    }
+  }
+  EXPECT_GT(10 * std::log10(signal / noise), 30.0);
+}
+
+}  // namespace

@@ -402,7 +402,12 @@ class Quantizer {
     Value *wq = g_.add_constant(g_.unique_name(bmat->name + ".q"), std::move(q_km));
     Value *acc = make(OpKind::kMatMulInteger, y->name + ".acc", {xq, wq}, DType::kInt32);
     requantize(acc, y, fw, *xq->frac_bits, bias ? &*bias : nullptr, 2, correction);
-    if (y->rank() != 2) q_[y] = reshaped(q_[y], y->shape);
+    if (y->rank() != 2) {
+      q_[y] = reshaped(q_[y], y->shape);
+      // A Relu the requantization applied (unsigned levels) has y's shape too.
+      for (Node *user : g_.consumers(y))
+        if (absorbed_.count(user)) q_[user->outputs[0]] = q_[y];
+    }
     return true;
   }
 
