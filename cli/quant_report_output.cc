@@ -17,6 +17,12 @@ const char *unsigned_mark(const graph::LayerQuantStats &l) {
   return l.zero_point ? " u" : "";
 }
 
+bool any_unsigned(const graph::QuantReport &r) {
+  for (const graph::LayerQuantStats &l : r.layers)
+    if (l.zero_point) return true;
+  return false;
+}
+
 std::string weights_str(const std::optional<graph::WeightRange> &w) {
   if (!w) return "-";
   return fmt::format("{} ch: {:.3g} / {:.3g} / {:.3g} (f {}..{})", w->channels, w->min, w->median,
@@ -160,6 +166,8 @@ std::string quant_report_text(const QuantReportHeader &h, const graph::QuantRepo
       "\nper layer (SQNR in dB of its int8 output against float, with everything before it "
       "in float / in int8):\n";
   out += format_table(rows);
+  if (any_unsigned(r))
+    out += "(f u): unsigned levels, real (q + 128) * 2^-f (--unsigned-activations)\n";
   out += fmt::format(
       "\nmost costly layers (lowest SQNR with float inputs: the noise each adds by itself):\n");
   std::vector<std::string> kept;
@@ -237,7 +245,9 @@ std::string quant_report_html(const QuantReportHeader &h, const graph::QuantRepo
   for (size_t k = 0; k < 5 && k < r.ranking.size(); ++k)
     worst[r.ranking[k]] = !r.layers[r.ranking[k]].kept_float;
   s += "<h2>Layers</h2>\n<p>Rows in red: the five most costly layers (lowest SQNR with "
-       "float inputs).</p>\n<table><tr><th>#</th><th>layer</th><th>ops</th><th>SQNR float-in "
+       "float inputs).";
+  if (any_unsigned(r)) s += " (f u): unsigned levels, real (q + 128) &middot; 2<sup>-f</sup>.";
+  s += "</p>\n<table><tr><th>#</th><th>layer</th><th>ops</th><th>SQNR float-in "
        "(dB)</th><th>SQNR int8-in (dB)</th><th>float range</th><th>int8 max (f)</th>"
        "<th>clipped</th><th>weights: max|w| per channel min / median / max (f)</th></tr>\n";
   for (size_t i = 0; i < r.layers.size(); ++i) {
