@@ -81,6 +81,16 @@ expect compile-align-scales 0 "align_scales .* [1-9][0-9]* layers rescaled to fi
   "$vacc" compile "$model" -o "$tmp/al.vpkg" --align-scales on
 expect error-align-scales 1 "^error: --align-scales 'maybe': choose on or off" -- \
   "$vacc" compile "$model" -o "$tmp/al2.vpkg" --align-scales maybe
+# Unsigned levels cost nothing on the accelerator: the bundled CNN (fc1's Relu is stored
+# unsigned) takes the same cycles and DRAM bytes on perf with and without them.
+"$vacc" bench model "$model" --engine perf --json --unsigned-activations on >"$tmp/ua_on.json"
+"$vacc" bench model "$model" --engine perf --json --unsigned-activations off >"$tmp/ua_off.json"
+expect unsigned-activations-same-cycles 0 "^same$" -- /usr/bin/python3 -c '
+import json, sys
+on, off = (json.load(open(p))["total"] for p in sys.argv[1:3])
+assert on["accel_steps"] == off["accel_steps"] > 0, (on, off)
+print("same" if (on["cycles"], on["dram_bytes"]) == (off["cycles"], off["dram_bytes"]) else on)
+' "$tmp/ua_on.json" "$tmp/ua_off.json"
 expect error-unsigned-activations 1 "^error: --unsigned-activations 'maybe': choose on or off" -- \
   "$vacc" compile "$model" -o "$tmp/ua.vpkg" --unsigned-activations maybe
 expect compile-rounding-hessian 0 "input_hessians .* [1-9][0-9]* layers' input Hessians over" -- \
