@@ -173,19 +173,9 @@ struct TiledMatmul {
 
   // `times` x A·Bᵀ, wrapped to 32 bits, in the accumulators' layout.
   std::vector<int32_t> expected(const isa::HwConfig &c, int times) const {
-    const int B = c.batch, BI = c.block_in, BO = c.block_out;
-    std::vector<int32_t> out(mt * nt * B * BO);
-    for (uint32_t m = 0; m < mt; ++m)
-      for (uint32_t n = 0; n < nt; ++n)
-        for (int b = 0; b < B; ++b)
-          for (int o = 0; o < BO; ++o) {
-            int64_t sum = 0;
-            for (uint32_t k = 0; k < kt; ++k)
-              for (int ch = 0; ch < BI; ++ch)
-                sum += int8_t(a[((m * kt + k) * B + b) * BI + ch]) *
-                       int8_t(w[((n * kt + k) * BO + o) * BI + ch]);
-            out[((m * nt + n) * B + b) * BO + o] = static_cast<int32_t>(times * sum);
-          }
+    std::vector<int32_t> out;
+    for (int64_t sum : tiled_product(c, a, w, mt, nt, kt))
+      out.push_back(static_cast<int32_t>(times * sum));
     return out;
   }
 };

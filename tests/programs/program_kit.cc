@@ -116,4 +116,23 @@ std::vector<int32_t> acc_words(const std::vector<std::vector<uint8_t>> &bytes) {
   return out;
 }
 
+std::vector<int64_t> tiled_product(const isa::HwConfig &c, const std::vector<uint8_t> &a,
+                                   const std::vector<uint8_t> &b, uint32_t mt, uint32_t nt,
+                                   uint32_t kt) {
+  const int B = c.batch, BI = c.block_in, BO = c.block_out;
+  std::vector<int64_t> out(size_t{mt} * nt * B * BO);
+  for (uint32_t m = 0; m < mt; ++m)
+    for (uint32_t n = 0; n < nt; ++n)
+      for (int r = 0; r < B; ++r)
+        for (int o = 0; o < BO; ++o) {
+          int64_t sum = 0;
+          for (uint32_t k = 0; k < kt; ++k)
+            for (int ch = 0; ch < BI; ++ch)
+              sum += int8_t(a[((m * kt + k) * B + r) * BI + ch]) *
+                     int8_t(b[((n * kt + k) * BO + o) * BI + ch]);
+          out[((m * nt + n) * B + r) * BO + o] = sum;
+        }
+  return out;
+}
+
 }  // namespace vacc::test

@@ -54,6 +54,13 @@ void store_acc_words(SerialProgram &p, uint32_t sram, uint32_t count, uint32_t u
 // Reassembles the values stored by store_acc_words.
 std::vector<int32_t> acc_words(const std::vector<std::vector<uint8_t>> &bytes);
 
+// A·Bᵀ of int8 tiles in the scratchpads' layout, A as mt x kt INP tiles ([m][k][batch][block_in])
+// and B as nt x kt WGT tiles ([n][k][block_out][block_in]), unwrapped, in the accumulators'
+// layout ([m][n][batch][block_out]): the plain reference the GEMM programs are checked against.
+std::vector<int64_t> tiled_product(const isa::HwConfig &c, const std::vector<uint8_t> &a,
+                                   const std::vector<uint8_t> &b, uint32_t mt, uint32_t nt,
+                                   uint32_t kt);
+
 isa::MemInsn mem_insn(isa::Opcode op, isa::MemId mem, uint32_t sram, uint32_t dram, uint32_t y,
                       uint32_t x, uint32_t stride);
 

@@ -51,6 +51,24 @@ isa::Program deadlocking_program(const isa::HwConfig &config) {
   return b.finish();
 }
 
+// Runs `p` on the RTL and expects it refused as an illegal instruction at `index`: the error
+// naming it, and the error registers holding the bit and the index.
+void expect_rtl_refuses(const isa::HwConfig &config, const isa::Program &p, uint32_t index) {
+  RtlSim sim(config);
+  std::vector<uint8_t> dram = p.dram;
+  try {
+    sim.run(dram, p.insn_offset, p.insn_count);
+    FAIL() << "expected an illegal-instruction error";
+  } catch (const Error &e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("illegal instruction at index " + std::to_string(index)), std::string::npos)
+        << msg;
+  }
+  EXPECT_EQ(sim.read_register(isa::reg::kErrorStatus) & isa::reg::kErrorIllegalInsn,
+            isa::reg::kErrorIllegalInsn);
+  EXPECT_EQ(sim.read_register(isa::reg::kErrorInsn), index);
+}
+
 TEST(RtlFaults, DeadlockEndsAtTheCycleLimitNamingTheWaitingEngine) {
   const isa::HwConfig config = small_config();
   if (!rtl_model_available(config)) GTEST_SKIP() << "no RTL model built for small";
@@ -86,18 +104,7 @@ TEST(RtlFaults, IllegalInstructionIsReportedWithItsIndex) {
   isa::Program p = b.finish();
   // Instruction 2 gets opcode 7, which no instruction kind has.
   p.dram[p.insn_offset + 2 * isa::kInsnBytes] |= 0x7;
-  RtlSim sim(config);
-  std::vector<uint8_t> dram = p.dram;
-  try {
-    sim.run(dram, p.insn_offset, p.insn_count);
-    FAIL() << "expected an illegal-instruction error";
-  } catch (const Error &e) {
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find("illegal instruction at index 2"), std::string::npos) << msg;
-  }
-  EXPECT_EQ(sim.read_register(isa::reg::kErrorStatus) & isa::reg::kErrorIllegalInsn,
-            isa::reg::kErrorIllegalInsn);
-  EXPECT_EQ(sim.read_register(isa::reg::kErrorInsn), 2u);
+  expect_rtl_refuses(config, p, 2);
 }
 
 // GEMM assign is opcode 5, legal only where the config has extensions.gemm_assign: the fetch
@@ -115,18 +122,7 @@ TEST(RtlFaults, GemmAssignWithoutItsExtensionIsIllegal) {
   op = static_cast<uint8_t>((op & ~0x7) | isa::kGemmAssignOpcode);
   std::vector<uint8_t> words = p.dram;
   EXPECT_THROW(sim::Fsim(config).run(words, p.insn_offset, p.insn_count), Error);
-  RtlSim sim(config);
-  std::vector<uint8_t> dram = p.dram;
-  try {
-    sim.run(dram, p.insn_offset, p.insn_count);
-    FAIL() << "expected an illegal-instruction error";
-  } catch (const Error &e) {
-    EXPECT_NE(std::string(e.what()).find("illegal instruction at index 1"), std::string::npos)
-        << e.what();
-  }
-  EXPECT_EQ(sim.read_register(isa::reg::kErrorStatus) & isa::reg::kErrorIllegalInsn,
-            isa::reg::kErrorIllegalInsn);
-  EXPECT_EQ(sim.read_register(isa::reg::kErrorInsn), 1u);
+  expect_rtl_refuses(config, p, 1);
 }
 
 // Range checks (isa/README.md, "Range checks"): an instruction whose indices reach beyond a

@@ -47,20 +47,7 @@ struct Matmul {
   std::vector<uint8_t> a, w;
   // A * W^T before the shift and clip.
   std::vector<int64_t> sums(const isa::HwConfig &c) const {
-    const int B = c.batch, BI = c.block_in, BO = c.block_out;
-    std::vector<int64_t> out(mt * nt * B * BO);
-    for (uint32_t m = 0; m < mt; ++m)
-      for (uint32_t n = 0; n < nt; ++n)
-        for (int b = 0; b < B; ++b)
-          for (int o = 0; o < BO; ++o) {
-            int32_t sum = 0;
-            for (uint32_t k = 0; k < kt; ++k)
-              for (int i = 0; i < BI; ++i)
-                sum += int8_t(a[((m * kt + k) * B + b) * BI + i]) *
-                       int8_t(w[((n * kt + k) * BO + o) * BI + i]);
-            out[((m * nt + n) * B + b) * BO + o] = sum;
-          }
-    return out;
+    return test::tiled_product(c, a, w, mt, nt, kt);
   }
   std::vector<int8_t> reference(const isa::HwConfig &c) const {
     std::vector<int8_t> out;

@@ -340,7 +340,7 @@ class Quantizer {
     if (!float_input(x) || !w->is_constant() || (b && !b->is_constant())) return false;
     // An input with a zero point (unsigned levels) is read only unpadded: the accelerator
     // pads with level 0.
-    if (q_.count(x) && q_[x]->zero_point && padded(*node)) return false;
+    if (has_zero_point(x) && padded(*node)) return false;
     std::vector<int> fw = weight_frac_bits(*w->constant);
     Value *xq = quantized(x);
     Tensor w8 = layer_weights(*node, *w->constant, fw);
