@@ -91,6 +91,16 @@ on, off = (json.load(open(p))["total"] for p in sys.argv[1:3])
 assert on["accel_steps"] == off["accel_steps"] > 0, (on, off)
 print("same" if (on["cycles"], on["dram_bytes"]) == (off["cycles"], off["dram_bytes"]) else on)
 ' "$tmp/ua_on.json" "$tmp/ua_off.json"
+# ... and the same command lists but for their numbers (constants, addresses): the offsets
+# live in the biases, not in extra instructions.
+for u in on off; do
+  "$vacc" compile "$model" -o "$tmp/ua_$u.vpkg" -q --unsigned-activations $u --dump-ir "$tmp/ir_$u" \
+    >/dev/null
+done
+expect unsigned-activations-same-commands 0 "^same$" -- bash -c "
+  a=\$(cat '$tmp'/ir_on/layers/*/commands.txt | sed 's/[-0-9]\+/N/g')
+  b=\$(cat '$tmp'/ir_off/layers/*/commands.txt | sed 's/[-0-9]\+/N/g')
+  [[ -n \$a && \$a == \$b ]] && ! cmp -s '$tmp/ua_on.vpkg' '$tmp/ua_off.vpkg' && echo same"
 expect error-unsigned-activations 1 "^error: --unsigned-activations 'maybe': choose on or off" -- \
   "$vacc" compile "$model" -o "$tmp/ua.vpkg" --unsigned-activations maybe
 expect compile-rounding-hessian 0 "input_hessians .* [1-9][0-9]* layers' input Hessians over" -- \
