@@ -28,6 +28,11 @@ void add_calibration_options(CLI::App *cmd, CalibrationArgs *args, const std::st
                   "such layers (through Relu, Clip, pools) so that its stored range fills its "
                   "power-of-two int8 grid (docs/quantization.md)")
       ->capture_default_str();
+  cmd->add_option("--equalize", args->equalize,
+                  "on: balance the output channels of each convolution or dense layer whose "
+                  "output only reaches other such layers (through Relu, pools) against the "
+                  "weights that read them (cross-layer equalization; docs/quantization.md)")
+      ->capture_default_str();
   cmd->add_option("--unsigned-activations", args->unsigned_activations,
                   "on: store each Relu or ReLU6 output that only unpadded convolutions and dense "
                   "layers read as unsigned levels (zero point -128, one bit finer; "
@@ -61,6 +66,9 @@ void apply_calibration_options(const CalibrationArgs &args, compile::CompileOpti
   if (args.align_scales != "on" && args.align_scales != "off")
     fail("--align-scales '{}': choose on or off", args.align_scales);
   options->quantize_options.align_scales = args.align_scales == "on";
+  if (args.equalize != "on" && args.equalize != "off")
+    fail("--equalize '{}': choose on or off", args.equalize);
+  options->quantize_options.equalize_channels = args.equalize == "on";
   if (args.unsigned_activations != "on" && args.unsigned_activations != "off")
     fail("--unsigned-activations '{}': choose on or off", args.unsigned_activations);
   options->quantize_options.unsigned_activations = args.unsigned_activations == "on";

@@ -356,7 +356,7 @@ void bind_package(py::module_ &m) {
          bool float_model, int64_t batch, std::vector<int64_t> input_shape, int vthreads,
          const std::string &dump_ir, bool verbose, std::vector<std::string> tuning_logs,
          bool tuning_db, bool program_per_layer, bool bias_correction, bool align_scales,
-         bool unsigned_activations, const std::string &rounding,
+         bool equalize, bool unsigned_activations, const std::string &rounding,
          std::vector<std::string> keep_float, const std::string &max_layer_loss) {
         CompileArgs a{config};
         if (py::isinstance<py::str>(calibration)) {
@@ -369,6 +369,7 @@ void bind_package(py::module_ &m) {
         a.calibration.percentile = percentile;
         a.calibration.bias_correction = bias_correction ? "on" : "off";
         a.calibration.align_scales = align_scales ? "on" : "off";
+        a.calibration.equalize = equalize ? "on" : "off";
         a.calibration.unsigned_activations = unsigned_activations ? "on" : "off";
         a.calibration.rounding = rounding;
         a.calibration.keep_float = std::move(keep_float);
@@ -391,8 +392,8 @@ void bind_package(py::module_ &m) {
       py::arg("float_model"), py::arg("batch"), py::arg("input_shape"), py::arg("vthreads"),
       py::arg("dump_ir"), py::arg("verbose"), py::arg("tuning_logs"), py::arg("tuning_db"),
       py::arg("program_per_layer"), py::arg("bias_correction"), py::arg("align_scales"),
-      py::arg("unsigned_activations"), py::arg("rounding"), py::arg("keep_float"),
-      py::arg("max_layer_loss"));
+      py::arg("equalize"), py::arg("unsigned_activations"), py::arg("rounding"),
+      py::arg("keep_float"), py::arg("max_layer_loss"));
 }
 
 }  // namespace vacc::python

@@ -11,6 +11,7 @@
 #include "vacc/graph/passes/calibrate.h"
 #include "vacc/graph/passes/constant_folding.h"
 #include "vacc/graph/passes/correct_bias.h"
+#include "vacc/graph/passes/equalize_channels.h"
 #include "vacc/graph/passes/fold_batch_norm.h"
 #include "vacc/graph/passes/fold_windows.h"
 #include "vacc/graph/passes/fuse.h"
@@ -68,6 +69,11 @@ PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
     step("fuse", [&] { return fmt::format("{} fused", fuse(graph)); });
   } else if (options.quantize) {
     Calibration calib;
+    if (options.quantize_options.equalize_channels)
+      step("equalize_channels", [&] {
+        return fmt::format("{} layers' output channels balanced against their readers",
+                           equalize_channels(graph, calibration));
+      });
     step("calibrate", [&] {
       calib = calibrate(graph, calibration, options.calibration);
       return fmt::format("{} batches, {} values, {}", calib.samples, calib.abs_max.size(),

@@ -81,6 +81,10 @@ expect compile-align-scales 0 "align_scales .* [1-9][0-9]* layers rescaled to fi
   "$vacc" compile "$model" -o "$tmp/al.vpkg" --align-scales on
 expect error-align-scales 1 "^error: --align-scales 'maybe': choose on or off" -- \
   "$vacc" compile "$model" -o "$tmp/al2.vpkg" --align-scales maybe
+expect compile-equalize 0 "equalize_channels .* [1-9][0-9]* layers' output channels balanced against their readers" -- \
+  "$vacc" compile "$model" -o "$tmp/eq.vpkg" --equalize on
+expect error-equalize 1 "^error: --equalize 'maybe': choose on or off" -- \
+  "$vacc" compile "$model" -o "$tmp/eq2.vpkg" --equalize maybe
 # Unsigned levels cost nothing on the accelerator: the bundled CNN (fc1's Relu is stored
 # unsigned) takes the same cycles and DRAM bytes on perf with and without them.
 "$vacc" bench model "$model" --engine perf --json --unsigned-activations on >"$tmp/ua_on.json"

@@ -116,11 +116,13 @@ def test_calibration_array_equals_the_commands_calibration_file(samples, tmp_pat
 
 
 def test_quantization_options_compile_as_the_command(tmp_path):
-    options = dict(bias_correction=True, align_scales=True, unsigned_activations=False,
+    options = dict(bias_correction=True, align_scales=True, equalize=True,
+                   unsigned_activations=False,
                    rounding="hessian", keep_float=["/conv3/Conv"])
     vacc.compile(MODEL, "default", **options).save(str(tmp_path / "py.vpkg"))
     cli("compile", MODEL, "--config", "default", "-o", tmp_path / "cli.vpkg", "-q",
-        "--bias-correction", "on", "--align-scales", "on", "--unsigned-activations", "off",
+        "--bias-correction", "on", "--align-scales", "on", "--equalize", "on",
+        "--unsigned-activations", "off",
         "--rounding", "hessian",
         "--keep-float", "/conv3/Conv")
     assert (tmp_path / "py.vpkg").read_bytes() == (tmp_path / "cli.vpkg").read_bytes()

@@ -18,6 +18,7 @@ struct CalibrationArgs {
   double percentile = 0;                // 0: not given (the method's default)
   std::string bias_correction = "off";  // --bias-correction on|off
   std::string align_scales = "off";     // --align-scales on|off
+  std::string equalize = "off";         // --equalize on|off
   std::string unsigned_activations = "on";  // --unsigned-activations on|off
   std::string rounding = "nearest";     // --rounding nearest|hessian
   std::vector<std::string> keep_float;  // --keep-float LAYER,...

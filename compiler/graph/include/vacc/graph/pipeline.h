@@ -2,7 +2,8 @@
 // timed by name, with the IR dumpable after every pass.
 //
 //   fold_constants, fold_batch_norm, fold_constants, recognize_layer_norm, recognize_gelu,
-//   calibrate, [align_scales,] [input_hessians,] quantize, [correct_bias,] fold_constants, fuse,
+//   [equalize_channels,] calibrate, [align_scales,] [input_hessians,] quantize, [correct_bias,]
+//   fold_constants, fuse,
 //   partition, fold_windows, fuse_residual_adds, fuse_pools, pack_layout, plan_memory
 //
 // Float graphs (quantize off) fuse activations into convolutions instead of quantizing and,

@@ -39,6 +39,10 @@ struct QuantizeOptions {
   // activations that reach only convolutions and dense layers are rescaled to fill their
   // power-of-two grids.
   bool align_scales = false;
+  // The pipeline's equalize_channels pass before calibrate (passes/equalize_channels.h): the
+  // output channels of a convolution or dense layer that reaches only other such layers are
+  // rescaled so that activation and weight ranges are balanced across channels.
+  bool equalize_channels = false;
   // A Relu's or ReLU6's output read only by convolutions without padding and dense layers is
   // stored as unsigned levels (zero point -128): 255 levels over [0, range] instead of 128,
   // at no cost in cycles (the offsets live in the biases).
