@@ -48,6 +48,37 @@ class Writer {
   std::ostringstream out_;
 };
 
+// The port bundles (hw/README.md, "Port bundles"): signal groups that several modules pass,
+// declared once as packed structs. Yosys 0.23 reads packed structs in ports and their members
+// on a scalar, not members of an array of structs nor assignment patterns: the RTL keeps to
+// that. Widths come from the parameters above, so the bundles live in this package.
+void write_port_bundles(Writer &w) {
+  w.comment("Port bundles: signal groups declared once (hw/README.md, \"Port bundles\").");
+  w.out_ << R"(  // An engine's state, for the run controller's counters and its done / quiet logic.
+  typedef struct packed {
+    logic busy;   // an instruction executes
+    logic stall;  // the head instruction waits for a token or for room to push one
+    logic quiet;  // nothing in flight: not in the middle of an execution
+    logic idle;   // no instruction at all
+  } engine_status_t;
+  // What an engine sees of its two token queues: prev (to and from the engine before it in
+  // load -> compute -> store), next (the engine after it). An engine without one reads 0.
+  typedef struct packed {
+    logic prev_avail;  // a token from prev waits
+    logic next_avail;  // a token from next waits
+    logic prev_full;   // the queue to prev has no room
+    logic next_full;   // the queue to next has no room
+  } tok_state_t;
+  // What it does to them this cycle.
+  typedef struct packed {
+    logic pop_prev;
+    logic pop_next;
+    logic push_prev;
+    logic push_next;
+  } tok_ctrl_t;
+)";
+}
+
 void check_tile(const isa::HwConfig &c, const char *key, int bytes) {
   const int bus_bytes = c.bus_bits / 8;
   if (bytes > 4096)
@@ -179,6 +210,8 @@ std::string generate_package(const isa::HwConfig &c) {
     w.param(name + "Off", f.offset);
     w.param(name + "W", f.width);
   }
+  w.blank();
+  write_port_bundles(w);
   w.out_ << "endpackage\n";
   return w.out_.str();
 }

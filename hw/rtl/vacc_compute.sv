@@ -57,14 +57,8 @@ module vacc_compute (
   output logic insn_pop_o,
   output logic insn_start_o,  // the head instruction starts executing this cycle
   // Tokens: prev = load, next = store.
-  input  logic prev_avail_i,
-  input  logic next_avail_i,
-  input  logic prev_full_i,
-  input  logic next_full_i,
-  output logic tok_pop_prev_o,
-  output logic tok_pop_next_o,
-  output logic tok_push_prev_o,
-  output logic tok_push_next_o,
+  input  vacc_pkg::tok_state_t tok_i,
+  output vacc_pkg::tok_ctrl_t tok_o,
   // AXI read clients: 0 UOP, 1 ACC.
   output logic [1:0]   ar_valid_o,
   input  logic [1:0]   ar_ready_i,
@@ -88,10 +82,9 @@ module vacc_compute (
   output logic finish_o,     // FINISH has executed in this run
   output logic gemm_busy_o,  // a micro-op enters the GEMM core this cycle
   output logic gemm_mac_o,   // ... and it accumulates (its GEMM has no reset flag)
-  output logic busy_o,       // an instruction executes or a unit still works
-  output logic stall_o,      // the head waits for a token or room to push one, units drained
-  output logic quiet_o,
-  output logic idle_o,
+  // busy: an instruction executes or a unit still works; stall: the head waits for a token or
+  // room to push one, units drained.
+  output vacc_pkg::engine_status_t status_o,
   output logic range_o,              // pulse: a micro-op's index lies beyond its scratchpad
   output logic [31:0] range_idx_o,   // ... of the instruction at this program index
   // Per-unit trace for the simulator: an instruction is handed to the unit / its last
@@ -164,9 +157,9 @@ module vacc_compute (
 
   // ------------------------------------------------------------- sequencing
   logic start, exec_done, can_start, uop_ld_busy, acc_ld_busy;
-  logic seq_busy, seq_stall, seq_quiet, seq_idle;
+  vacc_pkg::engine_status_t seq_status;
   /* verilator lint_off UNUSEDSIGNAL */
-  logic seq_push_prev, seq_push_next;  // always 0: the sequencer is given no pushes
+  vacc_pkg::tok_ctrl_t seq_tok;  // its pushes are always 0: the sequencer is given none
   /* verilator lint_on UNUSEDSIGNAL */
   logic finish_d, finish_q;
   logic [1:0] gemm_banks_q, alu_banks_q;  // the banks of the instruction in each unit
@@ -197,19 +190,20 @@ module vacc_compute (
     .push_prev_i(1'b0),  // compute pushes go through the pending-push queue
     .push_next_i(1'b0),
     .can_start_i(can_start),
-    .prev_avail_i, .next_avail_i, .prev_full_i, .next_full_i,
-    .tok_pop_prev_o, .tok_pop_next_o, .tok_push_prev_o(seq_push_prev), .tok_push_next_o(seq_push_next),
+    .tok_i, .tok_o(seq_tok),
     .start_o(start), .exec_done_i(exec_done), .retire_o(insn_pop_o),
-    .busy_o(seq_busy), .stall_o(seq_stall), .quiet_o(seq_quiet), .idle_o(seq_idle)
+    .status_o(seq_status)
   );
+  assign tok_o.pop_prev = seq_tok.pop_prev;
+  assign tok_o.pop_next = seq_tok.pop_next;
   assign insn_start_o = start;
 
   // A handed-off GEMM/ALU is no longer the sequencer's: the units keep the engine busy, and a
   // head waiting for a token meanwhile counts as busy, not stalled (the two stay exclusive).
-  assign busy_o = seq_busy || !gemm_drained || !alu_drained || !pend_empty;
-  assign stall_o = seq_stall && gemm_drained && alu_drained && pend_empty;
-  assign quiet_o = seq_quiet && gemm_drained && alu_drained && pend_empty;
-  assign idle_o = seq_idle && gemm_drained && alu_drained && pend_empty;
+  assign status_o.busy = seq_status.busy || !gemm_drained || !alu_drained || !pend_empty;
+  assign status_o.stall = seq_status.stall && gemm_drained && alu_drained && pend_empty;
+  assign status_o.quiet = seq_status.quiet && gemm_drained && alu_drained && pend_empty;
+  assign status_o.idle = seq_status.idle && gemm_drained && alu_drained && pend_empty;
 
   // ------------------------------------------------------------- pending pushes
   // Tokens of handed-off GEMMs/ALUs (and of LOAD/FINISH, queued at retire behind them) wait
@@ -255,8 +249,8 @@ module vacc_compute (
       gemm_reached[q] = reached(gemm_ended_q, p_gemm_need_q[p_at[q]]);
       alu_reached[q] = reached(alu_ended_q, p_alu_need_q[p_at[q]]);
     end
-    deq[0] = p_count_q[0] != '0 && gemm_reached[0] && alu_reached[0] && !prev_full_i;
-    deq[1] = p_count_q[1] != '0 && !next_full_i &&
+    deq[0] = p_count_q[0] != '0 && gemm_reached[0] && alu_reached[0] && !tok_i.prev_full;
+    deq[1] = p_count_q[1] != '0 && !tok_i.next_full &&
              (p_alu_q[p_at[1]] ?
                   alu_reached[1] && (gemm_reached[1] ||
                                      (gemm_work & p_banks_q[p_at[1]]) == '0) :
@@ -265,8 +259,8 @@ module vacc_compute (
   end
   assign pend_full = |(want & full);
   assign pend_empty = p_count_q[0] == '0 && p_count_q[1] == '0;
-  assign tok_push_prev_o = deq[0];
-  assign tok_push_next_o = deq[1];
+  assign tok_o.push_prev = deq[0];
+  assign tok_o.push_next = deq[1];
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

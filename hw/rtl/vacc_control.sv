@@ -38,13 +38,10 @@ module vacc_control (
   input  logic [31:0] illegal_idx_i,
   input  logic        range_i,      // an instruction reaches beyond a scratchpad
   input  logic [31:0] range_idx_i,
-  // Counter events.
-  input  logic        load_busy_i,
-  input  logic        load_stall_i,
-  input  logic        compute_busy_i,
-  input  logic        compute_stall_i,
-  input  logic        store_busy_i,
-  input  logic        store_stall_i,
+  // Counter events: each engine's busy and stall cycles (its quiet and idle are the top's).
+  input  vacc_pkg::engine_status_t load_status_i,
+  input  vacc_pkg::engine_status_t compute_status_i,
+  input  vacc_pkg::engine_status_t store_status_i,
   input  logic        gemm_busy_i
 );
   // Offsets (registers.h).
@@ -144,8 +141,11 @@ module vacc_control (
   assign limit_hit = running_q && (limit_q != '0) && (cycles_q == 64'(limit_q));
 
   logic [6:0] events;
-  assign events = {gemm_busy_i, store_stall_i, store_busy_i, compute_stall_i, compute_busy_i,
-                   load_stall_i, load_busy_i};
+  assign events = {gemm_busy_i, store_status_i.stall, store_status_i.busy, compute_status_i.stall,
+                   compute_status_i.busy, load_status_i.stall, load_status_i.busy};
+  logic unused_status;
+  assign unused_status = ^{load_status_i.quiet, load_status_i.idle, compute_status_i.quiet,
+                           compute_status_i.idle, store_status_i.quiet, store_status_i.idle};
 
   always_comb begin
     start_d = start_q;

@@ -12,11 +12,10 @@ module vacc_load (
   input  logic [vacc_pkg::InsnBits-1:0] insn_i,
   output logic insn_pop_o,
   output logic insn_start_o,  // the head instruction starts executing this cycle
-  // Tokens: next = compute.
-  input  logic next_avail_i,
-  input  logic next_full_i,
-  output logic tok_pop_next_o,
-  output logic tok_push_next_o,
+  // Tokens: next = compute. There is no previous engine: fetch rejects *_prev flags here, the
+  // top ties that side to 0, and the previous pops and pushes stay 0.
+  input  vacc_pkg::tok_state_t tok_i,
+  output vacc_pkg::tok_ctrl_t tok_o,
   // AXI read clients: 0 INP, 1 WGT.
   output logic [1:0]   ar_valid_o,
   input  logic [1:0]   ar_ready_i,
@@ -33,10 +32,7 @@ module vacc_load (
   output logic [vacc_pkg::WgtIdxW-1:0] wgt_waddr_o,
   output logic [vacc_pkg::WgtElemBits-1:0] wgt_wdata_o,
   // Status.
-  output logic busy_o,
-  output logic stall_o,
-  output logic quiet_o,
-  output logic idle_o
+  output vacc_pkg::engine_status_t status_o
 );
   logic start, is_inp, inp_busy, wgt_busy;
   logic [vacc_pkg::MemIdW-1:0] mem;
@@ -52,10 +48,9 @@ module vacc_load (
     .push_prev_i(1'b0),
     .push_next_i(insn_i[vacc_pkg::LoadPushNextOff]),
     .can_start_i(1'b1),
-    .prev_avail_i(1'b0), .next_avail_i, .prev_full_i(1'b0), .next_full_i,
-    .tok_pop_prev_o(), .tok_pop_next_o, .tok_push_prev_o(), .tok_push_next_o,
+    .tok_i, .tok_o,
     .start_o(start), .exec_done_i(!inp_busy && !wgt_busy), .retire_o(insn_pop_o),
-    .busy_o, .stall_o, .quiet_o, .idle_o
+    .status_o
   );
   assign insn_start_o = start;
 

@@ -14,11 +14,10 @@ module vacc_store (
   input  logic [vacc_pkg::InsnBits-1:0] insn_i,
   output logic insn_pop_o,
   output logic insn_start_o,  // the head instruction starts executing this cycle
-  // Tokens: prev = compute.
-  input  logic prev_avail_i,
-  input  logic prev_full_i,
-  output logic tok_pop_prev_o,
-  output logic tok_push_prev_o,
+  // Tokens: prev = compute. There is no next engine: fetch rejects *_next flags here, the top
+  // ties that side to 0, and the next pops and pushes stay 0.
+  input  vacc_pkg::tok_state_t tok_i,
+  output vacc_pkg::tok_ctrl_t tok_o,
   // ACC read port.
   output logic acc_re_o,
   output logic [vacc_pkg::AccIdxW-1:0] acc_raddr_o,
@@ -36,10 +35,7 @@ module vacc_store (
   input  logic b_valid_i,
   output logic b_ready_o,
   // Status.
-  output logic busy_o,
-  output logic stall_o,
-  output logic quiet_o,
-  output logic idle_o
+  output vacc_pkg::engine_status_t status_o
 );
   localparam int unsigned BusBits = vacc_pkg::BusBits;
   localparam int unsigned BusBytes = vacc_pkg::BusBytes;
@@ -77,10 +73,9 @@ module vacc_store (
     .push_prev_i(insn_i[vacc_pkg::StorePushPrevOff]),
     .push_next_i(1'b0),
     .can_start_i(1'b1),
-    .prev_avail_i, .next_avail_i(1'b0), .prev_full_i, .next_full_i(1'b0),
-    .tok_pop_prev_o, .tok_pop_next_o(), .tok_push_prev_o, .tok_push_next_o(),
+    .tok_i, .tok_o,
     .start_o(start), .exec_done_i(exec_done), .retire_o(insn_pop_o),
-    .busy_o, .stall_o, .quiet_o, .idle_o
+    .status_o
   );
   assign insn_start_o = start;
 

@@ -71,9 +71,8 @@ module vacc_top (
   logic clr, go, halt, core_done, quiet, illegal, fetch_range, compute_range, range;
   logic [63:0] base;
   logic [31:0] insn_count, insn_offset, illegal_idx, compute_range_idx, range_idx;
-  logic load_busy, load_stall, load_quiet, load_idle;
-  logic compute_busy, compute_stall, compute_quiet, compute_idle, gemm_busy, gemm_mac, finish;
-  logic store_busy, store_stall, store_quiet, store_idle;
+  vacc_pkg::engine_status_t load_status, compute_status, store_status;
+  logic gemm_busy, gemm_mac, finish;
   logic fetch_done, fetch_quiet;
 
   vacc_control u_control (
@@ -89,9 +88,8 @@ module vacc_top (
     .clr_o(clr), .go_o(go), .halt_o(halt), .base_o(base), .insn_count_o(insn_count),
     .insn_offset_o(insn_offset), .core_done_i(core_done), .quiet_i(quiet),
     .illegal_i(illegal), .illegal_idx_i(illegal_idx), .range_i(range), .range_idx_i(range_idx),
-    .load_busy_i(load_busy), .load_stall_i(load_stall),
-    .compute_busy_i(compute_busy), .compute_stall_i(compute_stall),
-    .store_busy_i(store_busy), .store_stall_i(store_stall), .gemm_busy_i(gemm_busy)
+    .load_status_i(load_status), .compute_status_i(compute_status),
+    .store_status_i(store_status), .gemm_busy_i(gemm_busy)
   );
   assign s_axi_control_bresp = 2'b00;
   assign s_axi_control_rresp = 2'b00;
@@ -212,24 +210,36 @@ module vacc_top (
     );
   end
 
-  // Token queues.
-  logic l2c_push, l2c_pop, l2c_full, l2c_avail;
-  logic c2l_push, c2l_pop, c2l_full, c2l_avail;
-  logic c2s_push, c2s_pop, c2s_full, c2s_avail;
-  logic s2c_push, s2c_pop, s2c_full, s2c_avail;
+  // Token queues: each engine's tok_state_t (what it sees of its queues) and tok_ctrl_t (its
+  // pops and pushes). A queue takes the pushes of the engine it comes from and the pops of
+  // the engine it goes to; load has no previous engine and store no next, whose side reads 0.
+  vacc_pkg::tok_state_t load_tok_st, compute_tok_st, store_tok_st;
+  vacc_pkg::tok_ctrl_t load_tok, compute_tok, store_tok;
 
   vacc_token_queue #(.Depth(vacc_pkg::TokenQueueDepth)) u_l2c (
-    .clk_i(clk), .rst_ni(rst_n), .clr_i(clr), .push_i(l2c_push), .pop_i(l2c_pop),
-    .full_o(l2c_full), .avail_o(l2c_avail));
+    .clk_i(clk), .rst_ni(rst_n), .clr_i(clr), .push_i(load_tok.push_next),
+    .pop_i(compute_tok.pop_prev), .full_o(load_tok_st.next_full),
+    .avail_o(compute_tok_st.prev_avail));
   vacc_token_queue #(.Depth(vacc_pkg::TokenQueueDepth)) u_c2l (
-    .clk_i(clk), .rst_ni(rst_n), .clr_i(clr), .push_i(c2l_push), .pop_i(c2l_pop),
-    .full_o(c2l_full), .avail_o(c2l_avail));
+    .clk_i(clk), .rst_ni(rst_n), .clr_i(clr), .push_i(compute_tok.push_prev),
+    .pop_i(load_tok.pop_next), .full_o(compute_tok_st.prev_full),
+    .avail_o(load_tok_st.next_avail));
   vacc_token_queue #(.Depth(vacc_pkg::TokenQueueDepth)) u_c2s (
-    .clk_i(clk), .rst_ni(rst_n), .clr_i(clr), .push_i(c2s_push), .pop_i(c2s_pop),
-    .full_o(c2s_full), .avail_o(c2s_avail));
+    .clk_i(clk), .rst_ni(rst_n), .clr_i(clr), .push_i(compute_tok.push_next),
+    .pop_i(store_tok.pop_prev), .full_o(compute_tok_st.next_full),
+    .avail_o(store_tok_st.prev_avail));
   vacc_token_queue #(.Depth(vacc_pkg::TokenQueueDepth)) u_s2c (
-    .clk_i(clk), .rst_ni(rst_n), .clr_i(clr), .push_i(s2c_push), .pop_i(s2c_pop),
-    .full_o(s2c_full), .avail_o(s2c_avail));
+    .clk_i(clk), .rst_ni(rst_n), .clr_i(clr), .push_i(store_tok.push_prev),
+    .pop_i(compute_tok.pop_next), .full_o(store_tok_st.prev_full),
+    .avail_o(compute_tok_st.next_avail));
+  assign load_tok_st.prev_avail = 1'b0;
+  assign load_tok_st.prev_full = 1'b0;
+  assign store_tok_st.next_avail = 1'b0;
+  assign store_tok_st.next_full = 1'b0;
+  // Always 0 (no flag asks for them; fetch rejects those flags on these engines).
+  logic unused_tok;
+  assign unused_tok = ^{load_tok.pop_prev, load_tok.push_prev, store_tok.pop_next,
+                        store_tok.push_next};
 
   // ------------------------------------------------------------- INP and WGT scratchpads
   logic inp_we, inp_re, wgt_we, wgt_re;
@@ -250,14 +260,13 @@ module vacc_top (
     .clk_i(clk), .rst_ni(rst_n), .clr_i(clr), .halt_i(halt), .base_i(base),
     .insn_valid_i(!q_empty[0]), .insn_i(q_head[0]), .insn_pop_o(q_pop[0]),
     .insn_start_o(insn_start[0]),
-    .next_avail_i(c2l_avail), .next_full_i(l2c_full),
-    .tok_pop_next_o(c2l_pop), .tok_push_next_o(l2c_push),
+    .tok_i(load_tok_st), .tok_o(load_tok),
     .ar_valid_o(ar_valid[2:1]), .ar_ready_i(ar_ready[2:1]), .ar_addr_o(ar_addr[191:64]),
     .ar_len_o(ar_len[23:8]), .r_valid_i(r_valid[2:1]), .r_ready_o(r_ready[2:1]),
     .r_data_i(r_s_data),
     .inp_we_o(inp_we), .inp_waddr_o(inp_waddr), .inp_wdata_o(inp_wdata),
     .wgt_we_o(wgt_we), .wgt_waddr_o(wgt_waddr), .wgt_wdata_o(wgt_wdata),
-    .busy_o(load_busy), .stall_o(load_stall), .quiet_o(load_quiet), .idle_o(load_idle)
+    .status_o(load_status)
   );
 
   logic st_re;
@@ -269,10 +278,7 @@ module vacc_top (
     .clk_i(clk), .rst_ni(rst_n), .clr_i(clr), .halt_i(halt), .base_i(base),
     .insn_valid_i(!q_empty[1]), .insn_i(q_head[1]), .insn_idx_i(compute_idx),
     .insn_pop_o(q_pop[1]), .insn_start_o(insn_start[1]),
-    .prev_avail_i(l2c_avail), .next_avail_i(s2c_avail),
-    .prev_full_i(c2l_full), .next_full_i(c2s_full),
-    .tok_pop_prev_o(l2c_pop), .tok_pop_next_o(s2c_pop),
-    .tok_push_prev_o(c2l_push), .tok_push_next_o(c2s_push),
+    .tok_i(compute_tok_st), .tok_o(compute_tok),
     .ar_valid_o(ar_valid[4:3]), .ar_ready_i(ar_ready[4:3]), .ar_addr_o(ar_addr[319:192]),
     .ar_len_o(ar_len[39:24]), .r_valid_i(r_valid[4:3]), .r_ready_o(r_ready[4:3]),
     .r_data_i(r_s_data),
@@ -280,8 +286,7 @@ module vacc_top (
     .wgt_re_o(wgt_re), .wgt_raddr_o(wgt_raddr), .wgt_rdata_i(wgt_rdata),
     .st_re_i(st_re), .st_raddr_i(st_raddr), .st_rdata_o(st_rdata),
     .finish_o(finish), .gemm_busy_o(gemm_busy), .gemm_mac_o(gemm_mac),
-    .busy_o(compute_busy), .stall_o(compute_stall), .quiet_o(compute_quiet),
-    .idle_o(compute_idle), .range_o(compute_range), .range_idx_o(compute_range_idx),
+    .status_o(compute_status), .range_o(compute_range), .range_idx_o(compute_range_idx),
     .gemm_insn_start_o(gemm_insn_start), .gemm_insn_end_o(gemm_insn_end),
     .alu_insn_start_o(alu_insn_start), .alu_insn_end_o(alu_insn_end)
   );
@@ -290,15 +295,14 @@ module vacc_top (
     .clk_i(clk), .rst_ni(rst_n), .clr_i(clr), .halt_i(halt), .base_i(base),
     .insn_valid_i(!q_empty[2]), .insn_i(q_head[2]), .insn_pop_o(q_pop[2]),
     .insn_start_o(insn_start[2]),
-    .prev_avail_i(c2s_avail), .prev_full_i(s2c_full),
-    .tok_pop_prev_o(c2s_pop), .tok_push_prev_o(s2c_push),
+    .tok_i(store_tok_st), .tok_o(store_tok),
     .acc_re_o(st_re), .acc_raddr_o(st_raddr), .acc_rdata_i(st_rdata),
     .aw_valid_o(aw_s_valid), .aw_ready_i(aw_s_ready),
     .aw_addr_o(aw_s_addr), .aw_len_o(aw_s_len),
     .w_valid_o(w_s_valid), .w_ready_i(w_s_ready),
     .w_data_o(w_s_data), .w_strb_o(w_s_strb), .w_last_o(w_s_last),
     .b_valid_i(b_s_valid_q), .b_ready_o(),
-    .busy_o(store_busy), .stall_o(store_stall), .quiet_o(store_quiet), .idle_o(store_idle)
+    .status_o(store_status)
   );
 
   // Per-instruction trace for the simulator's timeline and deadlock reports (simulator/rtl):
@@ -327,6 +331,7 @@ module vacc_top (
 
   // Done: FINISH executed, every instruction dispatched, every engine idle with an empty
   // queue. Quiet (for an aborted run): nothing in flight anywhere.
-  assign core_done = finish && fetch_done && load_idle && compute_idle && store_idle;
-  assign quiet = fetch_quiet && load_quiet && compute_quiet && store_quiet;
+  assign core_done = finish && fetch_done && load_status.idle && compute_status.idle &&
+                     store_status.idle;
+  assign quiet = fetch_quiet && load_status.quiet && compute_status.quiet && store_status.quiet;
 endmodule
