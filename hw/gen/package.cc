@@ -76,6 +76,18 @@ void write_port_bundles(Writer &w) {
     logic push_prev;
     logic push_next;
   } tok_ctrl_t;
+  // One AXI read client of vacc_axi_rd_arb (fetch, load INP and WGT, compute UOP and ACC): its
+  // request and its readiness for data; the arbiter's answer. R data is shared by all clients.
+  typedef struct packed {
+    logic ar_valid;
+    logic [63:0] ar_addr;
+    logic [7:0] ar_len;  // beats - 1
+    logic r_ready;
+  } rd_req_t;
+  typedef struct packed {
+    logic ar_ready;
+    logic r_valid;  // a beat of this client's burst is on R
+  } rd_rsp_t;
 )";
 }
 

@@ -59,13 +59,11 @@ module vacc_compute (
   // Tokens: prev = load, next = store.
   input  vacc_pkg::tok_state_t tok_i,
   output vacc_pkg::tok_ctrl_t tok_o,
-  // AXI read clients: 0 UOP, 1 ACC.
-  output logic [1:0]   ar_valid_o,
-  input  logic [1:0]   ar_ready_i,
-  output logic [127:0] ar_addr_o,
-  output logic [15:0]  ar_len_o,
-  input  logic [1:0]   r_valid_i,
-  output logic [1:0]   r_ready_o,
+  // AXI read clients: UOP and ACC.
+  output vacc_pkg::rd_req_t uop_rd_o,
+  input  vacc_pkg::rd_rsp_t uop_rd_i,
+  output vacc_pkg::rd_req_t acc_rd_o,
+  input  vacc_pkg::rd_rsp_t acc_rd_i,
   input  logic [vacc_pkg::BusBits-1:0] r_data_i,
   // INP and WGT scratchpad read ports.
   output logic inp_re_o,
@@ -319,16 +317,14 @@ module vacc_compute (
   vacc_mem_load #(.ElemBytesLog2(vacc_pkg::UopElemBytesLog2), .IdxW(UopIdxW)) u_uop_ld (
     .clk_i, .rst_ni, .clr_i, .start_i(start && head_uop), .insn_i, .base_i,
     .busy_o(uop_ld_busy),
-    .ar_valid_o(ar_valid_o[0]), .ar_ready_i(ar_ready_i[0]), .ar_addr_o(ar_addr_o[63:0]),
-    .ar_len_o(ar_len_o[7:0]), .r_valid_i(r_valid_i[0]), .r_ready_o(r_ready_o[0]), .r_data_i,
+    .rd_o(uop_rd_o), .rd_i(uop_rd_i), .r_data_i,
     .we_o(uop_we), .waddr_o(uop_waddr), .wdata_o(uop_wdata)
   );
 
   vacc_mem_load #(.ElemBytesLog2(vacc_pkg::AccElemBytesLog2), .IdxW(AccIdxW)) u_acc_ld (
     .clk_i, .rst_ni, .clr_i, .start_i(start && head_load && !head_uop), .insn_i, .base_i,
     .busy_o(acc_ld_busy),
-    .ar_valid_o(ar_valid_o[1]), .ar_ready_i(ar_ready_i[1]), .ar_addr_o(ar_addr_o[127:64]),
-    .ar_len_o(ar_len_o[15:8]), .r_valid_i(r_valid_i[1]), .r_ready_o(r_ready_o[1]), .r_data_i,
+    .rd_o(acc_rd_o), .rd_i(acc_rd_i), .r_data_i,
     .we_o(acc_ld_we), .waddr_o(acc_ld_waddr), .wdata_o(acc_ld_wdata)
   );
 

@@ -25,12 +25,8 @@ module vacc_dma_rd #(
   output logic                elem_valid_o,
   output logic [(8 << ElemBytesLog2)-1:0] elem_o,
   // AXI4 read client (see vacc_axi_rd_arb).
-  output logic                ar_valid_o,
-  input  logic                ar_ready_i,
-  output logic [63:0]         ar_addr_o,
-  output logic [7:0]          ar_len_o,
-  input  logic                r_valid_i,
-  output logic                r_ready_o,
+  output vacc_pkg::rd_req_t   rd_o,
+  input  vacc_pkg::rd_rsp_t   rd_i,
   input  logic [vacc_pkg::BusBits-1:0] r_data_i
 );
   localparam int unsigned ElemBits = 8 << ElemBytesLog2;
@@ -68,11 +64,11 @@ module vacc_dma_rd #(
     last_of_row = (covered == 64'(bytes_left_q));
   end
 
-  assign ar_valid_o = ar_active_q && !setup_q && !stop_i &&
-                      (64'(outstanding_q) + elems <= 64'(space_i));
-  assign ar_addr_o = addr_q;
-  assign ar_len_o = 8'(beats - 64'd1);
-  assign ar_fire = ar_valid_o && ar_ready_i;
+  assign rd_o.ar_valid = ar_active_q && !setup_q && !stop_i &&
+                         (64'(outstanding_q) + elems <= 64'(space_i));
+  assign rd_o.ar_addr = addr_q;
+  assign rd_o.ar_len = 8'(beats - 64'd1);
+  assign ar_fire = rd_o.ar_valid && rd_i.ar_ready;
   assign row_fifo_push = ar_active_q && setup_q && !row_fifo_full;
 
   logic emit_q;  // an element leaves this cycle (elem_valid_o)
@@ -194,8 +190,8 @@ module vacc_dma_rd #(
   if (Wide) begin : g_wide
     // BeatsPerElem beats per element, first beat in the low bits.
     logic [$clog2(BeatsPerElem + 1)-1:0] beat_d, beat_q;
-    assign r_ready_o = d_active_q;
-    assign emit = r_valid_i && d_active_q && (32'(beat_q) == BeatsPerElem - 1);
+    assign rd_o.r_ready = d_active_q;
+    assign emit = rd_i.r_valid && d_active_q && (32'(beat_q) == BeatsPerElem - 1);
     logic [ElemBits-1:0] shifted;
     if (BeatsPerElem == 1) begin : g_one
       assign shifted = r_data_i;
@@ -205,7 +201,7 @@ module vacc_dma_rd #(
     always_comb begin
       beat_d = beat_q;
       elem_d = elem_q;
-      if (r_valid_i && d_active_q) begin
+      if (rd_i.r_valid && d_active_q) begin
         beat_d = emit ? '0 : beat_q + 1'b1;
         elem_d = shifted;
       end
@@ -230,8 +226,8 @@ module vacc_dma_rd #(
       .pop_i(!started_q && !row_empty && !clr_i), .data_o(lane_head), .empty_o(row_empty),
       .count_o()
     );
-    assign emit = started_q && r_valid_i;
-    assign r_ready_o = started_q && ((32'(lane_q) == ElemsPerBeat - 1) || d_x_q == 32'd1);
+    assign emit = started_q && rd_i.r_valid;
+    assign rd_o.r_ready = started_q && ((32'(lane_q) == ElemsPerBeat - 1) || d_x_q == 32'd1);
     always_comb begin
       lane_d = lane_q;
       started_d = started_q;
@@ -265,11 +261,11 @@ module vacc_dma_rd #(
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
     if (rst_ni && !clr_i) begin
-      DmaRdNoDataWhenIdle: assert (!(r_valid_i && r_ready_o && !d_active_q))
+      DmaRdNoDataWhenIdle: assert (!(rd_i.r_valid && rd_o.r_ready && !d_active_q))
         else $error("%m: read data beyond the request");
       DmaRdNoStartWhileBusy: assert (!(start_i && busy_o))
         else $error("%m: start while busy");
-      DmaRdBurstInPage: assert (!ar_valid_o ||
+      DmaRdBurstInPage: assert (!rd_o.ar_valid ||
           ((64'(addr_q[11:0]) + (beats << BusBytesLog2) - beat_off) <= 64'd4096))
         else $error("%m: burst crosses a 4 KiB page");
     end

@@ -17,12 +17,8 @@ module vacc_fetch (
   input  logic [31:0] insn_count_i,
   input  logic [31:0] insn_offset_i,
   // AXI4 read client.
-  output logic ar_valid_o,
-  input  logic ar_ready_i,
-  output logic [63:0] ar_addr_o,
-  output logic [7:0] ar_len_o,
-  input  logic r_valid_i,
-  output logic r_ready_o,
+  output vacc_pkg::rd_req_t rd_o,
+  input  vacc_pkg::rd_rsp_t rd_i,
   input  logic [vacc_pkg::BusBits-1:0] r_data_i,
   // Engine queues: 0 load, 1 compute, 2 store.
   output logic [2:0] q_push_o,
@@ -52,7 +48,7 @@ module vacc_fetch (
     .stop_i(stopped_q || halt_i), .space_i(32'(BufDepth) - 32'(buf_count)),
     .busy_o(), .inflight_o(inflight),
     .elem_valid_o(elem_valid), .elem_o(elem),
-    .ar_valid_o, .ar_ready_i, .ar_addr_o, .ar_len_o, .r_valid_i, .r_ready_o, .r_data_i
+    .rd_o, .rd_i, .r_data_i
   );
 
   vacc_fifo #(.Width(vacc_pkg::InsnBits), .Depth(BufDepth)) u_buf (

@@ -16,13 +16,11 @@ module vacc_load (
   // top ties that side to 0, and the previous pops and pushes stay 0.
   input  vacc_pkg::tok_state_t tok_i,
   output vacc_pkg::tok_ctrl_t tok_o,
-  // AXI read clients: 0 INP, 1 WGT.
-  output logic [1:0]   ar_valid_o,
-  input  logic [1:0]   ar_ready_i,
-  output logic [127:0] ar_addr_o,
-  output logic [15:0]  ar_len_o,
-  input  logic [1:0]   r_valid_i,
-  output logic [1:0]   r_ready_o,
+  // AXI read clients: INP and WGT.
+  output vacc_pkg::rd_req_t inp_rd_o,
+  input  vacc_pkg::rd_rsp_t inp_rd_i,
+  output vacc_pkg::rd_req_t wgt_rd_o,
+  input  vacc_pkg::rd_rsp_t wgt_rd_i,
   input  logic [vacc_pkg::BusBits-1:0] r_data_i,
   // Scratchpad write ports.
   output logic inp_we_o,
@@ -56,15 +54,13 @@ module vacc_load (
 
   vacc_mem_load #(.ElemBytesLog2(vacc_pkg::InpElemBytesLog2), .IdxW(vacc_pkg::InpIdxW)) u_inp (
     .clk_i, .rst_ni, .clr_i, .start_i(start && is_inp), .insn_i, .base_i, .busy_o(inp_busy),
-    .ar_valid_o(ar_valid_o[0]), .ar_ready_i(ar_ready_i[0]), .ar_addr_o(ar_addr_o[63:0]),
-    .ar_len_o(ar_len_o[7:0]), .r_valid_i(r_valid_i[0]), .r_ready_o(r_ready_o[0]), .r_data_i,
+    .rd_o(inp_rd_o), .rd_i(inp_rd_i), .r_data_i,
     .we_o(inp_we_o), .waddr_o(inp_waddr_o), .wdata_o(inp_wdata_o)
   );
 
   vacc_mem_load #(.ElemBytesLog2(vacc_pkg::WgtElemBytesLog2), .IdxW(vacc_pkg::WgtIdxW)) u_wgt (
     .clk_i, .rst_ni, .clr_i, .start_i(start && !is_inp), .insn_i, .base_i, .busy_o(wgt_busy),
-    .ar_valid_o(ar_valid_o[1]), .ar_ready_i(ar_ready_i[1]), .ar_addr_o(ar_addr_o[127:64]),
-    .ar_len_o(ar_len_o[15:8]), .r_valid_i(r_valid_i[1]), .r_ready_o(r_ready_o[1]), .r_data_i,
+    .rd_o(wgt_rd_o), .rd_i(wgt_rd_i), .r_data_i,
     .we_o(wgt_we_o), .waddr_o(wgt_waddr_o), .wdata_o(wgt_wdata_o)
   );
 endmodule

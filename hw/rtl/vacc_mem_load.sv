@@ -15,12 +15,8 @@ module vacc_mem_load #(
   input  logic [63:0]         base_i,
   output logic                busy_o,
   // AXI4 read client.
-  output logic                ar_valid_o,
-  input  logic                ar_ready_i,
-  output logic [63:0]         ar_addr_o,
-  output logic [7:0]          ar_len_o,
-  input  logic                r_valid_i,
-  output logic                r_ready_o,
+  output vacc_pkg::rd_req_t rd_o,
+  input  vacc_pkg::rd_rsp_t rd_i,
   input  logic [vacc_pkg::BusBits-1:0] r_data_i,
   // Scratchpad write port.
   output logic                we_o,
@@ -56,7 +52,7 @@ module vacc_mem_load #(
     .x_stride_i(32'(x_stride)), .stop_i(1'b0), .space_i('1),
     .busy_o(dma_busy), .inflight_o(),
     .elem_valid_o(elem_valid), .elem_o(elem),
-    .ar_valid_o, .ar_ready_i, .ar_addr_o, .ar_len_o, .r_valid_i, .r_ready_o, .r_data_i
+    .rd_o, .rd_i, .r_data_i
   );
 
   // Geometry of the instruction being executed.

@@ -95,9 +95,24 @@ module vacc_top (
   assign s_axi_control_rresp = 2'b00;
 
   // ------------------------------------------------------------- AXI read arbiter
+  // Each client's bundles, and the arbiter's per-member vectors (client 0 in bit 0): Yosys
+  // reads members of a scalar struct, not of an array of them.
+  vacc_pkg::rd_req_t fetch_rd, inp_rd, wgt_rd, uop_rd, acc_rd;
+  vacc_pkg::rd_rsp_t fetch_rsp, inp_rsp, wgt_rsp, uop_rsp, acc_rsp;
   logic [NumRd-1:0] ar_valid, ar_ready, r_valid, r_ready;
   logic [NumRd*64-1:0] ar_addr;
   logic [NumRd*8-1:0] ar_len;
+  assign ar_valid = {acc_rd.ar_valid, uop_rd.ar_valid, wgt_rd.ar_valid, inp_rd.ar_valid,
+                     fetch_rd.ar_valid};
+  assign ar_addr = {acc_rd.ar_addr, uop_rd.ar_addr, wgt_rd.ar_addr, inp_rd.ar_addr,
+                    fetch_rd.ar_addr};
+  assign ar_len = {acc_rd.ar_len, uop_rd.ar_len, wgt_rd.ar_len, inp_rd.ar_len, fetch_rd.ar_len};
+  assign r_ready = {acc_rd.r_ready, uop_rd.r_ready, wgt_rd.r_ready, inp_rd.r_ready,
+                    fetch_rd.r_ready};
+  assign {acc_rsp.ar_ready, uop_rsp.ar_ready, wgt_rsp.ar_ready, inp_rsp.ar_ready,
+          fetch_rsp.ar_ready} = ar_ready;
+  assign {acc_rsp.r_valid, uop_rsp.r_valid, wgt_rsp.r_valid, inp_rsp.r_valid,
+          fetch_rsp.r_valid} = r_valid;
 
   // ------------------------------------------------------------- AXI4 register slices
   // Every channel of m_axi_gmem passes through a two-entry FIFO (a full register slice: one
@@ -182,9 +197,7 @@ module vacc_top (
   vacc_fetch u_fetch (
     .clk_i(clk), .rst_ni(rst_n), .clr_i(clr), .go_i(go), .halt_i(halt), .base_i(base),
     .insn_count_i(insn_count), .insn_offset_i(insn_offset),
-    .ar_valid_o(ar_valid[0]), .ar_ready_i(ar_ready[0]), .ar_addr_o(ar_addr[63:0]),
-    .ar_len_o(ar_len[7:0]), .r_valid_i(r_valid[0]), .r_ready_o(r_ready[0]),
-    .r_data_i(r_s_data),
+    .rd_o(fetch_rd), .rd_i(fetch_rsp), .r_data_i(r_s_data),
     .q_push_o(q_push), .q_data_o(q_data), .q_full_i(q_full),
     .illegal_o(illegal), .illegal_idx_o(illegal_idx), .range_o(fetch_range),
     .done_o(fetch_done),
@@ -261,8 +274,7 @@ module vacc_top (
     .insn_valid_i(!q_empty[0]), .insn_i(q_head[0]), .insn_pop_o(q_pop[0]),
     .insn_start_o(insn_start[0]),
     .tok_i(load_tok_st), .tok_o(load_tok),
-    .ar_valid_o(ar_valid[2:1]), .ar_ready_i(ar_ready[2:1]), .ar_addr_o(ar_addr[191:64]),
-    .ar_len_o(ar_len[23:8]), .r_valid_i(r_valid[2:1]), .r_ready_o(r_ready[2:1]),
+    .inp_rd_o(inp_rd), .inp_rd_i(inp_rsp), .wgt_rd_o(wgt_rd), .wgt_rd_i(wgt_rsp),
     .r_data_i(r_s_data),
     .inp_we_o(inp_we), .inp_waddr_o(inp_waddr), .inp_wdata_o(inp_wdata),
     .wgt_we_o(wgt_we), .wgt_waddr_o(wgt_waddr), .wgt_wdata_o(wgt_wdata),
@@ -279,8 +291,7 @@ module vacc_top (
     .insn_valid_i(!q_empty[1]), .insn_i(q_head[1]), .insn_idx_i(compute_idx),
     .insn_pop_o(q_pop[1]), .insn_start_o(insn_start[1]),
     .tok_i(compute_tok_st), .tok_o(compute_tok),
-    .ar_valid_o(ar_valid[4:3]), .ar_ready_i(ar_ready[4:3]), .ar_addr_o(ar_addr[319:192]),
-    .ar_len_o(ar_len[39:24]), .r_valid_i(r_valid[4:3]), .r_ready_o(r_ready[4:3]),
+    .uop_rd_o(uop_rd), .uop_rd_i(uop_rsp), .acc_rd_o(acc_rd), .acc_rd_i(acc_rsp),
     .r_data_i(r_s_data),
     .inp_re_o(inp_re), .inp_raddr_o(inp_raddr), .inp_rdata_i(inp_rdata),
     .wgt_re_o(wgt_re), .wgt_raddr_o(wgt_raddr), .wgt_rdata_i(wgt_rdata),
