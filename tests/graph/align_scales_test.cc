@@ -17,6 +17,8 @@
 
 using namespace vacc::graph;
 using vacc::graph::test::add_op;
+using vacc::graph::test::max_rel_diff;
+using vacc::graph::test::output_sqnr_db;
 using vacc::graph::test::random_floats;
 
 namespace {
@@ -89,15 +91,6 @@ const Tensor &weights_of(const Graph &g, const std::string &node) {
   throw std::runtime_error("no node " + node);
 }
 
-double max_rel_diff(const Tensor &a, const Tensor &b) {
-  double worst = 0, scale = 0;
-  for (int64_t i = 0; i < a.size(); ++i) {
-    worst = std::max(worst, std::abs(a.as_double(i) - b.as_double(i)));
-    scale = std::max(scale, std::abs(b.as_double(i)));
-  }
-  return worst / scale;
-}
-
 TEST(AlignScales, FloatModelUnchangedAndRangesAtTheirGridsTop) {
   Graph original = model(), g = model();
   Calibration calib = calibrate(g, batches());
@@ -161,15 +154,7 @@ TEST(AlignScales, Int8CloserToFloat) {
     Calibration calib = calibrate(g, batches());
     if (align) EXPECT_GT(align_scales(g, calib), 0);
     quantize(g, calib);
-    double err = 0, sig = 0;
-    for (const auto &b : batches(300)) {
-      Tensor want = ReferenceExecutor(f).run(b)[0], got = ReferenceExecutor(g).run(b)[0];
-      for (int64_t i = 0; i < want.size(); ++i) {
-        err += std::pow(got.as_double(i) - want.as_double(i), 2);
-        sig += std::pow(want.as_double(i), 2);
-      }
-    }
-    return 10 * std::log10(sig / err);
+    return output_sqnr_db(f, g, batches(300));
   };
   const double off = error(false), on = error(true);
   std::printf("output SQNR: %.2f dB rescaled, %.2f dB not\n", on, off);

@@ -17,6 +17,8 @@
 
 using namespace vacc::graph;
 using vacc::graph::test::add_op;
+using vacc::graph::test::max_rel_diff;
+using vacc::graph::test::output_sqnr_db;
 using vacc::graph::test::random_floats;
 
 namespace {
@@ -96,15 +98,6 @@ const Node &node(const Graph &g, const std::string &name) {
 
 std::vector<float> weights(const Graph &g, const std::string &name) {
   return node(g, name).inputs[1]->constant->to_float_vector();
-}
-
-double max_rel_diff(const Tensor &a, const Tensor &b) {
-  double worst = 0, scale = 0;
-  for (int64_t i = 0; i < a.size(); ++i) {
-    worst = std::max(worst, std::abs(a.as_double(i) - b.as_double(i)));
-    scale = std::max(scale, std::abs(b.as_double(i)));
-  }
-  return worst / scale;
 }
 
 TEST(EqualizeChannels, FloatModelUnchanged) {
@@ -211,17 +204,8 @@ TEST(EqualizeChannels, Int8CloserToFloat) {
   auto sqnr = [](bool equalize) {
     Graph f = model(), g = model();
     if (equalize) EXPECT_GT(equalize_channels(g, batches()), 0);
-    Calibration calib = calibrate(g, batches());
-    quantize(g, calib);
-    double err = 0, sig = 0;
-    for (const auto &b : batches(300)) {
-      Tensor want = ReferenceExecutor(f).run(b)[0], got = ReferenceExecutor(g).run(b)[0];
-      for (int64_t i = 0; i < want.size(); ++i) {
-        err += std::pow(got.as_double(i) - want.as_double(i), 2);
-        sig += std::pow(want.as_double(i), 2);
-      }
-    }
-    return 10 * std::log10(sig / err);
+    quantize(g, calibrate(g, batches()));
+    return output_sqnr_db(f, g, batches(300));
   };
   const double off = sqnr(false), on = sqnr(true);
   std::printf("output SQNR: %.2f dB equalized, %.2f dB not\n", on, off);

@@ -2,6 +2,8 @@
 // per call with its output's shape inferred.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "vacc/graph/graph.h"
+#include "vacc/graph/reference_executor.h"
 #include "vacc/graph/shape_inference.h"
 
 namespace vacc::graph::test {
@@ -29,6 +32,30 @@ inline Value *add_op(Graph &g, OpKind kind, const std::string &name, std::vector
   Node *node = g.add_node(kind, name, std::move(inputs), {out}, std::move(attrs));
   infer_node(*node);
   return out;
+}
+
+// The largest difference between a and b relative to b's largest magnitude.
+inline double max_rel_diff(const Tensor &a, const Tensor &b) {
+  double worst = 0, scale = 0;
+  for (int64_t i = 0; i < a.size(); ++i) {
+    worst = std::max(worst, std::abs(a.as_double(i) - b.as_double(i)));
+    scale = std::max(scale, std::abs(b.as_double(i)));
+  }
+  return worst / scale;
+}
+
+// The SQNR in dB of `got`'s first output against `want`'s over the inputs (each one run).
+inline double output_sqnr_db(const Graph &want, const Graph &got,
+                             const std::vector<std::vector<Tensor>> &inputs) {
+  double err = 0, sig = 0;
+  for (const auto &b : inputs) {
+    const Tensor w = ReferenceExecutor(want).run(b)[0], g = ReferenceExecutor(got).run(b)[0];
+    for (int64_t i = 0; i < w.size(); ++i) {
+      err += std::pow(g.as_double(i) - w.as_double(i), 2);
+      sig += std::pow(w.as_double(i), 2);
+    }
+  }
+  return 10 * std::log10(sig / err);
 }
 
 }  // namespace vacc::graph::test
