@@ -127,21 +127,8 @@ TEST(AlignScales, ChainsReachingAnAddOrAnOutputAreLeftAlone) {
   EXPECT_EQ(align_scales(g, calib), 1);
   EXPECT_EQ(weights_of(g, "conv1").to_float_vector(), w1);
 
-  Graph out;
-  Value *x = out.add_value("x", DType::kFloat32, {1, 4});
-  out.add_input(x);
-  Attributes gemm;
-  gemm.set("transB", int64_t{1});
-  Value *h = add_op(out, OpKind::kGemm, "fc1",
-                    {x, out.add_constant("w1", random_floats({4, 4}, 1)),
-                     out.add_constant("b1", random_floats({4}, 2))},
-                    gemm);
-  Value *r = add_op(out, OpKind::kRelu, "relu", {h});
-  out.add_output(r);  // the activation is the model's output: its scale is the user's
-  out.add_output(add_op(out, OpKind::kGemm, "fc2",
-                        {r, out.add_constant("w2", random_floats({3, 4}, 3)),
-                         out.add_constant("b2", random_floats({3}, 4))},
-                        gemm));
+  // The activation is the model's output: its scale is the user's.
+  Graph out = vacc::graph::test::dense_pair_with_visible_hidden(random_floats({4, 4}, 1));
   Calibration c2 = calibrate(out, {{random_floats({1, 4}, 5)}});
   EXPECT_EQ(align_scales(out, c2), 0);
 }

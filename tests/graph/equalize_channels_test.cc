@@ -17,6 +17,7 @@
 
 using namespace vacc::graph;
 using vacc::graph::test::add_op;
+using vacc::graph::test::dense_pair_with_visible_hidden;
 using vacc::graph::test::max_rel_diff;
 using vacc::graph::test::output_sqnr_db;
 using vacc::graph::test::random_floats;
@@ -178,21 +179,8 @@ TEST(EqualizeChannels, ChainsReachingAnAddAnOutputOrAReLU6AreLeftAlone) {
     EXPECT_EQ(weights(g, "conv1"), w1);
   }
   {
-    Graph g;
-    Value *x = g.add_value("x", DType::kFloat32, {1, 4});
-    g.add_input(x);
-    Attributes gemm;
-    gemm.set("transB", int64_t{1});
-    Value *h = add_op(g, OpKind::kGemm, "fc1",
-                      {x, g.add_constant("w1", unbalanced({4, 4}, 1, 1.0f)),
-                       g.add_constant("b1", random_floats({4}, 2))},
-                      gemm);
-    Value *r = add_op(g, OpKind::kRelu, "relu", {h});
-    g.add_output(r);  // the activation is the model's output: its values are the user's
-    g.add_output(add_op(g, OpKind::kGemm, "fc2",
-                        {r, g.add_constant("w2", random_floats({3, 4}, 3)),
-                         g.add_constant("b2", random_floats({3}, 4))},
-                        gemm));
+    // fc1's output is the model's output too: its values are the user's.
+    Graph g = dense_pair_with_visible_hidden(unbalanced({4, 4}, 1, 1.0f));
     EXPECT_EQ(equalize_channels(g, {{random_floats({1, 4}, 5)}}), 0);
   }
 }

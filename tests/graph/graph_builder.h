@@ -34,6 +34,26 @@ inline Value *add_op(Graph &g, OpKind kind, const std::string &name, std::vector
   return out;
 }
 
+// x [1, 4] -> fc1 (weights `w1`, [4, 4]) -> Relu -> fc2 [3], with the Relu's output a graph
+// output too: an activation whose values the user sees, which no rescaling pass may touch.
+inline Graph dense_pair_with_visible_hidden(Tensor w1) {
+  Graph g;
+  Value *x = g.add_value("x", DType::kFloat32, {1, 4});
+  g.add_input(x);
+  Attributes gemm;
+  gemm.set("transB", int64_t{1});
+  Value *h = add_op(
+      g, OpKind::kGemm, "fc1",
+      {x, g.add_constant("w1", std::move(w1)), g.add_constant("b1", random_floats({4}, 2))}, gemm);
+  Value *r = add_op(g, OpKind::kRelu, "relu", {h});
+  g.add_output(r);
+  g.add_output(add_op(g, OpKind::kGemm, "fc2",
+                      {r, g.add_constant("w2", random_floats({3, 4}, 3)),
+                       g.add_constant("b2", random_floats({3}, 4))},
+                      gemm));
+  return g;
+}
+
 // The largest difference between a and b relative to b's largest magnitude.
 inline double max_rel_diff(const Tensor &a, const Tensor &b) {
   double worst = 0, scale = 0;
