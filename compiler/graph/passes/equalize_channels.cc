@@ -247,26 +247,18 @@ int equalize_channels(Graph &graph, const std::vector<std::vector<Tensor>> &batc
     // own scale takes the rest), so that a later chain's factors on those rows do not count.
     for (const Reader &r : c.readers) {
       const Tensor &w = *r.node->input(1)->constant;
-      const int64_t in_channels = r.node->input(0)->rank() == 4 ? r.node->input(0)->shape[1] : 0;
-      const int64_t rows = r.node->op == OpKind::kConv ? w.dim(0) : 0;
-      std::vector<double> row_max(rows, 0.0);
       const float *d = w.data<float>();
-      if (rows > 0)
-        for (int64_t k = 0; k < w.size(); ++k)
-          row_max[k / (w.size() / rows)] =
-              std::max(row_max[k / (w.size() / rows)], double(std::fabs(d[k])));
-      // Dense readers' rows are output features: B's columns (rows with transB).
-      const bool trans_b = r.node->op == OpKind::kGemm && r.node->attrs.get_int("transB", 0);
-      const int64_t out_features =
-          r.node->op == OpKind::kConv ? 0 : (trans_b ? w.dim(0) : w.dim(1));
-      std::vector<double> out_max(out_features, 0.0);
-      for (int64_t k = 0; k < w.size() && out_features > 0; ++k) {
-        const int64_t o = trans_b ? k / w.dim(1) : k % w.dim(1);
-        out_max[o] = std::max(out_max[o], double(std::fabs(d[k])));
-      }
+      const int64_t in_channels = r.node->input(0)->rank() == 4 ? r.node->input(0)->shape[1] : 0;
+      // Each weight's output row (its output channel, as for a producer) and the rows' largest.
+      std::vector<int64_t> row(w.size());
+      std::vector<double> row_max;
+      for_each_channel(*r.node, w, false, 1, 0, [&](int64_t k, int64_t o) {
+        row[k] = o;
+        if (o >= int64_t(row_max.size())) row_max.resize(o + 1, 0.0);
+        row_max[o] = std::max(row_max[o], double(std::fabs(d[k])));
+      });
       for_each_channel(*r.node, w, true, r.inner, in_channels, [&](int64_t k, int64_t ch) {
-        const double top = rows > 0 ? row_max[k / (w.size() / rows)]
-                                    : out_max[trans_b ? k / w.dim(1) : k % w.dim(1)];
+        const double top = row_max[row[k]];
         if (top > 0) wgt[ch] = std::max(wgt[ch], std::fabs(d[k]) / top);
       });
     }
