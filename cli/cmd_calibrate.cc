@@ -35,7 +35,7 @@ std::vector<std::string> split(const std::string &s) {
   return out;
 }
 
-std::string pct(double v) {
+std::string signed_pct(double v) {
   return fmt::format("{:+.2f}%", 100 * v);
 }
 
@@ -131,7 +131,7 @@ void calibrate(const CalibrateArgs &a) {
       // Random programs: only those off by more than their bound, unless --all-rows.
       if (r.group == "progen" && !a.all_rows && std::abs(r.error()) <= 0.05) continue;
       table.push_back({r.group, r.workload, fmt::format("{}", r.rtl_cycles),
-                       fmt::format("{}", r.perf_cycles), pct(r.error()),
+                       fmt::format("{}", r.perf_cycles), signed_pct(r.error()),
                        describe_divergence(r.divergence), fmt::format("{:.3f}", r.rtl_seconds),
                        fmt::format("{:.3f}", r.perf_seconds)});
     }
@@ -143,8 +143,9 @@ void calibrate(const CalibrateArgs &a) {
           {g.group, fmt::format("{}", g.rows),
            fmt::format("{} ({:.1f}%, bound {:.0f}%)", g.within,
                        100.0 * g.within / std::max<size_t>(g.rows, 1), 100 * g.bound),
-           fmt::format("{}", g.exact), fmt::format("{:.2f}%", 100 * g.worst), pct(total_error(g)),
-           fmt::format("{:.3f}", g.rtl_seconds), fmt::format("{:.3f}", g.perf_seconds),
+           fmt::format("{}", g.exact), fmt::format("{:.2f}%", 100 * g.worst),
+           signed_pct(total_error(g)), fmt::format("{:.3f}", g.rtl_seconds),
+           fmt::format("{:.3f}", g.perf_seconds),
            g.perf_seconds > 0 ? fmt::format("{:.0f}x", g.rtl_seconds / g.perf_seconds) : "-"});
     fmt::print("{}", format_table(sum));
   }

@@ -38,7 +38,7 @@ float metadata_float(const isa::Package &p, const std::string &key, const std::s
   return v.is_string() ? std::stof(v.get<std::string>()) : v.get<float>();
 }
 
-std::vector<int64_t> argmax_rows(const runtime::HostTensor &t) {
+std::vector<int64_t> predicted_classes(const runtime::HostTensor &t) {
   if (t.dtype != "f32" || t.shape.size() != 2) fail("the model's output is not float32 [N, K]");
   const int64_t n = t.shape[0], k = t.shape[1];
   const float *v = reinterpret_cast<const float *>(t.data.data());
@@ -104,8 +104,8 @@ void eval(const EvalArgs &a) {
     h.shape = in.shape;
     h.data.assign(x.raw(), x.raw() + x.nbytes());
     runtime::RunProfile qprof, fprof;
-    const auto qpred = argmax_rows(qexec.run({h}, &qprof)[0]);
-    const auto fpred = argmax_rows(fexec.run({h}, &fprof)[0]);
+    const auto qpred = predicted_classes(qexec.run({h}, &qprof)[0]);
+    const auto fpred = predicted_classes(fexec.run({h}, &fprof)[0]);
     qs += qprof.seconds;
     fs += fprof.seconds;
     if (auto c = qprof.cycles()) {

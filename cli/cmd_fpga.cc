@@ -50,7 +50,7 @@ void print_devices(bool json) {
   if (!list.xrt_usable) throw Error(list.problem);
 }
 
-struct RunArgs {
+struct FpgaRunArgs {
   std::string program;
   std::string xclbin;
   std::string device = "0";
@@ -60,7 +60,7 @@ struct RunArgs {
   bool json = false;
 };
 
-void run_on_fpga(const RunArgs &args) {
+void run_on_fpga(const FpgaRunArgs &args) {
   driver::check_xclbin(args.xclbin);  // first: a wrong xclbin reads the same without a board
   isa::HwConfig config = load_named_config(args.config);
   isa::Program program = load_any_program(config, args.program);
@@ -147,7 +147,7 @@ void add_fpga_command(CLI::App &app) {
   CLI::App *fpga = app.add_subcommand("fpga", "Run on an FPGA board (XRT) and package for one");
   fpga->require_subcommand(1);
 
-  auto run = std::make_shared<RunArgs>();
+  auto run = std::make_shared<FpgaRunArgs>();
   CLI::App *run_cmd = fpga->add_subcommand("run", "Run a program (.vprog or .s) on an FPGA board through XRT");
   run_cmd->add_option("program", run->program, "Program (.vprog, or .s assembled on the fly)")
       ->required();

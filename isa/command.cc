@@ -10,7 +10,7 @@
 namespace vacc::isa {
 namespace {
 
-constexpr char kMagic[8] = {'V', 'A', 'C', 'C', 'C', 'M', 'D', 'S'};
+constexpr char kCommandListMagic[8] = {'V', 'A', 'C', 'C', 'C', 'M', 'D', 'S'};
 constexpr uint32_t kVersion = 2;  // 2: GEMM/ALU overlap flag
 enum Tag : uint8_t { kTagDma = 1, kTagGemm = 2, kTagAlu = 3, kTagDep = 4 };
 
@@ -133,7 +133,7 @@ void check_command_list(const CommandList &list, const HwConfig &config) {
 
 std::vector<uint8_t> serialize(const CommandList &list) {
   Writer w;
-  w.bytes.insert(w.bytes.end(), kMagic, kMagic + 8);
+  w.bytes.insert(w.bytes.end(), kCommandListMagic, kCommandListMagic + 8);
   w.u32(kVersion);
   w.str(list.name);
   w.str(list.config_name);
@@ -198,7 +198,7 @@ std::vector<uint8_t> serialize(const CommandList &list) {
 }
 
 CommandList deserialize(const std::vector<uint8_t> &bytes) {
-  if (bytes.size() < 12 || std::memcmp(bytes.data(), kMagic, 8) != 0)
+  if (bytes.size() < 12 || std::memcmp(bytes.data(), kCommandListMagic, 8) != 0)
     fail("command list: bad magic (not a serialized vacc command list)");
   Reader r(bytes);
   for (int i = 0; i < 8; ++i) r.u8();

@@ -5,22 +5,19 @@
 #include <iterator>
 
 #include "json_integer.h"
+#include "vacc/support/align.h"
 #include "vacc/support/error.h"
-#include "vacc/support/hash.h"
 #include "vacc/support/file.h"
+#include "vacc/support/hash.h"
 #include "vacc/support/limits.h"
 
 namespace vacc::isa {
 
 namespace {
 
-constexpr char kMagic[8] = {'V', 'A', 'C', 'C', 'P', 'K', 'G', '\0'};
+constexpr char kPackageMagic[8] = {'V', 'A', 'C', 'C', 'P', 'K', 'G', '\0'};
 constexpr uint64_t kAlign = 64;
 constexpr size_t kFixedHeader = 8 + 4 + 4 + 8 + 8;
-
-uint64_t align_up(uint64_t v, uint64_t a) {
-  return (v + a - 1) / a * a;
-}
 
 // The payload checksum's seed (not FNV's usual offset basis; kept so packages stay readable).
 constexpr uint64_t kChecksumSeed = 1469598103934665603ull;
@@ -231,7 +228,7 @@ std::vector<uint8_t> encode_package(const Package &package) {
 
   const uint64_t blob_start = align_up(kFixedHeader + header.size(), kAlign);
   std::vector<uint8_t> bytes(blob_start + offset, 0);
-  std::memcpy(bytes.data(), kMagic, 8);
+  std::memcpy(bytes.data(), kPackageMagic, 8);
   const uint32_t version = kPackageVersion;
   std::memcpy(bytes.data() + 8, &version, 4);
   const uint64_t length = header.size();
@@ -259,7 +256,7 @@ bool is_package_file(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   char magic[8] = {};
   in.read(magic, 8);
-  return in && std::memcmp(magic, kMagic, 8) == 0;
+  return in && std::memcmp(magic, kPackageMagic, 8) == 0;
 }
 
 uint64_t package_checksum(std::string_view file) {
@@ -275,7 +272,7 @@ Package load_package(const std::string &path) {
 Package parse_package(std::string_view file, const std::string &path) {
   const auto *bytes = reinterpret_cast<const uint8_t *>(file.data());
   const uint64_t size = file.size();
-  if (size < kFixedHeader || std::memcmp(bytes, kMagic, 8) != 0)
+  if (size < kFixedHeader || std::memcmp(bytes, kPackageMagic, 8) != 0)
     fail("{}: not a vacc package (bad magic; expected a .vpkg written by `vacc compile`)", path);
   uint32_t version;
   uint64_t length, sum;

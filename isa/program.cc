@@ -1,12 +1,12 @@
 #include "vacc/isa/program.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cstring>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "json_integer.h"
 #include "vacc/isa/encoding.h"
+#include "vacc/support/align.h"
 #include "vacc/support/error.h"
 #include "vacc/support/file.h"
 #include "vacc/support/limits.h"
@@ -15,11 +15,9 @@ namespace vacc::isa {
 
 namespace {
 
-constexpr char kMagic[8] = {'V', 'A', 'C', 'C', 'P', 'R', 'O', 'G'};
+constexpr char kProgramMagic[8] = {'V', 'A', 'C', 'C', 'P', 'R', 'O', 'G'};
 constexpr uint32_t kFormatVersion = 1;
 constexpr uint64_t kHeaderAlign = 64;
-
-uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 const RegionKind kAllKinds[] = {RegionKind::kInstructions, RegionKind::kUops,
                                 RegionKind::kInput,        RegionKind::kWeight,
@@ -105,11 +103,11 @@ void save_program(const Program &program, const std::string &path) {
   std::ofstream out(path, std::ios::binary);
   if (!out) fail("{}: cannot write program file", path);
   const uint32_t version = kFormatVersion, length = static_cast<uint32_t>(text.size());
-  out.write(kMagic, sizeof kMagic);
+  out.write(kProgramMagic, sizeof kProgramMagic);
   out.write(reinterpret_cast<const char *>(&version), 4);
   out.write(reinterpret_cast<const char *>(&length), 4);
   out.write(text.data(), text.size());
-  const uint64_t used = sizeof kMagic + 8 + text.size();
+  const uint64_t used = sizeof kProgramMagic + 8 + text.size();
   const std::string pad(align_up(used, kHeaderAlign) - used, '\0');
   out.write(pad.data(), pad.size());
   out.write(reinterpret_cast<const char *>(program.dram.data()), program.dram.size());
@@ -120,7 +118,7 @@ bool is_program_file(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   char magic[8] = {};
   in.read(magic, 8);
-  return in && std::memcmp(magic, kMagic, 8) == 0;
+  return in && std::memcmp(magic, kProgramMagic, 8) == 0;
 }
 
 Program load_program(const std::string &path) {
@@ -130,7 +128,7 @@ Program load_program(const std::string &path) {
 Program parse_program(std::string_view file, const std::string &path) {
   const auto *bytes = reinterpret_cast<const uint8_t *>(file.data());
   const uint64_t size = file.size();
-  if (size < 16 || std::memcmp(bytes, kMagic, 8) != 0)
+  if (size < 16 || std::memcmp(bytes, kProgramMagic, 8) != 0)
     fail(
         "{}: not a vacc program file (bad magic; expected a .vprog written by vacc asm or "
         "vacc compile)",

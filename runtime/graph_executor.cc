@@ -13,16 +13,13 @@
 #include "vacc/isa/program.h"
 #include "vacc/runtime/program_replay.h"
 #include "vacc/runtime/session.h"
+#include "vacc/support/align.h"
 #include "vacc/support/error.h"
 #include "vacc/support/huge_page_buffer.h"
 
 namespace vacc::runtime {
 
 namespace {
-
-uint64_t align_up(uint64_t v, uint64_t a) {
-  return (v + a - 1) / a * a;
-}
 
 std::string shape_text(const std::vector<int64_t> &shape) {
   std::string s = "[";

@@ -30,7 +30,7 @@ bool constant_clip(const Node &n) {
 }
 
 // One layer: a chain of float values, each the sole input of the next's producer.
-struct Layer {
+struct ReportLayer {
   LayerQuantStats stats;
   std::vector<std::string> members;  // float values, the last compared
   const Value *int8_end = nullptr;
@@ -106,7 +106,7 @@ class Reporter {
       : fg_(fg), qg_(qg), forms_(forms), kept_(kept) {
     for (const auto &[name, q] : forms) name_of_[q] = name;
     build_layers();
-    for (Layer &l : layers_)
+    for (ReportLayer &l : layers_)
       if (!l.stats.kept_float) trace(l);
   }
 
@@ -125,12 +125,12 @@ class Reporter {
           ReferenceExecutor(qg_).run(batch, [&](const Value &v, const Tensor &t) {
             auto it = layer_of_end_.find(&v);
             if (it == layer_of_end_.end()) return;
-            Layer &l = layers_[it->second];
+            ReportLayer &l = layers_[it->second];
             const Tensor &f = fvals.at(l.members.back());
             observe(l, f, t);
             l.noise_chained += energies(f, t, *v.frac_bits, v.zero_point).second;
           });
-      for (Layer &l : layers_) local(l, fvals);
+      for (ReportLayer &l : layers_) local(l, fvals);
       for (size_t i = 0; i < outs && i < fout.size() && i < qout.size(); ++i) {
         if (fout[i].dtype() != DType::kFloat32 || qout[i].dtype() != DType::kFloat32) continue;
         Eigen::Map<const Eigen::ArrayXf> f(fout[i].data<float>(), fout[i].size());
@@ -147,7 +147,7 @@ class Reporter {
       const double denom = std::sqrt(out_signal[i] * out_qq[i]);
       report.output_cosine.push_back(denom > 0 ? out_dot[i] / denom : 1.0);
     }
-    for (Layer &l : layers_) {
+    for (ReportLayer &l : layers_) {
       LayerQuantStats s = l.stats;
       if (s.kept_float) {
         s.sqnr_local = s.sqnr_chained = std::numeric_limits<double>::infinity();
@@ -193,13 +193,13 @@ class Reporter {
       const Value *in = n && !n->inputs.empty() ? n->inputs[0] : nullptr;
       auto it = in ? layer_of.find(in) : layer_of.end();
       if (it != layer_of.end() && absorbed_by(in) == n) {
-        Layer &l = layers_[it->second];
+        ReportLayer &l = layers_[it->second];
         l.stats.ops += std::string("+") + op_def(n->op).name;
         l.members.push_back(v->name);
         layer_of[v] = it->second;
         return;
       }
-      Layer l;
+      ReportLayer l;
       l.stats.name = n ? n->name : v->name;
       l.stats.ops = n ? op_def(n->op).name : "input";
       l.members.push_back(v->name);
@@ -211,7 +211,7 @@ class Reporter {
     for (const Node *n : fg_.nodes()) {
       if (n->outputs.empty() || !n->outputs[0]) continue;
       if (kept_.count(n->name)) {
-        Layer l;
+        ReportLayer l;
         l.stats.name = n->name;
         l.stats.ops = op_def(n->op).name;
         l.stats.value = n->outputs[0]->name;
@@ -224,7 +224,7 @@ class Reporter {
       add(n->outputs[0], n);
     }
     for (size_t i = 0; i < layers_.size(); ++i) {
-      Layer &l = layers_[i];
+      ReportLayer &l = layers_[i];
       if (l.stats.kept_float) continue;
       l.stats.value = l.members.back();
       l.int8_end = forms_.at(l.stats.value);
@@ -238,7 +238,7 @@ class Reporter {
   }
 
   // The int8 graph's nodes between the layer's inputs and its int8 output.
-  void trace(Layer &l) {
+  void trace(ReportLayer &l) {
     std::unordered_set<const Value *> interior;
     for (size_t i = 0; i + 1 < l.members.size(); ++i) interior.insert(forms_.at(l.members[i]));
     std::unordered_set<const Value *> seen;
@@ -265,7 +265,7 @@ class Reporter {
     if (l.int8_end->dtype != DType::kInt8 || !l.int8_end->frac_bits) l.local = false;
   }
 
-  void observe(Layer &l, const Tensor &f, const Tensor &q) {
+  void observe(ReportLayer &l, const Tensor &f, const Tensor &q) {
     const int fb = l.stats.frac_bits;
     Eigen::Map<const Eigen::ArrayXf> a(f.data<float>(), f.size());
     const double step = std::ldexp(1.0, -fb);
@@ -287,7 +287,7 @@ class Reporter {
   }
 
   // The layer's int8 output from the float model's values at its inputs.
-  void local(Layer &l, const std::unordered_map<std::string, Tensor> &fvals) {
+  void local(ReportLayer &l, const std::unordered_map<std::string, Tensor> &fvals) {
     if (!l.local) return;
     std::unordered_map<const Value *, Tensor> env;
     for (const auto &[u, name] : l.int8_inputs) {
@@ -324,7 +324,7 @@ class Reporter {
   const Int8Forms &forms_;
   const std::unordered_set<std::string> &kept_;
   std::unordered_map<const Value *, std::string> name_of_;  // int8 form -> float value's name
-  std::vector<Layer> layers_;
+  std::vector<ReportLayer> layers_;
   std::unordered_map<const Value *, size_t> layer_of_end_;
   std::unordered_set<std::string> needed_;  // float values the layers compare or start from
 };

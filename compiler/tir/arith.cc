@@ -5,6 +5,7 @@
 #include "vacc/support/error.h"
 #include "vacc/tir/equal.h"
 #include "vacc/tir/functor.h"
+#include "vacc/tir/int_eval.h"
 #include "vacc/tir/ops.h"
 
 namespace vacc::tir {
@@ -25,11 +26,6 @@ int64_t mul_s(int64_t a, int64_t c) {
   if (r > kPosInf) return kPosInf;
   if (r < kNegInf) return kNegInf;
   return static_cast<int64_t>(r);
-}
-int64_t floordiv(int64_t a, int64_t c) {
-  int64_t q = a / c;
-  if ((a % c != 0) && ((a < 0) != (c < 0))) --q;
-  return q;
 }
 int64_t floordiv_s(int64_t a, int64_t c) {
   if (a == kNegInf || a == kPosInf) return a;

@@ -4,30 +4,27 @@
 #include <memory>
 #include <unordered_set>
 
+#include "pattern.h"
 #include "vacc/graph/passes/quantize.h"
 
 namespace vacc::graph {
 
 namespace {
 
-bool float_constant(const Value *v) {
-  return v && v->is_constant() && v->dtype == DType::kFloat32;
-}
-
 // A convolution or dense layer whose data input is `x` (input 0, read nowhere else) and whose
 // weights are a float constant: dividing the weights by a undoes x's scaling by a.
 bool linear_reader(const Node &n, const Value *x) {
   if (n.op != OpKind::kConv && n.op != OpKind::kGemm && n.op != OpKind::kMatMul) return false;
-  if (n.inputs.empty() || n.inputs[0] != x || !float_constant(n.input(1))) return false;
+  if (n.inputs.empty() || n.inputs[0] != x || !pattern::float_constant(n.input(1))) return false;
   for (size_t i = 1; i < n.inputs.size(); ++i)
     if (n.inputs[i] == x) return false;
   return n.op != OpKind::kGemm || n.attrs.get_int("transA", 0) == 0;
 }
 
-bool constant_clip(const Node &n) {
+bool float_constant_clip(const Node &n) {
   if (n.op != OpKind::kClip) return false;
   for (size_t i = 1; i < n.inputs.size(); ++i)
-    if (n.inputs[i] && !float_constant(n.inputs[i])) return false;
+    if (n.inputs[i] && !pattern::float_constant(n.inputs[i])) return false;
   return true;
 }
 
@@ -36,7 +33,7 @@ bool homogeneous(const Node &n, const Value *x) {
   static const std::unordered_set<OpKind> ops = {OpKind::kRelu,        OpKind::kMaxPool,
                                                  OpKind::kAveragePool, OpKind::kGlobalAveragePool,
                                                  OpKind::kFlatten,     OpKind::kReshape};
-  if (!ops.count(n.op) && !constant_clip(n)) return false;
+  if (!ops.count(n.op) && !float_constant_clip(n)) return false;
   if (n.inputs.empty() || n.inputs[0] != x || n.outputs.size() != 1 || !n.outputs[0]) return false;
   for (size_t i = 1; i < n.inputs.size(); ++i)
     if (n.inputs[i] == x) return false;
@@ -44,7 +41,7 @@ bool homogeneous(const Node &n, const Value *x) {
 }
 
 // What rescaling the output of one producer touches.
-struct Chain {
+struct ScaledChain {
   std::vector<Value *> values;  // the producer's output and every value derived from it
   std::vector<Node *> clips;    // constant Clips among the derivations: bounds times a
   std::vector<Node *> readers;  // the convolutions and dense layers at its ends: weights / a
@@ -52,7 +49,7 @@ struct Chain {
 
 // The chain from `out`, or false when some value of it reaches anything else (an Add, a
 // Concat, a graph output, an operator that is not homogeneous).
-bool chain_from(const Graph &g, Value *out, Chain *c) {
+bool chain_from(const Graph &g, Value *out, ScaledChain *c) {
   std::vector<Value *> stack = {out};
   while (!stack.empty()) {
     Value *x = stack.back();
@@ -79,7 +76,8 @@ bool chain_from(const Graph &g, Value *out, Chain *c) {
 // after it (quantize.cc's rule), so its own range does not count.
 float stored_range(const Graph &g, const Value *x, const Calibration &calib) {
   std::vector<Node *> users = g.consumers(x);
-  if (users.size() == 1 && (users[0]->op == OpKind::kRelu || constant_clip(*users[0]))) return 0;
+  if (users.size() == 1 && (users[0]->op == OpKind::kRelu || float_constant_clip(*users[0])))
+    return 0;
   return calib.range(x);
 }
 
@@ -108,10 +106,12 @@ int align_scales(Graph &graph, Calibration &calib) {
   int aligned = 0;
   for (Node *p : graph.nodes()) {
     if (p->op != OpKind::kConv && p->op != OpKind::kGemm) continue;
-    if (!float_constant(p->input(1)) || (p->input(2) && !float_constant(p->input(2)))) continue;
+    if (!pattern::float_constant(p->input(1)) ||
+        (p->input(2) && !pattern::float_constant(p->input(2))))
+      continue;
     if (p->op == OpKind::kGemm && p->attrs.get_int("transA", 0) != 0) continue;
     if (p->outputs.size() != 1 || !p->outputs[0]) continue;
-    Chain c;
+    ScaledChain c;
     if (!chain_from(graph, p->outputs[0], &c)) continue;
     float r = 0;
     for (const Value *x : c.values) r = std::max(r, stored_range(graph, x, calib));

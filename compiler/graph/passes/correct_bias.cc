@@ -17,15 +17,15 @@ namespace {
 
 // A layer to correct: the Add of its int32 bias (input 1, a constant) to its accumulator, read
 // only by the Requantize whose output is the int8 form of float value `name`.
-struct Layer {
+struct BiasedLayer {
   Node *add = nullptr;
   const Node *requant = nullptr;
   const std::vector<double> *float_mean = nullptr;
 };
 
-std::unordered_map<const Node *, Layer> layers(const Graph &g, const Int8Forms &forms,
-                                               const ChannelMeans &means) {
-  std::unordered_map<const Node *, Layer> out;
+std::unordered_map<const Node *, BiasedLayer> layers(const Graph &g, const Int8Forms &forms,
+                                                     const ChannelMeans &means) {
+  std::unordered_map<const Node *, BiasedLayer> out;
   for (const auto &[name, y8] : forms) {
     const Node *r = y8->producer;
     if (!r || r->op != OpKind::kRequantize || !y8->frac_bits) continue;
@@ -112,7 +112,7 @@ int correct_bias(Graph &graph, const Int8Forms &forms, const ChannelMeans &float
     for (Env &e : env) run(n, e);
     auto t = todo.find(&n);
     if (t != todo.end()) {
-      const Layer &target = t->second;
+      const BiasedLayer &target = t->second;
       const int64_t channels = n.inputs[1]->constant->size();
       std::vector<int64_t> shifts = target.requant->attrs.get_ints("shifts");
       if (shifts.size() == 1) shifts.assign(channels, shifts[0]);

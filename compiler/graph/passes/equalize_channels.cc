@@ -5,15 +5,12 @@
 #include <limits>
 #include <unordered_map>
 
+#include "pattern.h"
 #include "vacc/graph/reference_executor.h"
 
 namespace vacc::graph {
 
 namespace {
-
-bool float_constant(const Value *v) {
-  return v && v->is_constant() && v->dtype == DType::kFloat32;
-}
 
 // Reads `x` as input 0 and nowhere else.
 bool reads_only_as_data(const Node &n, const Value *x) {
@@ -24,7 +21,8 @@ bool reads_only_as_data(const Node &n, const Value *x) {
 }
 
 bool scalar_is(const Value *v, float want) {
-  return float_constant(v) && v->constant->size() == 1 && v->constant->data<float>()[0] == want;
+  return pattern::float_constant(v) && v->constant->size() == 1 &&
+         v->constant->data<float>()[0] == want;
 }
 
 // Clip(x, 0) with no upper bound: a Relu. A finite bound is the same for every channel, so it
@@ -51,7 +49,7 @@ struct Reader {
   int64_t inner = 1;
 };
 
-struct Chain {
+struct EqualizedChain {
   Node *producer = nullptr;
   std::vector<Channels> values;  // the producer's output and every value derived from it
   std::vector<Reader> readers;   // the convolutions and dense layers at its ends
@@ -83,7 +81,7 @@ bool channelwise(const Node &n, const Channels &x, Channels *out) {
 }
 
 bool linear_reader(const Node &n, const Channels &x) {
-  if (!reads_only_as_data(n, x.value) || !float_constant(n.input(1))) return false;
+  if (!reads_only_as_data(n, x.value) || !pattern::float_constant(n.input(1))) return false;
   const Value *w = n.input(1);
   if (n.op == OpKind::kConv)
     return x.value->rank() == 4 && x.inner == 1 && w->rank() == 4 && w->shape[1] > 0 &&
@@ -94,7 +92,7 @@ bool linear_reader(const Node &n, const Channels &x) {
 }
 
 // The chain from producer `p`'s output, or false when some value of it reaches anything else.
-bool chain_from(const Graph &g, Node *p, Chain *c) {
+bool chain_from(const Graph &g, Node *p, EqualizedChain *c) {
   c->producer = p;
   std::vector<Channels> stack = {{p->outputs[0], 1}};
   while (!stack.empty()) {
@@ -120,7 +118,7 @@ bool chain_from(const Graph &g, Node *p, Chain *c) {
 // The producer's output channels: a convolution's weight rows, a dense layer's columns
 // (B is [K, N], or [N, K] with transB). 0 when it is neither, or its bias is not per channel.
 int64_t producer_channels(const Node &p) {
-  if (p.outputs.size() != 1 || !p.outputs[0] || !float_constant(p.input(1))) return 0;
+  if (p.outputs.size() != 1 || !p.outputs[0] || !pattern::float_constant(p.input(1))) return 0;
   const Value *w = p.input(1), *b = p.input(2);
   int64_t n = 0;
   if (p.op == OpKind::kConv && w->rank() == 4 && p.outputs[0]->rank() == 4) {
@@ -133,7 +131,7 @@ int64_t producer_channels(const Node &p) {
   } else {
     return 0;
   }
-  if (b && (!float_constant(b) || b->constant->size() != n)) return 0;
+  if (b && (!pattern::float_constant(b) || b->constant->size() != n)) return 0;
   return n;
 }
 
@@ -207,10 +205,10 @@ void channel_abs_max(const Tensor &t, int64_t inner, std::vector<double> &max) {
 }  // namespace
 
 int equalize_channels(Graph &graph, const std::vector<std::vector<Tensor>> &batches) {
-  std::vector<Chain> chains;
+  std::vector<EqualizedChain> chains;
   for (Node *p : graph.nodes()) {
     if (producer_channels(*p) == 0) continue;
-    Chain c;
+    EqualizedChain c;
     if (chain_from(graph, p, &c)) chains.push_back(std::move(c));
   }
   if (chains.empty() || batches.empty()) return 0;
@@ -221,7 +219,7 @@ int equalize_channels(Graph &graph, const std::vector<std::vector<Tensor>> &batc
     std::vector<double> max;
   };
   std::unordered_map<const Value *, Range> ranges;
-  for (const Chain &c : chains) {
+  for (const EqualizedChain &c : chains) {
     const int64_t channels = producer_channels(*c.producer);
     for (const Channels &v : c.values)
       if (stored(graph, v.value)) ranges[v.value] = {v.inner, std::vector<double>(channels, 0.0)};
@@ -235,7 +233,7 @@ int equalize_channels(Graph &graph, const std::vector<std::vector<Tensor>> &batc
     });
 
   int equalized = 0;
-  for (const Chain &c : chains) {
+  for (const EqualizedChain &c : chains) {
     const int64_t channels = producer_channels(*c.producer);
     std::vector<double> act(channels, 0.0), wgt(channels, 0.0);
     for (const Channels &v : c.values) {

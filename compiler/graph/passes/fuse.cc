@@ -3,23 +3,17 @@
 #include <cmath>
 #include <optional>
 
+#include "pattern.h"
 #include "vacc/graph/shape_inference.h"
 
 namespace vacc::graph {
 
 namespace {
 
-// The single node reading v, if v is read by exactly one node and is no graph output.
-Node *sole_user(const Graph &g, const Value *v) {
-  if (g.is_output(v)) return nullptr;
-  std::vector<Node *> users = g.consumers(v);
-  return users.size() == 1 ? users[0] : nullptr;
-}
-
 // Follows `node` (whose output is int8 after clipping) with a sole Relu, if any: raises the
 // clip's lower bound and bypasses the Relu. Returns true when it did.
 bool absorb_relu(Graph &g, Node *node) {
-  Node *relu = sole_user(g, node->outputs[0]);
+  Node *relu = pattern::sole_consumer(g, node->outputs[0]);
   if (!relu || relu->op != OpKind::kRelu) return false;
   // Real 0 is the output's zero point (0 but for an imported QDQ model's own parameters).
   const int64_t zero = node->attrs.get_int("zero_point", 0);
@@ -44,11 +38,11 @@ bool zero_int8_point(const Value *zp) {
 // [Q(lo), Q(hi)] (quantizing is monotone, and exact on the dequantized integers), which
 // narrows the node's own clip. Returns true when it did.
 bool absorb_clip(Graph &g, Node *node) {
-  Node *dq = sole_user(g, node->outputs[0]);
+  Node *dq = pattern::sole_consumer(g, node->outputs[0]);
   if (!dq || dq->op != OpKind::kDequantizeLinear || dq->inputs[0] != node->outputs[0]) return false;
-  Node *clip = sole_user(g, dq->outputs[0]);
+  Node *clip = pattern::sole_consumer(g, dq->outputs[0]);
   if (!clip || clip->op != OpKind::kClip || clip->inputs[0] != dq->outputs[0]) return false;
-  Node *q = sole_user(g, clip->outputs[0]);
+  Node *q = pattern::sole_consumer(g, clip->outputs[0]);
   if (!q || q->op != OpKind::kQuantizeLinear || q->outputs[0]->dtype != DType::kInt8) return false;
   const std::optional<double> s = scalar(dq->input(1));
   if (!s || scalar(q->input(1)) != s || *s <= 0 || std::exp2(std::round(std::log2(*s))) != *s)
@@ -87,12 +81,12 @@ bool fuse_accumulate(Graph &g, Node *mm) {
     return false;
   }
   if (!is_conv && (mm->inputs[0]->rank() != 2 || mm->inputs[1]->rank() != 2)) return false;
-  Node *add = sole_user(g, mm->outputs[0]);
+  Node *add = pattern::sole_consumer(g, mm->outputs[0]);
   if (!add || add->op != OpKind::kAdd || add->inputs[0] != mm->outputs[0]) return false;
   Value *bias = add->inputs[1];
   int64_t channels = is_conv ? mm->inputs[1]->shape[0] : mm->inputs[1]->shape[1];
   if (!bias->is_constant() || bias->constant->size() != channels) return false;
-  Node *rq = sole_user(g, add->outputs[0]);
+  Node *rq = pattern::sole_consumer(g, add->outputs[0]);
   if (!rq || rq->op != OpKind::kRequantize) return false;
 
   Value *w = mm->inputs[1];

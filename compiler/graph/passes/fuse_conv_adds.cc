@@ -5,7 +5,7 @@ namespace vacc::graph {
 namespace {
 
 // The blocked convolution producing `v` for `add` alone, or null.
-Node *fusible_producer(const Graph &g, const Value *v, const Node *add) {
+Node *conv_add_producer(const Graph &g, const Value *v, const Node *add) {
   Node *conv = v->producer;
   if (!conv || conv->op != OpKind::kConvNCHWc || conv->input(3) || g.is_output(v) ||
       conv->attrs.has("activation_min") || conv->attrs.has("activation_max") ||
@@ -16,7 +16,7 @@ Node *fusible_producer(const Graph &g, const Value *v, const Node *add) {
   return conv;
 }
 
-bool fuse(Graph &g, Node *add) {
+bool fuse_conv_add(Graph &g, Node *add) {
   Value *a = add->inputs[0], *b = add->input(1);
   if (!b || a == b || a->shape != b->shape || a->layout != b->layout || !a->layout.blocked ||
       a->dtype != DType::kFloat32 || b->dtype != DType::kFloat32)
@@ -24,7 +24,7 @@ bool fuse(Graph &g, Node *add) {
   Node *conv = nullptr;
   int operand = -1;
   for (int i = 0; i < 2; ++i) {
-    Node *c = fusible_producer(g, add->inputs[i], add);
+    Node *c = conv_add_producer(g, add->inputs[i], add);
     if (c && (!conv || g.index_of(c) > g.index_of(conv))) {
       conv = c;
       operand = i;
@@ -46,7 +46,7 @@ bool fuse(Graph &g, Node *add) {
 int fuse_conv_adds(Graph &graph) {
   int fused = 0;
   for (Node *node : graph.nodes())
-    if (node->op == OpKind::kAdd) fused += fuse(graph, node);
+    if (node->op == OpKind::kAdd) fused += fuse_conv_add(graph, node);
   if (fused) {
     graph.sort_topologically();
     graph.verify();

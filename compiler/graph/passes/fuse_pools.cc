@@ -12,7 +12,7 @@ namespace vacc::graph {
 namespace {
 
 // The accelerator convolution producing `v` for `pool` alone (no other epilogue), or null.
-Node *fusible_producer(const Graph &g, const Value *v, const Node *pool) {
+Node *pool_producer(const Graph &g, const Value *v, const Node *pool) {
   Node *conv = v->producer;
   if (!conv || conv->op != OpKind::kQConv || conv->target != Target::kAccel || conv->input(3) ||
       conv->attrs.has("pool_kernel_shape") || g.is_output(v))
@@ -31,10 +31,10 @@ Node *own_windowed_pack(const Graph &g, const Node *conv) {
   return pack;
 }
 
-bool fuse(Graph &g, Node *pool, const FusionPolicy &policy) {
+bool fuse_pool(Graph &g, Node *pool, const FusionPolicy &policy) {
   if (pool->outputs.size() > 1 && pool->outputs[1]) return false;  // Indices
   Value *y = pool->inputs[0];
-  Node *conv = fusible_producer(g, y, pool);
+  Node *conv = pool_producer(g, y, pool);
   if (!conv || y->rank() != 4) return false;
   Window w;
   try {
@@ -88,7 +88,7 @@ int fuse_pools(Graph &graph, const FusionPolicy &policy) {
   int fused = 0;
   for (Node *node : graph.nodes())
     if (node->op == OpKind::kMaxPool && node->target == Target::kAccel)
-      fused += fuse(graph, node, policy);
+      fused += fuse_pool(graph, node, policy);
   if (fused) {
     graph.sort_topologically();
     graph.remove_dead_nodes();

@@ -8,7 +8,7 @@ namespace vacc::graph {
 namespace {
 
 // The accelerator convolution producing `v` for `add` alone, or null.
-Node *fusible_producer(const Graph &g, const Value *v, const Node *add) {
+Node *residual_producer(const Graph &g, const Value *v, const Node *add) {
   Node *conv = v->producer;
   if (!conv || conv->op != OpKind::kQConv || conv->target != Target::kAccel || conv->input(3) ||
       g.is_output(v))
@@ -18,7 +18,7 @@ Node *fusible_producer(const Graph &g, const Value *v, const Node *add) {
   return conv;
 }
 
-bool fuse(Graph &g, Node *add, const FusionPolicy &policy) {
+bool fuse_residual(Graph &g, Node *add, const FusionPolicy &policy) {
   if (add->inputs[0] == add->inputs[1]) return false;
   // Of two candidates, an unstrided one (a strided downsample loads its input sparsely and
   // measured slower fused), then the one with the longer reduction per output (a 3x3
@@ -34,7 +34,7 @@ bool fuse(Graph &g, Node *add, const FusionPolicy &policy) {
   Node *conv = nullptr;
   int operand = -1;
   for (int i = 0; i < 2; ++i) {
-    Node *c = fusible_producer(g, add->inputs[i], add);
+    Node *c = residual_producer(g, add->inputs[i], add);
     if (c && (!conv || rank(c) > rank(conv))) {
       conv = c;
       operand = i;
@@ -72,7 +72,7 @@ int fuse_residual_adds(Graph &graph, const FusionPolicy &policy) {
   int fused = 0;
   for (Node *node : graph.nodes())
     if (node->op == OpKind::kQAdd && node->target == Target::kAccel)
-      fused += fuse(graph, node, policy);
+      fused += fuse_residual(graph, node, policy);
   if (fused) {
     graph.sort_topologically();
     graph.verify();

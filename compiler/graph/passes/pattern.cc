@@ -17,6 +17,10 @@ bool is_scalar(const Value *v, double want) {
   return s && std::abs(*s - want) <= 1e-4 * std::abs(want);
 }
 
+bool float_constant(const Value *v) {
+  return v && v->is_constant() && v->dtype == DType::kFloat32;
+}
+
 Node *sole_consumer(const Graph &graph, const Value *v) {
   if (!v || graph.is_output(v)) return nullptr;
   std::vector<Node *> users = graph.consumers(v);

@@ -8,6 +8,8 @@
 
 namespace vacc::graph::pattern {
 
+// True when v is a float32 constant.
+bool float_constant(const Value *v);
 // The value of a one-element float constant, else nullopt.
 std::optional<double> scalar(const Value *v);
 // True when v is a one-element constant within a relative 1e-4 of `want`.

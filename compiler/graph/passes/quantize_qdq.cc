@@ -6,6 +6,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "pattern.h"
 #include "vacc/graph/op_registry.h"
 #include "vacc/graph/shape_inference.h"
 #include "vacc/support/error.h"
@@ -94,13 +95,6 @@ std::optional<QParams> qparams(const Node *n) {
   }
   p.axis = n->attrs.get_int("axis", 1);
   return p;
-}
-
-// The single node reading v, when v is no graph output.
-Node *sole_user(const Graph &g, const Value *v) {
-  if (g.is_output(v)) return nullptr;
-  std::vector<Node *> users = g.consumers(v);
-  return users.size() == 1 ? users[0] : nullptr;
 }
 
 class QdqLowering {
@@ -192,11 +186,11 @@ class QdqLowering {
     int64_t lo = -128, hi = 127;
   };
   std::optional<Output> output(Value *v) {
-    Node *user = sole_user(g_, v);
+    Node *user = pattern::sole_consumer(g_, v);
     std::optional<double> lo, hi;
     if (user && user->op == OpKind::kRelu) {
       lo = 0.0;
-      user = sole_user(g_, user->outputs[0]);
+      user = pattern::sole_consumer(g_, user->outputs[0]);
     } else if (user && user->op == OpKind::kClip && !user->attrs.has("min") &&
                !user->attrs.has("max")) {
       for (size_t i : {1, 2}) {
@@ -205,7 +199,7 @@ class QdqLowering {
         if (!b || b->size() != 1) return std::nullopt;
         (i == 1 ? lo : hi) = b->as_double(0);
       }
-      user = sole_user(g_, user->outputs[0]);
+      user = pattern::sole_consumer(g_, user->outputs[0]);
     }
     if (!user || user->op != OpKind::kQuantizeLinear || user->outputs[0]->dtype != DType::kInt8)
       return std::nullopt;
@@ -288,7 +282,7 @@ class QdqLowering {
             node->attrs.get_float("beta", 1) != 1.0f)
           return false;
         trans_b = node->attrs.get_int("transB", 0);
-      } else if (Node *add = sole_user(g_, y); add && add->op == OpKind::kAdd) {
+      } else if (Node *add = pattern::sole_consumer(g_, y); add && add->op == OpKind::kAdd) {
         // A MatMul's bias is the Add of a constant after it.
         Value *other = add->inputs[0] == y ? add->inputs[1] : add->inputs[0];
         if (constant_of(other) || produced_by(other, OpKind::kDequantizeLinear)) {
@@ -393,7 +387,7 @@ class QdqLowering {
     if (!x) return false;
     for (size_t k = 1; k < node->outputs.size(); ++k)
       if (node->outputs[k] && !g_.consumers(node->outputs[k]).empty()) return false;
-    Node *q = sole_user(g_, node->outputs[0]);
+    Node *q = pattern::sole_consumer(g_, node->outputs[0]);
     if (!q || q->op != OpKind::kQuantizeLinear || q->outputs[0]->dtype != DType::kInt8) return false;
     std::optional<QParams> p = qparams(q);
     if (!p || !p->same(x->params)) return false;

@@ -88,13 +88,13 @@ Value *tanh_argument(const Graph &graph, const Node *tanh, std::vector<Node *> *
   return nullptr;
 }
 
-struct Match {
+struct GeluMatch {
   Value *x = nullptr, *out = nullptr;
   std::vector<Node *> nodes;
 };
 
 // center is an Erf or Tanh: 1 + center, times x, times 0.5 (in either of the two orders).
-bool match(const Graph &graph, Node *center, Match *m) {
+bool match_gelu(const Graph &graph, Node *center, GeluMatch *m) {
   m->nodes = {center};
   m->x = center->op == OpKind::kErf ? erf_argument(graph, center, &m->nodes)
                                     : tanh_argument(graph, center, &m->nodes);
@@ -127,8 +127,8 @@ int recognize_gelu(Graph &graph) {
   for (Node *center : graph.nodes()) {
     if (graph.index_of(center) < 0) continue;
     if (center->op != OpKind::kErf && center->op != OpKind::kTanh) continue;
-    Match m;
-    if (!match(graph, center, &m)) continue;
+    GeluMatch m;
+    if (!match_gelu(graph, center, &m)) continue;
     Attributes attrs;
     attrs.set("approximate", std::string(center->op == OpKind::kErf ? "none" : "tanh"));
     pattern::replace_chain(graph, m.nodes, OpKind::kGelu, {m.x}, m.out, std::move(attrs));

@@ -41,7 +41,7 @@ bool fits_normalized(const Value *p, const Shape &norm, DType dtype) {
   return true;
 }
 
-struct Match {
+struct LayerNormMatch {
   Value *x = nullptr, *scale = nullptr, *bias = nullptr, *out = nullptr;
   int axis = 0;
   double eps = 0;
@@ -49,7 +49,7 @@ struct Match {
 };
 
 // Matches the decomposition whose first ReduceMean is `mean`.
-bool match(const Graph &graph, Node *mean, Match *m) {
+bool match_layer_norm(const Graph &graph, Node *mean, LayerNormMatch *m) {
   m->axis = trailing_mean_axis(mean);
   if (m->axis < 0) return false;
   m->x = mean->inputs[0];
@@ -113,8 +113,8 @@ int recognize_layer_norm(Graph &graph) {
   int recognized = 0;
   for (Node *mean : graph.nodes()) {
     if (graph.index_of(mean) < 0) continue;  // removed by an earlier match
-    Match m;
-    if (!match(graph, mean, &m)) continue;
+    LayerNormMatch m;
+    if (!match_layer_norm(graph, mean, &m)) continue;
     const Shape norm(m.x->shape.begin() + m.axis, m.x->shape.end());
     if (!m.scale) {
       Tensor ones(DType::kFloat32, norm);

@@ -16,7 +16,7 @@
 namespace vacc::lower {
 namespace {
 
-constexpr size_t kWindow = 1024;  // commands looked ahead of a reset for its first GEMM
+constexpr size_t kResetLookahead = 1024;  // commands looked ahead of a reset for its first GEMM
 
 // Every ACC index a GEMM writes, one entry per (iteration, micro-op).
 std::vector<uint32_t> acc_writes(const isa::GemmCommand &g, const isa::UopKernel &uops) {
@@ -48,7 +48,7 @@ CodegenCommands assign_first_gemms(const CodegenCommands &ops) {
     const Footprint zero = footprint(out[r]);
     const std::vector<uint32_t> w = acc_writes(*reset, out[r].uops);
     const std::set<uint32_t> zeroed(w.begin(), w.end());
-    for (size_t k = r + 1; k < out.size() && k <= r + kWindow; ++k) {
+    for (size_t k = r + 1; k < out.size() && k <= r + kResetLookahead; ++k) {
       if (!conflict(zero, footprint(out[k]))) continue;
       if (writes_each_once(out[k], zeroed)) {
         std::get<isa::GemmCommand>(out[k].cmd).assign = true;

@@ -15,7 +15,7 @@
 namespace vacc::lower {
 namespace {
 
-constexpr size_t kMaxDistance = 4096;  // beyond this, assume a conflict
+constexpr size_t kMaxTokenDistance = 4096;  // beyond this, assume a conflict
 
 CodegenCommands strip_tokens(const CodegenCommands &ops) {
   CodegenCommands out;
@@ -52,7 +52,7 @@ CodegenCommands insert_tokens(const CodegenCommands &stream) {
       // The last E1 command before i that conflicts with it.
       int64_t need = -1;
       for (int64_t k = static_cast<int64_t>(next_e1) - 1; k > covered; --k) {
-        if (i - e1[k] > kMaxDistance || conflict(fps[i], fps[e1[k]])) {
+        if (i - e1[k] > kMaxTokenDistance || conflict(fps[i], fps[e1[k]])) {
           need = k;
           break;
         }

@@ -27,9 +27,7 @@
 namespace vacc::lower {
 namespace {
 
-constexpr size_t kMaxDistance = CommandStream::kMaxDistance;
-
-bool is_gemm(const CodegenCommand &op) {
+bool is_gemm_with_uops(const CodegenCommand &op) {
   return std::holds_alternative<isa::GemmCommand>(op.cmd) && !op.uops.empty();
 }
 
@@ -49,15 +47,16 @@ CodegenCommands order_compute_dispatch(const CodegenCommands &ops, const isa::Hw
   auto bank = [&](size_t i) { return config.acc_bank(s.op(i).uops.front().dst); };
   // Down: GEMMs, latest first, to just before their bank's next GEMM.
   for (size_t i = s.size(); i-- > 0;) {
-    if (!is_gemm(s.op(i))) continue;
+    if (!is_gemm_with_uops(s.op(i))) continue;
     bool other_bank = false;
     size_t j = i + 1;
-    for (; j < s.size() && j - i <= kMaxDistance && !s.conflicts(i, j); ++j) {
-      if (!is_gemm(s.op(j))) continue;
+    for (; j < s.size() && j - i <= CommandStream::kMaxDistance && !s.conflicts(i, j); ++j) {
+      if (!is_gemm_with_uops(s.op(j))) continue;
       if (bank(j) == bank(i)) break;
       other_bank = true;
     }
-    if (other_bank && j < s.size() && is_gemm(s.op(j)) && bank(j) == bank(i)) s.move(i, j - 1);
+    if (other_bank && j < s.size() && is_gemm_with_uops(s.op(j)) && bank(j) == bank(i))
+      s.move(i, j - 1);
   }
   // Down: resets that wait for a store (the nearest command above they conflict with), latest
   // first, to just before the first command they conflict with. The others stay early, where
@@ -67,7 +66,7 @@ CodegenCommands order_compute_dispatch(const CodegenCommands &ops, const isa::Hw
     const int64_t barrier = s.barrier_above(i);
     if (barrier < 0 || !is_store(s.op(static_cast<size_t>(barrier)))) continue;
     size_t j = i + 1;
-    while (j < s.size() && j - i < kMaxDistance && !s.conflicts(i, j)) ++j;
+    while (j < s.size() && j - i < CommandStream::kMaxDistance && !s.conflicts(i, j)) ++j;
     s.move(i, j - 1);
   }
   // Down: ALUs and stores, latest first, below the next GEMM where that GEMM is another bank's
@@ -84,15 +83,15 @@ CodegenCommands order_compute_dispatch(const CodegenCommands &ops, const isa::Hw
     if (!alu_work && !is_store(op)) continue;
     const int own = acc_bank(i);
     size_t before = i, next = i + 1;
-    while (before > 0 && !is_gemm(s.op(before - 1))) --before;
+    while (before > 0 && !is_gemm_with_uops(s.op(before - 1))) --before;
     // The next GEMM of another bank (the ALU waits for any of its own).
-    while (next < s.size() && next - i <= kMaxDistance &&
-           !(is_gemm(s.op(next)) && bank(next) != own))
+    while (next < s.size() && next - i <= CommandStream::kMaxDistance &&
+           !(is_gemm_with_uops(s.op(next)) && bank(next) != own))
       ++next;
-    if (before == 0 || next >= s.size() || next - i > kMaxDistance) continue;
+    if (before == 0 || next >= s.size() || next - i > CommandStream::kMaxDistance) continue;
     const int above = bank(before - 1);
     uint64_t covered = 0;
-    for (size_t k = before; k < s.size() && !is_gemm(s.op(k)); ++k)
+    for (size_t k = before; k < s.size() && !is_gemm_with_uops(s.op(k)); ++k)
       if (!s.op(k).uops.empty() && bank(k) != above) covered += busy_cycles(s.op(k));
     if ((own == above || covered > busy_cycles(s.op(before - 1))) && s.passes(i, next))
       s.move(i, next);

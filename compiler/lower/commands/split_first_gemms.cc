@@ -13,7 +13,7 @@
 namespace vacc::lower {
 namespace {
 
-constexpr size_t kWindow = 512;  // loads looked back at per micro-op
+constexpr size_t kLoadLookback = 512;  // loads looked back at per micro-op
 constexpr int kFillSteps = 2;    // GEMMs split per accumulator
 
 // The ACC ranges GEMMs have written so far, each with how many GEMMs wrote it.
@@ -63,7 +63,7 @@ CodegenCommands split_first_gemms(const CodegenCommands &ops) {
     for (const isa::Uop &u : op.uops) {
       const Footprint uf = footprint(CodegenCommand{op.cmd, {u}});
       int64_t last = -1;
-      for (size_t k = loads.size(), n = 0; k-- > 0 && n < kWindow; ++n)
+      for (size_t k = loads.size(), n = 0; k-- > 0 && n < kLoadLookback; ++n)
         if (conflict(loads[k], uf)) {
           last = static_cast<int64_t>(k);
           break;

@@ -73,10 +73,12 @@ void verify_commands(const CodegenCommands &ops, const isa::HwConfig &config,
       continue;
     }
     if (std::holds_alternative<isa::GemmCommand>(op.cmd) ||
-        std::holds_alternative<isa::AluCommand>(op.cmd))
+        std::holds_alternative<isa::AluCommand>(op.cmd)) {
       VACC_CHECK(!op.uops.empty()) << where << ": command " << i << " has no micro-ops";
-    if (const auto *d = std::get_if<isa::DmaCommand>(&op.cmd))
+    }
+    if (const auto *d = std::get_if<isa::DmaCommand>(&op.cmd)) {
       VACC_CHECK(d->x > 0 && d->y > 0) << where << ": DMA command " << i << " moves nothing";
+    }
     const Footprint fp = footprint(op);
     const int e = idx(fp.engine);
     for (const Range &r : fp.ranges) {

@@ -15,13 +15,13 @@ namespace {
 
 using intrin::TensorIntrin;
 
-struct Loop {
+struct PeeledLoop {
   Var var;
   int64_t extent;
 };
 
 // Peels the perfect loop nest at s; returns the innermost body.
-Stmt peel(const Stmt &s, std::vector<Loop> *loops) {
+Stmt peel(const Stmt &s, std::vector<PeeledLoop> *loops) {
   Stmt cur = s;
   while (const For *f = cur.as<For>()) {
     loops->push_back({f->var, f->extent});
@@ -30,19 +30,20 @@ Stmt peel(const Stmt &s, std::vector<Loop> *loops) {
   return cur;
 }
 
-std::string loop_names(const std::vector<Loop> &loops) {
+std::string loop_names(const std::vector<PeeledLoop> &loops) {
   std::string s;
-  for (const Loop &l : loops) s += (s.empty() ? "" : ", ") + l.var->name;
+  for (const PeeledLoop &l : loops) s += (s.empty() ? "" : ", ") + l.var->name;
   return s;
 }
 
 // Structural match of an actual nest body against an intrinsic description.
 class Matcher {
  public:
-  Matcher(const TensorIntrin &in, const std::vector<Loop> &desc, const std::vector<Loop> &act)
+  Matcher(const TensorIntrin &in, const std::vector<PeeledLoop> &desc,
+          const std::vector<PeeledLoop> &act)
       : intrin_(in) {
     for (size_t i = 0; i < desc.size(); ++i) vars_[desc[i].var.get()] = act[i].var;
-    for (const Loop &l : act) loop_vars_.push_back(l.var);
+    for (const PeeledLoop &l : act) loop_vars_.push_back(l.var);
   }
   std::string why;
   std::map<const BufferNode *, Buffer> bufs;
@@ -218,9 +219,9 @@ Expr tile_index(const Buffer &b, const std::vector<Expr> &lead) {
 }
 
 // Tries one intrinsic on a nest; returns the replacement or an undefined Stmt with `why`.
-Stmt try_intrin(const TensorIntrin &in, const std::vector<Loop> &loops, const Stmt &body,
+Stmt try_intrin(const TensorIntrin &in, const std::vector<PeeledLoop> &loops, const Stmt &body,
                 std::string *why) {
-  std::vector<Loop> dl;
+  std::vector<PeeledLoop> dl;
   Stmt dbody = peel(in.desc, &dl);
   if (dl.size() != loops.size()) {
     *why = fmt::format("the nest has {} loops ({}) but '{}' has {}", loops.size(),
@@ -263,7 +264,8 @@ class Tensorizer : public Mutator {
   }
 
  private:
-  static void check_guard(const Stmt &body, const std::vector<Loop> &loops, const char *what) {
+  static void check_guard(const Stmt &body, const std::vector<PeeledLoop> &loops,
+                          const char *what) {
     if (const IfThenElse *g = body.as<IfThenElse>()) {
       fail(
           "tensorize: {} at loop '{}': the body is guarded by `{}` because a split factor does "
@@ -281,14 +283,14 @@ class Tensorizer : public Mutator {
           "use pragma \"alu\")",
           op->value);
     }
-    std::vector<Loop> loops;
+    std::vector<PeeledLoop> loops;
     Stmt body = peel(op->body, &loops);
     // A reduction tail (a split factor that does not divide the reduction) guards the update
     // with a condition on loops outside the intrinsic: the whole GEMM runs or is skipped.
     std::vector<Expr> outer_guards;
     while (const IfThenElse *g = body.as<IfThenElse>()) {
       bool inside = false;
-      for (const Loop &l : loops) inside |= uses_var(g->cond, l.var);
+      for (const PeeledLoop &l : loops) inside |= uses_var(g->cond, l.var);
       if (inside || g->else_case.defined()) break;
       outer_guards.push_back(g->cond);
       body = g->then_case;
@@ -309,14 +311,15 @@ class Tensorizer : public Mutator {
   }
 
   Stmt lower_alu(const Attr *op) {
-    std::vector<Loop> loops;
+    std::vector<PeeledLoop> loops;
     Stmt body = peel(op->body, &loops);
     check_guard(body, loops, "pragma alu");
     if (loops.size() < 2) {
       fail("tensorize: pragma alu at loop '{}': an ALU operation needs the two tile loops inside",
            loops.empty() ? "?" : loops[0].var->name);
     }
-    std::vector<Loop> tile(loops.end() - 2, loops.end()), outer(loops.begin(), loops.end() - 2);
+    std::vector<PeeledLoop> tile(loops.end() - 2, loops.end()),
+        outer(loops.begin(), loops.end() - 2);
     std::string first_why;
     for (const TensorIntrin &in : alu_) {
       std::string why;

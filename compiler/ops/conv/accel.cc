@@ -28,8 +28,6 @@ namespace {
 using tir::Expr;
 using tir::Scope;
 
-constexpr double kInsnOverheadCycles = 8;
-
 // Grouped with several output blocks per slice, an output block's first input block is
 // (ob / (OB/groups)) * (CB/groups): tiles of one output block keep that division in the host
 // loops, out of the micro-op loops (whose indices must be affine).

@@ -16,6 +16,7 @@
 
 #include "lower/ops/clip.h"
 #include "lower/ops/divisors.h"
+#include "lower/ops/modelled_time.h"
 #include "lower/ops/schedule_rules.h"
 #include "lower/ops/tile_output.h"
 #include "vacc/graph/qpool.h"
@@ -33,7 +34,6 @@ namespace {
 using tir::Expr;
 using tir::Scope;
 
-constexpr double kInsnOverheadCycles = 8;
 // The ALU's immediate holds 2^14 at most: a rounding shift past 15 is split (see define).
 constexpr int kMaxRoundShift = 15;
 
