@@ -7,17 +7,31 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 # the build tree, so a fresh clone of the same sources (CI's) reuses what another compiled.
 export CCACHE_BASEDIR ?= $(CURDIR)
 
-.PHONY: all deps configure build build-all run test soak test-asan fuzz bench clean
+.PHONY: all deps deps-run configure configure-all build build-all run test soak test-asan fuzz \
+  bench clean
 
 all: build
+
+# Debian packages (scripts/packages.txt): the product's only for `make run`, the tests' too for
+# `make test`.
+deps-run:
+	@scripts/install-deps --run
 
 deps:
 	@scripts/install-deps
 
-$(BUILD_DIR)/build.ninja: | deps
-	cmake -S . -B $(BUILD_DIR) -G Ninja $(CMAKE_FLAGS)
+# A fresh build tree is configured without the tests and benchmarks when the product is all
+# that is asked for (VACC_BUILD_TESTS=OFF: no GoogleTest needed, none of the tests' RTL
+# generated or verilated while configuring); a tree that has them keeps them.
+configure: deps-run
+	@test -f $(BUILD_DIR)/build.ninja || \
+	  cmake -S . -B $(BUILD_DIR) -G Ninja $(CMAKE_FLAGS) -DVACC_BUILD_TESTS=OFF
 
-configure: deps $(BUILD_DIR)/build.ninja
+# The same tree with the tests and benchmarks switched on.
+configure-all: deps
+	@(test -f $(BUILD_DIR)/build.ninja && \
+	  grep -qx 'VACC_BUILD_TESTS:BOOL=ON' $(BUILD_DIR)/CMakeCache.txt) || \
+	  cmake -S . -B $(BUILD_DIR) -G Ninja $(CMAKE_FLAGS) -DVACC_BUILD_TESTS=ON
 
 # What a user runs: the `vacc` command (with the RTL models of the bundled configs and the MPI
 # module it loads) and the Python module (build/python). The tests and benchmarks are built by
@@ -29,7 +43,7 @@ build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target $(PRODUCT_TARGETS)
 
 # Everything: the product, every test and every benchmark.
-build-all: configure
+build-all: configure-all
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 # The main job on the bundled default: the bundled Fashion-MNIST CNN classifies a bundled
@@ -72,7 +86,7 @@ ASAN_EXCLUDE_TESTS ?=
 SAN_ENV = LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/lsan.supp:print_suppressions=0
 
 $(SAN_DIR)/build.ninja: | deps
-	cmake -S . -B $(SAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DVACC_FUZZ=ON \
+	cmake -S . -B $(SAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DVACC_FUZZ=ON -DVACC_UNITY_BUILD=OFF \
 	  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
 	  -DCMAKE_C_FLAGS_RELEASE="-O1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG"
 

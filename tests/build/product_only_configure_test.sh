@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# `make run`'s configure (VACC_BUILD_TESTS=OFF) needs none of the tests' packages: it succeeds
+# with GoogleTest and Google Benchmark made unfindable, defines the product's targets and none
+# of the tests', and neither bootstraps the generator nor verilates the tests' RTL. The
+# product's sources are batched (cmake/VaccUnityBuild.cmake) by relative includes only, so that
+# ccache keys do not depend on where the checkout is.
+#   product_only_configure_test.sh SOURCE_DIR CMAKE
+set -euo pipefail
+src=$1
+cmake=$2
+tree=$(mktemp -d)
+trap 'rm -rf "$tree"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$cmake" -S "$src" -B "$tree" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVACC_BUILD_TESTS=OFF \
+  -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=ON \
+  >"$tree/configure.log" 2>&1 || { cat "$tree/configure.log"; fail "configure failed"; }
+
+targets=$(ninja -C "$tree" -t targets all | sed 's/:.*//')
+for t in vacc python/vacc/_vacc; do
+  grep -q "^$t" <<<"$targets" || fail "no target $t"
+done
+for t in tests/ bench/bench_ ; do
+  if grep -q "^$t" <<<"$targets"; then fail "a test target configured: $(grep "^$t" <<<"$targets" | head -1)"; fi
+done
+[[ ! -e "$tree/hw/bootstrap" ]] || fail "the generator was bootstrapped while configuring"
+if grep -q "Executing Verilator" "$tree/configure.log"; then fail "Verilator ran while configuring"; fi
+batches=$(find "$tree" -path '*/vacc_unity/*.cc')
+[[ -n $batches ]] || fail "no batched sources (vacc_unity/*.cc)"
+if grep -h '^#include' $batches | grep -v '^#include "\.\./'; then
+  fail "a batch includes a source by an absolute path"
+fi
+# Every source of the graph library is in exactly one batch.
+for f in "$src"/compiler/graph/*.cc; do
+  n=$(grep -h "/compiler/graph/$(basename "$f")\"" $batches | wc -l)
+  [[ $n -eq 1 ]] || fail "$(basename "$f") is in $n batches"
+done
+echo "product-only configure: $(wc -l <<<"$batches") batches, $(grep -c . <<<"$targets") targets, no tests"
