@@ -35,8 +35,8 @@ configure-all: deps
 
 # What a user runs: the `vacc` command (with the RTL models of the bundled configs and the MPI
 # module it loads) and the Python module (build/python). The tests and benchmarks are built by
-# `make test` and `make bench` only, so that `make run` on a fresh machine compiles what its job
-# needs and no more.
+# `make test` and `make bench` only, and `make run` builds `vacc` alone, so that on a fresh
+# machine it compiles what its job needs and no more.
 PRODUCT_TARGETS ?= vacc vacc_python
 
 build: configure
@@ -47,8 +47,10 @@ build-all: configure-all
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 # The main job on the bundled default: the bundled Fashion-MNIST CNN classifies a bundled
-# image, its convolutions and dense layers on the cycle-accurate RTL simulator.
-run: build
+# image, its convolutions and dense layers on the cycle-accurate RTL simulator. It needs the
+# `vacc` command only (`make build` adds the Python module).
+run: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target vacc
 	./$(BUILD_DIR)/vacc run --sim --engine rtl --config default
 
 test: build-all
