@@ -20,7 +20,8 @@ for pkg in $tests; do
   grep -qx "$pkg" <<<"$run" && fail "--run asks for the tests' package $pkg"
   grep -qx "$pkg" <<<"$all" || fail "the full list lacks the tests' package $pkg"
 done
-for pkg in verilator libsystemc-dev llvm-14-dev libonnx-dev pybind11-dev; do
+# (python3-dev: the Python module's headers, once found only through the tests' packages)
+for pkg in verilator libsystemc-dev llvm-14-dev libonnx-dev pybind11-dev python3-dev; do
   grep -qx "$pkg" <<<"$run" || fail "--run lacks the product's package $pkg"
 done
 
