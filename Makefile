@@ -34,9 +34,8 @@ configure-all: deps
 	  cmake -S . -B $(BUILD_DIR) -G Ninja $(CMAKE_FLAGS) -DVACC_BUILD_TESTS=ON
 
 # What a user runs: the `vacc` command (with the RTL models of the bundled configs and the MPI
-# module it loads) and the Python module (build/python). The tests and benchmarks are built by
-# `make test` and `make bench` only, and `make run` builds `vacc` alone, so that on a fresh
-# machine it compiles what its job needs and no more.
+# module it loads) and the Python module (build/python, so that `import vacc` works after
+# `make run`). The tests and benchmarks are built by `make test` and `make bench` only.
 PRODUCT_TARGETS ?= vacc vacc_python
 
 build: configure
@@ -47,10 +46,8 @@ build-all: configure-all
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 # The main job on the bundled default: the bundled Fashion-MNIST CNN classifies a bundled
-# image, its convolutions and dense layers on the cycle-accurate RTL simulator. It needs the
-# `vacc` command only (`make build` adds the Python module).
-run: configure
-	cmake --build $(BUILD_DIR) -j $(JOBS) --target vacc
+# image, its convolutions and dense layers on the cycle-accurate RTL simulator.
+run: build
 	./$(BUILD_DIR)/vacc run --sim --engine rtl --config default
 
 test: build-all
