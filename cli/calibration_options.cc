@@ -1,11 +1,29 @@
 #include "vacc/cli/calibration_options.h"
 
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "vacc/support/error.h"
 
 namespace vacc::cli {
+
+namespace {
+
+// A finite number above 0 spelled whole by `text`; nullopt otherwise.
+std::optional<double> parse_positive(const std::string &text) {
+  double value = 0;
+  size_t used = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception &) {
+    return std::nullopt;
+  }
+  if (used != text.size() || !std::isfinite(value) || value <= 0) return std::nullopt;
+  return value;
+}
+
+}  // namespace
 
 void add_calibration_options(CLI::App *cmd, CalibrationArgs *args, const std::string &what) {
   cmd->add_option("--calibration", args->npy,
@@ -39,10 +57,16 @@ void add_calibration_options(CLI::App *cmd, CalibrationArgs *args, const std::st
                   "docs/quantization.md); off: every activation symmetric")
       ->capture_default_str();
   cmd->add_option("--rounding", args->rounding,
-                  "How weights take their int8 levels: nearest, or hessian (each layer's "
+                  "How weights take their int8 levels: nearest, hessian (each layer's "
                   "rounding errors fed back onto its other weights through its inputs' Hessian on "
-                  "the calibration data, as GPTQ; docs/quantization.md)")
+                  "the calibration data, as GPTQ) or learned (each weight's level below or above "
+                  "learned by descent on its layer's output error, as AdaRound; "
+                  "docs/quantization.md)")
       ->capture_default_str();
+  cmd->add_option("--rounding-seconds", args->rounding_seconds,
+                  "--rounding learned: the whole model's optimization within S seconds of "
+                  "nominal compute (a fixed rate, so the package is the same on every machine; "
+                  "layers past it are rounded with their Hessians); default 60");
   cmd->add_option("--keep-float", args->keep_float,
                   "Layers to leave in float on the CPU, by name as `vacc quant-report` lists them "
                   "(comma-separated)")
@@ -72,27 +96,35 @@ void apply_calibration_options(const CalibrationArgs &args, compile::CompileOpti
   if (args.unsigned_activations != "on" && args.unsigned_activations != "off")
     fail("--unsigned-activations '{}': choose on or off", args.unsigned_activations);
   options->quantize_options.unsigned_activations = args.unsigned_activations == "on";
-  if (args.rounding != "nearest" && args.rounding != "hessian")
-    fail("--rounding '{}': choose nearest or hessian", args.rounding);
-  options->quantize_options.rounding = args.rounding == "hessian"
-                                           ? graph::QuantizeOptions::Rounding::kHessian
-                                           : graph::QuantizeOptions::Rounding::kNearest;
+  using Rounding = graph::QuantizeOptions::Rounding;
+  if (args.rounding == "nearest")
+    options->quantize_options.rounding = Rounding::kNearest;
+  else if (args.rounding == "hessian")
+    options->quantize_options.rounding = Rounding::kHessian;
+  else if (args.rounding == "learned")
+    options->quantize_options.rounding = Rounding::kLearned;
+  else
+    fail("--rounding '{}': choose nearest, hessian or learned", args.rounding);
+  if (!args.rounding_seconds.empty()) {
+    const std::optional<double> s = parse_positive(args.rounding_seconds);
+    if (!s)
+      fail("--rounding-seconds '{}': give the learned rounding's time in seconds above 0 (e.g. 60)",
+           args.rounding_seconds);
+    if (args.rounding != "learned")
+      fail("--rounding-seconds {} needs --rounding learned (the rounding is {})",
+           args.rounding_seconds, args.rounding);
+    options->quantize_options.rounding_seconds = *s;
+  }
   for (const std::string &name : args.keep_float)
     if (!name.empty()) options->quantize_options.keep_float.insert(name);
   if (!args.max_layer_loss.empty()) {
-    double db = 0;
-    size_t used = 0;
-    try {
-      db = std::stod(args.max_layer_loss, &used);
-    } catch (const std::exception &) {
-      used = 0;
-    }
-    if (used != args.max_layer_loss.size() || !std::isfinite(db) || db <= 0)
+    const std::optional<double> db = parse_positive(args.max_layer_loss);
+    if (!db)
       fail(
           "--max-layer-loss '{}': give the lowest SQNR a layer may keep, in dB above 0 (e.g. "
           "30); `vacc quant-report` shows each layer's",
           args.max_layer_loss);
-    options->max_layer_loss_db = db;
+    options->max_layer_loss_db = *db;
   }
   if (args.percentile != 0) {
     if (c.method != graph::CalibrationMethod::kPercentile)

@@ -357,7 +357,8 @@ void bind_package(py::module_ &m) {
          const std::string &dump_ir, bool verbose, std::vector<std::string> tuning_logs,
          bool tuning_db, bool program_per_layer, bool bias_correction, bool align_scales,
          bool equalize, bool unsigned_activations, const std::string &rounding,
-         std::vector<std::string> keep_float, const std::string &max_layer_loss) {
+         const std::string &rounding_seconds, std::vector<std::string> keep_float,
+         const std::string &max_layer_loss) {
         CompileArgs a{config};
         if (py::isinstance<py::str>(calibration)) {
           a.calibration.npy = calibration.cast<std::string>();
@@ -372,6 +373,7 @@ void bind_package(py::module_ &m) {
         a.calibration.equalize = equalize ? "on" : "off";
         a.calibration.unsigned_activations = unsigned_activations ? "on" : "off";
         a.calibration.rounding = rounding;
+        a.calibration.rounding_seconds = rounding_seconds;
         a.calibration.keep_float = std::move(keep_float);
         a.calibration.max_layer_loss = max_layer_loss;
         a.float_model = float_model;
@@ -393,7 +395,7 @@ void bind_package(py::module_ &m) {
       py::arg("dump_ir"), py::arg("verbose"), py::arg("tuning_logs"), py::arg("tuning_db"),
       py::arg("program_per_layer"), py::arg("bias_correction"), py::arg("align_scales"),
       py::arg("equalize"), py::arg("unsigned_activations"), py::arg("rounding"),
-      py::arg("keep_float"), py::arg("max_layer_loss"));
+      py::arg("rounding_seconds"), py::arg("keep_float"), py::arg("max_layer_loss"));
 }
 
 }  // namespace vacc::python

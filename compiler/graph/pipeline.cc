@@ -20,6 +20,7 @@
 #include "vacc/graph/passes/fuse_matmul_epilogues.h"
 #include "vacc/graph/passes/fuse_pools.h"
 #include "vacc/graph/passes/fuse_residual_adds.h"
+#include "vacc/graph/passes/learn_rounding.h"
 #include "vacc/graph/passes/pack_layout.h"
 #include "vacc/graph/passes/partition.h"
 #include "vacc/graph/passes/quantize_qdq.h"
@@ -84,26 +85,38 @@ PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
         return fmt::format("{} layers rescaled to fill their int8 grids",
                            align_scales(graph, calib));
       });
-    InputHessians hessians;
-    const bool hessian_rounding =
-        options.quantize_options.rounding == QuantizeOptions::Rounding::kHessian;
+    WeightRounding rounding;
+    const QuantizeOptions::Rounding how = options.quantize_options.rounding;
+    const bool hessian_rounding = how != QuantizeOptions::Rounding::kNearest;
     if (hessian_rounding)
       step("input_hessians", [&] {
-        hessians = input_hessians(graph, calibration);
-        return fmt::format("{} layers' input Hessians over {} batches", hessians.size(),
+        rounding.hessians = input_hessians(graph, calibration);
+        return fmt::format("{} layers' input Hessians over {} batches", rounding.hessians.size(),
                            calibration.size());
       });
+    if (how == QuantizeOptions::Rounding::kLearned)
+      rounding.learn_steps = learned_rounding_steps(graph, rounding.hessians,
+                                                    options.quantize_options.rounding_seconds);
     ChannelMeans float_means;  // by name: quantize replaces the float values
     step("quantize", [&] {
       for (const auto &[v, m] : calib.channel_mean) float_means[v->name] = m;
       const int ops = quantize(graph, calib, options.quantize_options, &result.int8_forms,
-                               hessian_rounding ? &hessians : nullptr);
+                               hessian_rounding ? &rounding : nullptr);
       int unsigned_values = 0;
       for (const Node *n : graph.nodes())
         unsigned_values += n->op == OpKind::kRequantize && n->outputs[0]->zero_point != 0;
+      std::string weights;
+      if (how == QuantizeOptions::Rounding::kHessian)
+        weights = ", weights rounded with their inputs' Hessians";
+      if (how == QuantizeOptions::Rounding::kLearned)
+        weights = fmt::format(
+            ", weights' rounding learned in {} of {} layers ({} of {} channels took it; their "
+            "output error {:.3g} of nearest rounding's), the rest rounded with their Hessians",
+            rounding.layers_learned, rounding.hessians.size(), rounding.channels_learned,
+            rounding.channels,
+            rounding.nearest_error > 0 ? rounding.error / rounding.nearest_error : 1.0);
       return fmt::format("{} integer ops, {} activations as unsigned levels{}", ops,
-                         unsigned_values,
-                         hessian_rounding ? ", weights rounded with their inputs' Hessians" : "");
+                         unsigned_values, weights);
     });
     if (options.quantize_options.correct_bias)
       step("correct_bias", [&] {

@@ -125,7 +125,8 @@ def compile(model, config="default", *, example_inputs=None, calibration=None,
             calibrate_method="", percentile=0.0, batch=None, vthreads=2, dump_ir="",
             verbose=False, tuning_logs=(), tuning_db=True, program_per_layer=False,
             bias_correction=False, align_scales=False, equalize=False, unsigned_activations=True,
-            rounding="nearest", keep_float=(), max_layer_loss=None, **options):
+            rounding="nearest", rounding_seconds=None, keep_float=(), max_layer_loss=None,
+            **options):
     """Compiles a model into a Package, as ``vacc compile`` does.
 
     model: an ONNX file path, an ``onnx.ModelProto``, the bytes of one, or a
@@ -142,8 +143,9 @@ def compile(model, config="default", *, example_inputs=None, calibration=None,
     bias_correction=True, align_scales=True, equalize=True: ``--bias-correction on``,
     ``--align-scales on``, ``--equalize on``;
     unsigned_activations=False: ``--unsigned-activations off``;
-    rounding: ``--rounding`` ("nearest" or "hessian"); keep_float: layer names
-    (``--keep-float``); max_layer_loss: dB (``--max-layer-loss``).
+    rounding: ``--rounding`` ("nearest", "hessian" or "learned"); rounding_seconds:
+    ``--rounding-seconds``; keep_float: layer names (``--keep-float``); max_layer_loss: dB
+    (``--max-layer-loss``).
     """
     float_model = bool(options.pop("float", False))
     if options:
@@ -181,7 +183,9 @@ def compile(model, config="default", *, example_inputs=None, calibration=None,
                           input_shape, int(vthreads), _os.fspath(dump_ir), bool(verbose),
                           [_os.fspath(l) for l in tuning_logs], bool(tuning_db),
                           bool(program_per_layer), bool(bias_correction), bool(align_scales),
-                          bool(equalize), bool(unsigned_activations), str(rounding), [str(k) for k in keep_float],
+                          bool(equalize), bool(unsigned_activations), str(rounding),
+                          "" if rounding_seconds is None else str(rounding_seconds),
+                          [str(k) for k in keep_float],
                           "" if max_layer_loss is None else str(max_layer_loss))
 
 

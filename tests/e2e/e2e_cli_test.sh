@@ -109,8 +109,14 @@ expect error-unsigned-activations 1 "^error: --unsigned-activations 'maybe': cho
   "$vacc" compile "$model" -o "$tmp/ua.vpkg" --unsigned-activations maybe
 expect compile-rounding-hessian 0 "input_hessians .* [1-9][0-9]* layers' input Hessians over" -- \
   "$vacc" compile "$model" -o "$tmp/rh.vpkg" --rounding hessian
-expect error-rounding 1 "^error: --rounding 'learned': choose nearest or hessian" -- \
-  "$vacc" compile "$model" -o "$tmp/rh2.vpkg" --rounding learned
+expect error-rounding 1 "^error: --rounding 'adaround': choose nearest, hessian or learned" -- \
+  "$vacc" compile "$model" -o "$tmp/rh2.vpkg" --rounding adaround
+expect compile-rounding-learned 0 "weights' rounding learned in [1-9][0-9]* of [1-9][0-9]* layers" -- \
+  "$vacc" compile "$model" -o "$tmp/rl.vpkg" --rounding learned
+expect error-rounding-seconds 1 "^error: --rounding-seconds 'soon': give the learned rounding's time in seconds above 0" -- \
+  "$vacc" compile "$model" -o "$tmp/rl2.vpkg" --rounding learned --rounding-seconds soon
+expect error-rounding-seconds-without-learned 1 "^error: --rounding-seconds 30 needs --rounding learned \(the rounding is hessian\)" -- \
+  "$vacc" compile "$model" -o "$tmp/rl3.vpkg" --rounding hessian --rounding-seconds 30
 expect error-calibrate-method 1 "^error: --calibrate-method 'kl': choose minmax, percentile, mse or entropy" -- \
   "$vacc" compile "$model" -o "$tmp/e2.vpkg" --calibrate-method kl
 expect error-percentile-method 1 "^error: --percentile 99.9 needs --calibrate-method percentile \(the method is minmax\)" -- \

@@ -129,8 +129,20 @@ def test_quantization_options_compile_as_the_command(tmp_path):
     # The options are used: without them the package differs.
     vacc.compile(MODEL, "default").save(str(tmp_path / "plain.vpkg"))
     assert (tmp_path / "plain.vpkg").read_bytes() != (tmp_path / "cli.vpkg").read_bytes()
-    with pytest.raises(vacc.Error, match="--rounding 'learned': choose nearest or hessian"):
-        vacc.compile(MODEL, "default", rounding="learned")
+    with pytest.raises(vacc.Error, match="--rounding 'adaround': choose nearest, hessian or learned"):
+        vacc.compile(MODEL, "default", rounding="adaround")
+
+
+def test_learned_rounding_compiles_as_the_command(tmp_path):
+    vacc.compile(MODEL, "default", rounding="learned", rounding_seconds=5).save(
+        str(tmp_path / "py.vpkg"))
+    cli("compile", MODEL, "--config", "default", "-o", tmp_path / "cli.vpkg", "-q",
+        "--rounding", "learned", "--rounding-seconds", "5")
+    assert (tmp_path / "py.vpkg").read_bytes() == (tmp_path / "cli.vpkg").read_bytes()
+    vacc.compile(MODEL, "default", rounding="hessian").save(str(tmp_path / "hessian.vpkg"))
+    assert (tmp_path / "hessian.vpkg").read_bytes() != (tmp_path / "cli.vpkg").read_bytes()
+    with pytest.raises(vacc.Error, match="--rounding-seconds '0': give the learned rounding's time"):
+        vacc.compile(MODEL, "default", rounding="learned", rounding_seconds=0)
 
 
 def test_float_model_equals_the_commands_float_output(samples, tmp_path):

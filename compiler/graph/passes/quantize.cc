@@ -35,8 +35,8 @@ int32_t to_int32(double v) {
 class Quantizer {
  public:
   Quantizer(Graph &graph, const Calibration &calib, const QuantizeOptions &options,
-            const InputHessians *hessians)
-      : g_(graph), calib_(calib), options_(options), hessians_(hessians) {}
+            WeightRounding *rounding)
+      : g_(graph), calib_(calib), options_(options), rounding_(rounding) {}
 
   int run(Int8Forms *forms) {
     for (const std::string &name : options_.keep_float) {
@@ -295,9 +295,19 @@ class Quantizer {
   // Node `layer`'s weights w ([O, ...]) on the grids fw: rounded with its inputs' Hessian where
   // one was collected (round_weights.h), else to the nearest level.
   Tensor layer_weights(const Node &layer, const Tensor &w, const std::vector<int> &fw) {
-    if (hessians_) {
-      auto it = hessians_->find(layer.name);
-      if (it != hessians_->end()) return round_weights(w, fw, it->second);
+    if (rounding_) {
+      auto it = rounding_->hessians.find(layer.name);
+      if (it == rounding_->hessians.end()) return quantize_weight(w, fw);
+      auto steps = rounding_->learn_steps.find(layer.name);
+      if (steps == rounding_->learn_steps.end() || steps->second <= 0)
+        return round_weights(w, fw, it->second);
+      LearnedRounding learned = learn_rounding(w, fw, it->second, steps->second);
+      ++rounding_->layers_learned;
+      rounding_->channels += learned.channels;
+      rounding_->channels_learned += learned.learned;
+      rounding_->nearest_error += learned.nearest_error;
+      rounding_->error += learned.error;
+      return std::move(learned.levels);
     }
     return quantize_weight(w, fw);
   }
@@ -618,7 +628,7 @@ class Quantizer {
   Graph &g_;
   const Calibration &calib_;
   QuantizeOptions options_;
-  const InputHessians *hessians_;  // --rounding hessian: per layer, by node name
+  WeightRounding *rounding_;  // --rounding hessian or learned
   std::unordered_map<Value *, Value *> q_;
   std::unordered_map<Value *, Value *> dq_;
   std::unordered_set<const Node *> absorbed_;  // Relus applied by their producer's requantization
@@ -628,8 +638,8 @@ class Quantizer {
 }  // namespace
 
 int quantize(Graph &graph, const Calibration &calib, const QuantizeOptions &options,
-             Int8Forms *forms, const InputHessians *hessians) {
-  return Quantizer(graph, calib, options, hessians).run(forms);
+             Int8Forms *forms, WeightRounding *rounding) {
+  return Quantizer(graph, calib, options, rounding).run(forms);
 }
 
 }  // namespace vacc::graph

@@ -60,6 +60,28 @@ InputHessians input_hessians(const Graph &graph, const std::vector<std::vector<T
     out[n->name] = std::move(h);
     readers[x].push_back(std::move(c));
   }
+  // Each layer's inputs while they number at most k / 2 per group (InputHessian::inputs); a
+  // layer that passes that keeps its Hessian only.
+  struct Kept {
+    std::vector<std::vector<float>> groups;
+    int64_t n = 0;
+    bool over = false;
+  };
+  std::unordered_map<std::string, Kept> kept;
+  auto keep = [&](const std::string &name, const InputHessian &h, int64_t g, int64_t rows,
+                  auto row_value) {
+    Kept &k = kept[name];
+    if (k.over) return;
+    if (k.groups.empty()) k.groups.resize(size_t(h.groups));
+    std::vector<float> &dst = k.groups[size_t(g)];
+    if (int64_t(dst.size()) / h.k + rows > h.k / 2) {
+      k.over = true;
+      k.groups.clear();
+      return;
+    }
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < h.k; ++j) dst.push_back(row_value(r, j));
+  };
   ReferenceExecutor executor(graph);
   auto accumulate = [&](const Value &v, const Tensor &t) {
     auto it = readers.find(&v);
@@ -76,6 +98,7 @@ InputHessians input_hessians(const Graph &graph, const std::vector<std::vector<T
                                                 h.k);
             Eigen::Map<Eigen::MatrixXf> hg(h.h.data() + g * h.k * h.k, h.k, h.k);
             hg.noalias() += x.transpose() * x;
+            keep(c.node->name, h, g, p, [&](int64_t r, int64_t j) { return x(r, j); });
           }
       } else {
         // Rows of k inputs: all dimensions but the last.
@@ -83,10 +106,18 @@ InputHessians input_hessians(const Graph &graph, const std::vector<std::vector<T
         Eigen::Map<const RowMatrixXf> x(t.data<float>(), rows, h.k);
         Eigen::Map<Eigen::MatrixXf> hg(h.h.data(), h.k, h.k);
         hg.noalias() += x.transpose() * x;
+        keep(c.node->name, h, 0, rows, [&](int64_t r, int64_t j) { return x(r, j); });
       }
     }
   };
   for (const std::vector<Tensor> &b : batches) executor.run(b, accumulate);
+  for (auto &[name, k] : kept) {
+    if (k.over || k.groups.empty()) continue;
+    InputHessian &h = out.at(name);
+    h.n = int64_t(k.groups[0].size()) / h.k;
+    for (const std::vector<float> &g : k.groups)
+      h.inputs.insert(h.inputs.end(), g.begin(), g.end());
+  }
   return out;
 }
 

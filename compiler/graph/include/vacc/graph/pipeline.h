@@ -2,7 +2,8 @@
 // timed by name, with the IR dumpable after every pass.
 //
 //   fold_constants, fold_batch_norm, fold_constants, recognize_layer_norm, recognize_gelu,
-//   [equalize_channels,] calibrate, [align_scales,] [input_hessians,] quantize, [correct_bias,]
+//   [equalize_channels,] calibrate, [align_scales,] [input_hessians,] quantize (its weights
+//   rounded with the Hessians or learned from them where asked), [correct_bias,]
 //   fold_constants, fuse,
 //   partition, fold_windows, fuse_residual_adds, fuse_pools, pack_layout, plan_memory
 //

@@ -20,7 +20,7 @@
 
 #include "vacc/graph/graph.h"
 #include "vacc/graph/passes/calibrate.h"
-#include "vacc/graph/passes/round_weights.h"
+#include "vacc/graph/passes/learn_rounding.h"
 
 namespace vacc::graph {
 
@@ -47,10 +47,14 @@ struct QuantizeOptions {
   // stored as unsigned levels (zero point -128): 255 levels over [0, range] instead of 128,
   // at no cost in cycles (the offsets live in the biases).
   bool unsigned_activations = true;
-  // How weights take their int8 levels: kNearest, or kHessian (passes/round_weights.h: each
-  // layer's rounding errors fed back through its inputs' Hessian on the calibration data).
-  enum class Rounding { kNearest, kHessian };
+  // How weights take their int8 levels: kNearest, kHessian (passes/round_weights.h: each
+  // layer's rounding errors fed back through its inputs' Hessian on the calibration data) or
+  // kLearned (passes/learn_rounding.h: each weight's level below or above learned by descent
+  // on the layer's output error, AdaRound's way), the latter within `rounding_seconds` of
+  // nominal compute for the whole model.
+  enum class Rounding { kNearest, kHessian, kLearned };
   Rounding rounding = Rounding::kNearest;
+  double rounding_seconds = 60;
   // Layers (node names, as `vacc quant-report` lists them) left in float on the CPU; a name
   // the graph lacks is a vacc::Error naming it.
   std::unordered_set<std::string> keep_float;
@@ -64,9 +68,10 @@ using Int8Forms = std::unordered_map<std::string, const Value *>;
 // Quantizes `graph` in place using ranges from `calib` (taken on this same graph). Returns
 // the number of operators that now compute in integers. With `forms`, fills it with every
 // int8 form still in the graph afterwards.
-// With `hessians` (round_weights.h), the layers it holds round their weights with them.
+// With `rounding` (learn_rounding.h), the layers whose Hessians it holds round their weights
+// with them (learned where it gives them steps), and its counts say what learned rounding did.
 int quantize(Graph &graph, const Calibration &calib, const QuantizeOptions &options = {},
-             Int8Forms *forms = nullptr, const InputHessians *hessians = nullptr);
+             Int8Forms *forms = nullptr, WeightRounding *rounding = nullptr);
 
 // The fraction bits f for a value of magnitude up to `abs_max`: the largest f with
 // abs_max * 2^f <= 127 (0 for abs_max == 0), clamped to [-24, 30].

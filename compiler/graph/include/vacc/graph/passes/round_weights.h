@@ -24,6 +24,11 @@ namespace vacc::graph {
 struct InputHessian {
   int64_t groups = 1, k = 0;
   std::vector<float> h;  // groups * k * k
+  // The inputs themselves where a group has at most k / 2 of them (h = X^T X then has rank n,
+  // and a product with h costs less through X): per group n rows of k, row-major. n = 0 where
+  // there are more.
+  int64_t n = 0;
+  std::vector<float> inputs;  // groups * n * k
 };
 // By node name.
 using InputHessians = std::unordered_map<std::string, InputHessian>;
