@@ -7,7 +7,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 # the build tree, so a fresh clone of the same sources (CI's) reuses what another compiled.
 export CCACHE_BASEDIR ?= $(CURDIR)
 
-.PHONY: all deps deps-run configure configure-all build build-all run test soak test-asan fuzz \
+.PHONY: all deps deps-run configure configure-all print-run-configure build build-all run test soak test-asan fuzz \
   bench clean
 
 all: build
@@ -20,21 +20,35 @@ deps-run:
 deps:
 	@scripts/install-deps
 
+# The configs whose RTL models are built into `vacc`: the main job's alone for `make run`
+# (another config's model is built on first use into the per-user cache, as any config's is),
+# every bundled config's once the tests are on (they run small and wide on rtl).
+RUN_RTL_CONFIGS ?= default
+ALL_RTL_CONFIGS ?= default;small;wide
+
 # A fresh build tree is configured without the tests and benchmarks when the product is all
 # that is asked for (VACC_BUILD_TESTS=OFF: no GoogleTest needed, none of the tests' RTL
 # generated or verilated while configuring); a tree that has them keeps them.
 configure: deps-run
 	@test -f $(BUILD_DIR)/build.ninja || \
-	  cmake -S . -B $(BUILD_DIR) -G Ninja $(CMAKE_FLAGS) -DVACC_BUILD_TESTS=OFF
+	  cmake -S . -B $(BUILD_DIR) -G Ninja $(CMAKE_FLAGS) -DVACC_BUILD_TESTS=OFF \
+	    '-DVACC_RTL_CONFIGS=$(RUN_RTL_CONFIGS)'
 
 # The same tree with the tests and benchmarks switched on.
 configure-all: deps
 	@(test -f $(BUILD_DIR)/build.ninja && \
-	  grep -qx 'VACC_BUILD_TESTS:BOOL=ON' $(BUILD_DIR)/CMakeCache.txt) || \
-	  cmake -S . -B $(BUILD_DIR) -G Ninja $(CMAKE_FLAGS) -DVACC_BUILD_TESTS=ON
+	  grep -qx 'VACC_BUILD_TESTS:BOOL=ON' $(BUILD_DIR)/CMakeCache.txt && \
+	  grep -qxF 'VACC_RTL_CONFIGS:STRING=$(ALL_RTL_CONFIGS)' $(BUILD_DIR)/CMakeCache.txt) || \
+	  cmake -S . -B $(BUILD_DIR) -G Ninja $(CMAKE_FLAGS) -DVACC_BUILD_TESTS=ON \
+	    '-DVACC_RTL_CONFIGS=$(ALL_RTL_CONFIGS)'
 
-# What a user runs: the `vacc` command (with the RTL models of the bundled configs and the MPI
-# module it loads) and the Python module (build/python, so that `import vacc` works after
+# The make run tree's configure, for tests/build (prints the options after CMAKE_FLAGS).
+print-run-configure:
+	@echo -DVACC_BUILD_TESTS=OFF '-DVACC_RTL_CONFIGS=$(RUN_RTL_CONFIGS)'
+
+
+# What a user runs: the `vacc` command (with the RTL models of RUN_RTL_CONFIGS, or of every
+# bundled config in a tree with the tests, and the MPI module it loads) and the Python module (build/python, so that `import vacc` works after
 # `make run`). The tests and benchmarks are built by `make test` and `make bench` only.
 PRODUCT_TARGETS ?= vacc vacc_python
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `make run`'s configure (VACC_BUILD_TESTS=OFF) needs none of the tests' packages: it succeeds
-# with GoogleTest and Google Benchmark made unfindable, defines the product's targets and none
-# of the tests', and neither bootstraps the generator nor verilates the tests' RTL. The
+# `make run`'s configure (VACC_BUILD_TESTS=OFF, the options the Makefile gives it) needs none
+# of the tests' packages: it succeeds with GoogleTest and Google Benchmark made unfindable,
+# defines the product's targets and none of the tests', the main job's RTL model and no other
+# config's, and neither bootstraps the generator nor verilates the tests' RTL. The
 # product's sources are batched (cmake/VaccUnityBuild.cmake) by relative includes only, so that
 # ccache keys do not depend on where the checkout is.
 #   product_only_configure_test.sh SOURCE_DIR CMAKE
@@ -12,7 +13,9 @@ tree=$(mktemp -d)
 trap 'rm -rf "$tree"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$cmake" -S "$src" -B "$tree" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVACC_BUILD_TESTS=OFF \
+read -r -a run_options <<<"$(make -s --no-print-directory -C "$src" print-run-configure)"
+[[ " ${run_options[*]} " == *" -DVACC_BUILD_TESTS=OFF "* ]] || fail "make run configures with tests: ${run_options[*]}"
+"$cmake" -S "$src" -B "$tree" -G Ninja -DCMAKE_BUILD_TYPE=Release "${run_options[@]}" \
   -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=ON \
   >"$tree/configure.log" 2>&1 || { cat "$tree/configure.log"; fail "configure failed"; }
 
@@ -20,6 +23,10 @@ targets=$(ninja -C "$tree" -t targets all | sed 's/:.*//')
 for t in vacc python/vacc/_vacc; do
   grep -q "^$t" <<<"$targets" || fail "no target $t"
 done
+# (The tests' stand-in model is defined, outside `all`, whatever is configured.)
+models=$(grep -o '^simulator/rtl/models/[a-z_0-9]*-' <<<"$targets" | grep -v /standin- | sort -u |
+  tr '\n' ' ')
+[[ $models == "simulator/rtl/models/default- " ]] || fail "make run's tree builds the RTL models of: $models"
 for t in tests/ bench/bench_ ; do
   if grep -q "^$t" <<<"$targets"; then fail "a test target configured: $(grep "^$t" <<<"$targets" | head -1)"; fi
 done
@@ -35,4 +42,4 @@ for f in "$src"/compiler/graph/*.cc; do
   n=$(grep -h "/compiler/graph/$(basename "$f")\"" $batches | wc -l)
   [[ $n -eq 1 ]] || fail "$(basename "$f") is in $n batches"
 done
-echo "product-only configure: $(wc -l <<<"$batches") batches, $(grep -c . <<<"$targets") targets, no tests"
+echo "product-only configure: models $models; $(wc -l <<<"$batches") batches, $(grep -c . <<<"$targets") targets, no tests"
