@@ -14,10 +14,10 @@
 
 #include "graph_builder.h"
 #include "vacc/graph/passes/quantize.h"
+#include "weight_rounding_util.h"
 
 using namespace vacc::graph;
-using vacc::graph::test::add_op;
-using vacc::graph::test::random_floats;
+using namespace vacc::graph::test;
 
 namespace {
 
@@ -52,6 +52,25 @@ InputHessian hessian_of(const std::vector<double> &xs, int64_t k) {
   return h;
 }
 
+Tensor as_tensor(const std::vector<double> &values, int64_t n, int64_t k) {
+  Tensor t(DType::kFloat32, {n, k});
+  for (int64_t i = 0; i < n * k; ++i) t.data<float>()[i] = float(values[size_t(i)]);
+  return t;
+}
+
+// The input Hessian that input_hessians collects for a dense layer "fc" (x W^T, W [o, k])
+// over `batches` of inputs [n, k].
+InputHessian dense_hessian(const Tensor &w, const std::vector<std::vector<Tensor>> &batches) {
+  const Tensor &first = batches.at(0).at(0);
+  Graph g;
+  Value *x = g.add_value("x", DType::kFloat32, {first.dim(0), first.dim(1)});
+  g.add_input(x);
+  Attributes gemm;
+  gemm.set("transB", int64_t{1});
+  g.add_output(add_op(g, OpKind::kGemm, "fc", {x, g.add_constant("w", w)}, gemm));
+  return input_hessians(g, batches).at("fc");
+}
+
 // e (H / mean(diag H) + damping I) e^T for a row's levels q against its float weights x, in
 // grid steps: the objective the pass minimizes.
 double row_cost(const InputHessian &h, const std::vector<double> &x, const std::vector<double> &q) {
@@ -66,17 +85,6 @@ double row_cost(const InputHessian &h, const std::vector<double> &x, const std::
   return cost / (trace / double(h.k)) + damped;
 }
 
-std::vector<int> grids_for(const Tensor &w) {
-  const int64_t o = w.dim(0), k = w.size() / o;
-  std::vector<int> fb(size_t(o), 0);
-  for (int64_t r = 0; r < o; ++r) {
-    float m = 0;
-    for (int64_t i = 0; i < k; ++i) m = std::max(m, std::abs(w.data<float>()[r * k + i]));
-    fb[size_t(r)] = frac_bits_for(m);
-  }
-  return fb;
-}
-
 // Twenty layers of four channels and 12 inputs: every channel's learned levels are the level
 // below or above each weight, never cost more than nearest rounding's and, summed, close most
 // of nearest rounding's distance to the best of all 2^12 choices; the reported errors are the
@@ -88,7 +96,7 @@ TEST(LearnRounding, NearTheExhaustiveOptimumOnSmallLayers) {
   for (uint32_t seed = 0; seed < 20; ++seed) {
     const InputHessian h = hessian_of(correlated_inputs(200, k, seed), k);
     const Tensor w = random_floats({o, k}, 100 + seed, 0.3f);
-    const std::vector<int> fb = grids_for(w);
+    const std::vector<int> fb = channel_grids(w);
     const LearnedRounding got = learn_rounding(w, fb, h, 1000);
     ASSERT_EQ(got.channels, o);
     double reported_nearest = 0, reported = 0;
@@ -131,7 +139,7 @@ TEST(LearnRounding, WeightsPastTheGridKeepItsEnds) {
   const int64_t k = 16, o = 3;
   const InputHessian h = hessian_of(correlated_inputs(100, k, 5), k);
   const Tensor w = random_floats({o, k}, 6, 0.5f);
-  std::vector<int> fb = grids_for(w);
+  std::vector<int> fb = channel_grids(w);
   for (int &f : fb) ++f;
   const LearnedRounding got = learn_rounding(w, fb, h, 300);
   int clipped = 0;
@@ -152,40 +160,18 @@ TEST(LearnRounding, WeightsPastTheGridKeepItsEnds) {
 // rounding, and no larger than Hessian rounding's.
 TEST(LearnRounding, DenseOutputErrorBelowNearestAndHessianRounding) {
   const int64_t n = 256, k = 48, o = 8;
-  const std::vector<double> xd = correlated_inputs(n, k, 7);
-  Tensor xs(DType::kFloat32, {n, k});
-  for (int64_t i = 0; i < n * k; ++i) xs.data<float>()[i] = float(xd[size_t(i)]);
+  const Tensor xs = as_tensor(correlated_inputs(n, k, 7), n, k);
   const Tensor w = random_floats({o, k}, 9, 0.3f);
-  Graph g;
-  Value *x = g.add_value("x", DType::kFloat32, {n, k});
-  g.add_input(x);
-  Attributes gemm;
-  gemm.set("transB", int64_t{1});
-  g.add_output(add_op(g, OpKind::kGemm, "fc", {x, g.add_constant("w", w)}, gemm));
-  const InputHessians hs = input_hessians(g, {{xs}});
-  const std::vector<int> fb = grids_for(w);
-  auto error = [&](auto level) {
-    double e = 0;
-    for (int64_t s = 0; s < n; ++s)
-      for (int64_t r = 0; r < o; ++r) {
-        double diff = 0;
-        for (int64_t i = 0; i < k; ++i)
-          diff += (w.data<float>()[r * k + i] - std::ldexp(level(r, i), -fb[size_t(r)])) *
-                  xs.data<float>()[s * k + i];
-        e += diff * diff;
-      }
-    return e;
-  };
-  const double nearest = error([&](int64_t r, int64_t i) {
-    return std::clamp(std::nearbyint(std::ldexp(double(w.data<float>()[r * k + i]), fb[size_t(r)])),
-                      -128.0, 127.0);
-  });
-  const Tensor hq = round_weights(w, fb, hs.at("fc"));
-  const double hessian =
-      error([&](int64_t r, int64_t i) { return double(hq.data<int8_t>()[r * k + i]); });
-  const LearnedRounding lq = learn_rounding(w, fb, hs.at("fc"), 1000);
-  const double learned =
-      error([&](int64_t r, int64_t i) { return double(lq.levels.data<int8_t>()[r * k + i]); });
+  const InputHessian h = dense_hessian(w, {{xs}});
+  const std::vector<int> fb = channel_grids(w);
+  const double nearest = dense_output_error(
+      w, fb, xs, [&](int64_t r, int64_t i) { return nearest_level(w, fb, r, i); });
+  const Tensor hq = round_weights(w, fb, h);
+  const double hessian = dense_output_error(
+      w, fb, xs, [&](int64_t r, int64_t i) { return double(hq.data<int8_t>()[r * k + i]); });
+  const LearnedRounding lq = learn_rounding(w, fb, h, 1000);
+  const double learned = dense_output_error(
+      w, fb, xs, [&](int64_t r, int64_t i) { return double(lq.levels.data<int8_t>()[r * k + i]); });
   std::printf("output error: nearest %.4g, hessian %.4g, learned %.4g\n", nearest, hessian,
               learned);
   EXPECT_LT(learned, 0.8 * nearest);
@@ -245,39 +231,27 @@ TEST(LearnedRoundingSteps, SharesTheBudgetCheapestLayerFirst) {
   EXPECT_EQ(few.count("small"), 1u);
 }
 
-}  // namespace
-
-namespace {
-
 // A dense layer with fewer inputs than half its width: input_hessians keeps them (X, with
 // X^T X its Hessian), and learning through them takes the same levels as through the Hessian
 // (to within float rounding of the products: the same error to 0.1 %).
 TEST(LearnRounding, ThroughKeptInputsAsThroughTheHessian) {
   const int64_t n = 20, k = 64, o = 6;
-  const std::vector<double> xd = correlated_inputs(n, k, 11);
-  Tensor xs(DType::kFloat32, {n, k});
-  for (int64_t i = 0; i < n * k; ++i) xs.data<float>()[i] = float(xd[size_t(i)]);
+  const Tensor xs = as_tensor(correlated_inputs(n, k, 11), n, k);
   const Tensor w = random_floats({o, k}, 12, 0.3f);
-  Graph g;
-  Value *x = g.add_value("x", DType::kFloat32, {n, k});
-  g.add_input(x);
-  Attributes gemm;
-  gemm.set("transB", int64_t{1});
-  g.add_output(add_op(g, OpKind::kGemm, "fc", {x, g.add_constant("w", w)}, gemm));
-  const InputHessian kept = input_hessians(g, {{xs}}).at("fc");
+  const InputHessian kept = dense_hessian(w, {{xs}});
   ASSERT_EQ(kept.n, n);
   ASSERT_EQ(kept.inputs.size(), size_t(n * k));
   for (int64_t i = 0; i < n * k; ++i) ASSERT_EQ(kept.inputs[size_t(i)], xs.data<float>()[i]);
   InputHessian dense = kept;
   dense.n = 0;
   dense.inputs.clear();
-  const std::vector<int> fb = grids_for(w);
+  const std::vector<int> fb = channel_grids(w);
   const LearnedRounding a = learn_rounding(w, fb, kept, 500), b = learn_rounding(w, fb, dense, 500);
   EXPECT_NEAR(a.error, b.error, 1e-3 * a.nearest_error);
   EXPECT_NEAR(a.nearest_error, b.nearest_error, 1e-4 * a.nearest_error);
   EXPECT_LT(a.error, 0.5 * a.nearest_error);
   // Two batches, 40 inputs, more than half the width: only the Hessian is kept.
-  const InputHessian more = input_hessians(g, {{xs}, {xs}}).at("fc");
+  const InputHessian more = dense_hessian(w, {{xs}, {xs}});
   EXPECT_EQ(more.n, 0);
   EXPECT_TRUE(more.inputs.empty());
 }

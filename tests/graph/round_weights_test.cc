@@ -13,10 +13,10 @@
 
 #include "graph_builder.h"
 #include "vacc/graph/passes/quantize.h"
+#include "weight_rounding_util.h"
 
 using namespace vacc::graph;
-using vacc::graph::test::add_op;
-using vacc::graph::test::random_floats;
+using namespace vacc::graph::test;
 
 namespace {
 
@@ -82,31 +82,12 @@ TEST(RoundWeights, DenseOutputErrorBelowNearestRounding) {
   g.add_output(add_op(g, OpKind::kGemm, "fc", {x, g.add_constant("w", w)}, gemm));
   const InputHessians hs = input_hessians(g, {{xs}});
   ASSERT_EQ(hs.count("fc"), 1u);
-  std::vector<int> fb(static_cast<size_t>(o));
-  for (int64_t r = 0; r < o; ++r) {
-    float m = 0;
-    for (int64_t i = 0; i < k; ++i) m = std::max(m, std::abs(w.data<float>()[r * k + i]));
-    fb[size_t(r)] = frac_bits_for(m);
-  }
+  const std::vector<int> fb = channel_grids(w);
   const Tensor q = round_weights(w, fb, hs.at("fc"));
-  auto error = [&](auto level) {
-    double e = 0;
-    for (int64_t s = 0; s < n; ++s)
-      for (int64_t r = 0; r < o; ++r) {
-        double diff = 0;
-        for (int64_t i = 0; i < k; ++i)
-          diff += (w.data<float>()[r * k + i] - std::ldexp(level(r, i), -fb[size_t(r)])) *
-                  xs.data<float>()[s * k + i];
-        e += diff * diff;
-      }
-    return e;
-  };
-  const double nearest = error([&](int64_t r, int64_t i) {
-    return std::clamp(std::nearbyint(std::ldexp(double(w.data<float>()[r * k + i]), fb[size_t(r)])),
-                      -128.0, 127.0);
-  });
-  const double hessian =
-      error([&](int64_t r, int64_t i) { return double(q.data<int8_t>()[r * k + i]); });
+  const double nearest = dense_output_error(
+      w, fb, xs, [&](int64_t r, int64_t i) { return nearest_level(w, fb, r, i); });
+  const double hessian = dense_output_error(
+      w, fb, xs, [&](int64_t r, int64_t i) { return double(q.data<int8_t>()[r * k + i]); });
   std::printf("output error: nearest %.4g, hessian %.4g\n", nearest, hessian);
   EXPECT_LT(hessian, 0.8 * nearest);
 }
