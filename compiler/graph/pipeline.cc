@@ -90,7 +90,8 @@ PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
     const bool hessian_rounding = how != QuantizeOptions::Rounding::kNearest;
     if (hessian_rounding)
       step("input_hessians", [&] {
-        rounding.hessians = input_hessians(graph, calibration);
+        rounding.hessians =
+            input_hessians(graph, calibration, how == QuantizeOptions::Rounding::kLearned);
         return fmt::format("{} layers' input Hessians over {} batches", rounding.hessians.size(),
                            calibration.size());
       });

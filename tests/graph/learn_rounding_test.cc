@@ -59,8 +59,9 @@ Tensor as_tensor(const std::vector<double> &values, int64_t n, int64_t k) {
 }
 
 // The input Hessian that input_hessians collects for a dense layer "fc" (x W^T, W [o, k])
-// over `batches` of inputs [n, k].
-InputHessian dense_hessian(const Tensor &w, const std::vector<std::vector<Tensor>> &batches) {
+// over `batches` of inputs [n, k], keeping the inputs where it may.
+InputHessian dense_hessian(const Tensor &w, const std::vector<std::vector<Tensor>> &batches,
+                           bool keep_inputs = true) {
   const Tensor &first = batches.at(0).at(0);
   Graph g;
   Value *x = g.add_value("x", DType::kFloat32, {first.dim(0), first.dim(1)});
@@ -68,7 +69,7 @@ InputHessian dense_hessian(const Tensor &w, const std::vector<std::vector<Tensor
   Attributes gemm;
   gemm.set("transB", int64_t{1});
   g.add_output(add_op(g, OpKind::kGemm, "fc", {x, g.add_constant("w", w)}, gemm));
-  return input_hessians(g, batches).at("fc");
+  return input_hessians(g, batches, keep_inputs).at("fc");
 }
 
 // e (H / mean(diag H) + damping I) e^T for a row's levels q against its float weights x, in
@@ -242,9 +243,11 @@ TEST(LearnRounding, ThroughKeptInputsAsThroughTheHessian) {
   ASSERT_EQ(kept.n, n);
   ASSERT_EQ(kept.inputs.size(), size_t(n * k));
   for (int64_t i = 0; i < n * k; ++i) ASSERT_EQ(kept.inputs[size_t(i)], xs.data<float>()[i]);
-  InputHessian dense = kept;
-  dense.n = 0;
-  dense.inputs.clear();
+  // Not asked to keep them (Hessian rounding), it keeps none.
+  const InputHessian dense = dense_hessian(w, {{xs}}, /*keep_inputs=*/false);
+  ASSERT_EQ(dense.n, 0);
+  ASSERT_TRUE(dense.inputs.empty());
+  EXPECT_EQ(dense.h, kept.h);
   const std::vector<int> fb = channel_grids(w);
   const LearnedRounding a = learn_rounding(w, fb, kept, 500), b = learn_rounding(w, fb, dense, 500);
   EXPECT_NEAR(a.error, b.error, 1e-3 * a.nearest_error);

@@ -17,7 +17,7 @@ constexpr float kZeta = 1.1f, kGamma = -0.1f;
 // With the error in grid steps per unit of input energy (below), lambda = 1 weighs a weight
 // left half-way about as much as a lone error of one step: measured on small layers against the
 // exhaustive optimum (tests/graph/learn_rounding_test.cc), 0.01 (AdaRound's, for its loss's
-// scale) left 55 % of nearest rounding's distance to it, 0.1 to 10 about 11 %.
+// scale) left 55 % of nearest rounding's distance to it, 0.1 to 10 11-14 %.
 constexpr float kLambda = 1, kWarmUp = 0.2f, kBetaStart = 20, kBetaEnd = 2;
 // Adam's step size and moments.
 constexpr float kRate = 0.01f, kBeta1 = 0.9f, kBeta2 = 0.999f, kEpsilon = 1e-8f;
@@ -26,8 +26,8 @@ float soft_choice(float sigmoid) {
   return std::clamp(sigmoid * (kZeta - kGamma) + kGamma, 0.0f, 1.0f);
 }
 
-// Output channel o's weights' output count: the row count of the weights as the layer reads
-// them (a convolution's first dimension, a dense layer's outputs).
+// A layer's output channels: a convolution's weights' first dimension, a dense layer's
+// outputs.
 int64_t output_channels(const Node &n) {
   const Value *w = n.input(1);
   if (n.op == OpKind::kConv) return w->shape[0];
@@ -35,10 +35,6 @@ int64_t output_channels(const Node &n) {
   return trans_b ? w->shape[0] : w->shape[1];
 }
 
-// Flips single choices (level below <-> above) of each channel while one lowers its e H e^T:
-// the change of flipping weight i by d is d^2 H_ii + 2 d (H e)_i, and (H e) is kept current.
-// A few sweeps over O * k^2 at most, about one descent step's work; it takes the descent's
-// answer to the nearest point no single flip improves.
 // One group's Hessian in grid steps per unit of input energy (divided by its mean diagonal:
 // a lone error of one step on an input of average energy then costs about 1, whatever the
 // layer's scale), damped as round_weights damps it (kLearnedRoundingDamping on the diagonal,

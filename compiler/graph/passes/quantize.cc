@@ -292,8 +292,9 @@ class Quantizer {
     return c;
   }
 
-  // Node `layer`'s weights w ([O, ...]) on the grids fw: rounded with its inputs' Hessian where
-  // one was collected (round_weights.h), else to the nearest level.
+  // Node `layer`'s weights w ([O, ...]) on the grids fw: where its inputs' Hessian was
+  // collected, learned from it (learn_rounding.h) where it has steps, else rounded with it
+  // (round_weights.h); elsewhere to the nearest level.
   Tensor layer_weights(const Node &layer, const Tensor &w, const std::vector<int> &fw) {
     if (rounding_) {
       auto it = rounding_->hessians.find(layer.name);

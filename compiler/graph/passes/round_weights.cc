@@ -34,7 +34,7 @@ bool dense_by_constant(const Node &n) {
 }  // namespace
 
 InputHessians input_hessians(const Graph &graph, const std::vector<std::vector<Tensor>> &batches,
-                             size_t max_layer_bytes) {
+                             bool keep_inputs, size_t max_layer_bytes) {
   std::unordered_map<const Value *, std::vector<Collected>> readers;
   InputHessians out;
   for (const Node *n : graph.nodes()) {
@@ -64,12 +64,12 @@ InputHessians input_hessians(const Graph &graph, const std::vector<std::vector<T
   // layer that passes that keeps its Hessian only.
   struct Kept {
     std::vector<std::vector<float>> groups;
-    int64_t n = 0;
     bool over = false;
   };
   std::unordered_map<std::string, Kept> kept;
   auto keep = [&](const std::string &name, const InputHessian &h, int64_t g, int64_t rows,
                   auto row_value) {
+    if (!keep_inputs) return;
     Kept &k = kept[name];
     if (k.over) return;
     if (k.groups.empty()) k.groups.resize(size_t(h.groups));

@@ -36,8 +36,10 @@ using InputHessians = std::unordered_map<std::string, InputHessian>;
 // The input Hessians of every 2-D convolution and dense layer (Gemm, MatMul by a constant) of
 // the float graph with constant weights, over `batches` (run on the reference executor). A layer
 // whose Hessians would take more than `max_layer_bytes` is left out (it keeps nearest rounding).
+// With `keep_inputs` (for learned rounding), a layer with at most k / 2 inputs per group keeps
+// them too (InputHessian::inputs).
 InputHessians input_hessians(const Graph &graph, const std::vector<std::vector<Tensor>> &batches,
-                             size_t max_layer_bytes = size_t{256} << 20);
+                             bool keep_inputs = false, size_t max_layer_bytes = size_t{256} << 20);
 
 // Rounds weights w ([O, ...]: output channel first, then the layer's inputs in the order of the
 // Hessian's rows, groups * k per channel block of O / groups channels) onto the int8 grids
