@@ -7,8 +7,8 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 # the build tree, so a fresh clone of the same sources (CI's) reuses what another compiled.
 export CCACHE_BASEDIR ?= $(CURDIR)
 
-.PHONY: all deps deps-run configure configure-all print-run-configure build build-all run test soak test-asan fuzz \
-  bench clean
+.PHONY: all deps deps-run configure configure-all print-run-configure build build-all run test \
+  soak test-asan fuzz bench clean
 
 all: build
 
@@ -20,36 +20,30 @@ deps-run:
 deps:
 	@scripts/install-deps
 
-# The configs whose RTL models are built into `vacc`: the main job's alone for `make run`
-# (another config's model is built on first use into the per-user cache, as any config's is),
-# every bundled config's once the tests are on (they run small and wide on rtl).
-RUN_RTL_CONFIGS ?= default
-ALL_RTL_CONFIGS ?= default;small;wide
-
 # A fresh build tree is configured without the tests and benchmarks when the product is all
 # that is asked for (VACC_BUILD_TESTS=OFF: no GoogleTest needed, none of the tests' RTL
-# generated or verilated while configuring); a tree that has them keeps them.
+# generated or verilated while configuring), and with the main job's RTL model alone
+# (VACC_RTL_CONFIGS; another config's model is built on first use into the per-user cache, as
+# any config's is); a tree that has the tests keeps them.
+RUN_CONFIGURE = -DVACC_BUILD_TESTS=OFF -DVACC_RTL_CONFIGS=default
 configure: deps-run
 	@test -f $(BUILD_DIR)/build.ninja || \
-	  cmake -S . -B $(BUILD_DIR) -G Ninja $(CMAKE_FLAGS) -DVACC_BUILD_TESTS=OFF \
-	    '-DVACC_RTL_CONFIGS=$(RUN_RTL_CONFIGS)'
+	  cmake -S . -B $(BUILD_DIR) -G Ninja $(CMAKE_FLAGS) $(RUN_CONFIGURE)
 
-# The same tree with the tests and benchmarks switched on.
+# The same tree with the tests and benchmarks switched on, and the RTL models of every bundled
+# config (VACC_RTL_CONFIGS back to simulator/rtl's default, unless CMAKE_FLAGS names others).
 configure-all: deps
 	@(test -f $(BUILD_DIR)/build.ninja && \
-	  grep -qx 'VACC_BUILD_TESTS:BOOL=ON' $(BUILD_DIR)/CMakeCache.txt && \
-	  grep -qxF 'VACC_RTL_CONFIGS:STRING=$(ALL_RTL_CONFIGS)' $(BUILD_DIR)/CMakeCache.txt) || \
-	  cmake -S . -B $(BUILD_DIR) -G Ninja $(CMAKE_FLAGS) -DVACC_BUILD_TESTS=ON \
-	    '-DVACC_RTL_CONFIGS=$(ALL_RTL_CONFIGS)'
+	  grep -qx 'VACC_BUILD_TESTS:BOOL=ON' $(BUILD_DIR)/CMakeCache.txt) || \
+	  cmake -S . -B $(BUILD_DIR) -G Ninja -UVACC_RTL_CONFIGS $(CMAKE_FLAGS) -DVACC_BUILD_TESTS=ON
 
-# The make run tree's configure, for tests/build (prints the options after CMAKE_FLAGS).
+# make run's configure options, for tests/build.
 print-run-configure:
-	@echo -DVACC_BUILD_TESTS=OFF '-DVACC_RTL_CONFIGS=$(RUN_RTL_CONFIGS)'
+	@echo $(RUN_CONFIGURE)
 
-
-# What a user runs: the `vacc` command (with the RTL models of RUN_RTL_CONFIGS, or of every
-# bundled config in a tree with the tests, and the MPI module it loads) and the Python module (build/python, so that `import vacc` works after
-# `make run`). The tests and benchmarks are built by `make test` and `make bench` only.
+# What a user runs: the `vacc` command (with its RTL models and the MPI module it loads) and
+# the Python module (build/python, so that `import vacc` works after `make run`). The tests and
+# benchmarks are built by `make test` and `make bench` only.
 PRODUCT_TARGETS ?= vacc vacc_python
 
 build: configure

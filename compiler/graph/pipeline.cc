@@ -87,8 +87,8 @@ PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
       });
     WeightRounding rounding;
     const QuantizeOptions::Rounding how = options.quantize_options.rounding;
-    const bool hessian_rounding = how != QuantizeOptions::Rounding::kNearest;
-    if (hessian_rounding)
+    const bool uses_hessians = how != QuantizeOptions::Rounding::kNearest;
+    if (uses_hessians)
       step("input_hessians", [&] {
         rounding.hessians =
             input_hessians(graph, calibration, how == QuantizeOptions::Rounding::kLearned);
@@ -102,7 +102,7 @@ PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
     step("quantize", [&] {
       for (const auto &[v, m] : calib.channel_mean) float_means[v->name] = m;
       const int ops = quantize(graph, calib, options.quantize_options, &result.int8_forms,
-                               hessian_rounding ? &rounding : nullptr);
+                               uses_hessians ? &rounding : nullptr);
       int unsigned_values = 0;
       for (const Node *n : graph.nodes())
         unsigned_values += n->op == OpKind::kRequantize && n->outputs[0]->zero_point != 0;

@@ -4,7 +4,8 @@
 # defines the product's targets and none of the tests', the main job's RTL model and no other
 # config's, and neither bootstraps the generator nor verilates the tests' RTL. The
 # product's sources are batched (cmake/VaccUnityBuild.cmake) by relative includes only, so that
-# ccache keys do not depend on where the checkout is.
+# ccache keys do not depend on where the checkout is. `make test` on such a tree (configure-all)
+# then turns the tests and every bundled config's model on.
 #   product_only_configure_test.sh SOURCE_DIR CMAKE
 set -euo pipefail
 src=$1
@@ -42,4 +43,14 @@ for f in "$src"/compiler/graph/*.cc; do
   n=$(grep -h "/compiler/graph/$(basename "$f")\"" $batches | wc -l)
   [[ $n -eq 1 ]] || fail "$(basename "$f") is in $n batches"
 done
+# `make test` on that tree (configure-all) switches the tests on and builds every bundled
+# config's model.
+make -s --no-print-directory -C "$src" configure-all BUILD_DIR="$tree" \
+  CMAKE_FLAGS="-DCMAKE_BUILD_TYPE=Release -DCMAKE_DISABLE_FIND_PACKAGE_GTest=OFF -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=OFF" \
+  >"$tree/configure_all.log" 2>&1 || { cat "$tree/configure_all.log"; fail "configure-all failed"; }
+all_models=$(ninja -C "$tree" -t targets all | grep -o '^simulator/rtl/models/[a-z_0-9]*-' |
+  grep -v /standin- | sort -u | tr '\n' ' ')
+[[ $all_models == "simulator/rtl/models/default- simulator/rtl/models/small- simulator/rtl/models/wide- " ]] ||
+  fail "after configure-all the tree builds the RTL models of: $all_models"
+grep -qx 'VACC_BUILD_TESTS:BOOL=ON' "$tree/CMakeCache.txt" || fail "configure-all left the tests off"
 echo "product-only configure: models $models; $(wc -l <<<"$batches") batches, $(grep -c . <<<"$targets") targets, no tests"

@@ -40,13 +40,13 @@ LearnedRounding learn_rounding(const Tensor &w, const std::vector<int> &frac_bit
                                const InputHessian &h, int steps);
 
 // The compile-time bound: the steps each layer of `hessians` takes (by node name) so that the
-// whole model's multiply-adds (about O * k^2 per step for a layer of O channels and k inputs,
-// O * k * 2n where its n inputs were kept)
-// stay within `seconds` at a nominal rate of kLearnedRoundingMacsPerSecond. The rate is fixed
-// rather than measured so that one command gives the same package on every machine. The
-// budget is shared cheapest layer first, each taking at most kLearnedRoundingMaxSteps; a layer
-// whose share comes to fewer than kLearnedRoundingMinSteps is left out (0 steps: it keeps
-// Hessian rounding).
+// whole model's products with H (O * k^2 multiply-adds per step for a layer of O channels and
+// k inputs, O * k * 2n where its n inputs were kept) stay within `seconds` at a nominal rate of
+// kLearnedRoundingMacsPerSecond. The rate is fixed rather than measured so that one command
+// gives the same package on every machine; the element-wise work per weight is not counted
+// (docs/quantization.md has the rates measured). The budget is shared cheapest layer first,
+// each taking at most kLearnedRoundingMaxSteps; a layer whose share comes to fewer than
+// kLearnedRoundingMinSteps is left out (0 steps: it keeps Hessian rounding).
 constexpr float kLearnedRoundingDamping = 0.01f;
 constexpr int kLearnedRoundingMaxSteps = 1000;
 constexpr int kLearnedRoundingMinSteps = 100;
