@@ -56,6 +56,12 @@ void add_calibration_options(CLI::App *cmd, CalibrationArgs *args, const std::st
                   "layers read as unsigned levels (zero point -128, one bit finer; "
                   "docs/quantization.md); off: every activation symmetric")
       ->capture_default_str();
+  cmd->add_option("--weight-scales", args->weight_scales,
+                  "pow2: each output channel's weights on a power-of-two grid (requantization is "
+                  "a shift); exact: on the grid its largest magnitude fills, the requantization "
+                  "multiplying by a per-channel 16-bit multiplier on the ALU (finer weights, "
+                  "more ALU cycles per output tile; docs/quantization.md)")
+      ->capture_default_str();
   cmd->add_option("--rounding", args->rounding,
                   "How weights take their int8 levels: nearest, hessian (each layer's "
                   "rounding errors fed back onto its other weights through its inputs' Hessian on "
@@ -96,6 +102,9 @@ void apply_calibration_options(const CalibrationArgs &args, compile::CompileOpti
   if (args.unsigned_activations != "on" && args.unsigned_activations != "off")
     fail("--unsigned-activations '{}': choose on or off", args.unsigned_activations);
   options->quantize_options.unsigned_activations = args.unsigned_activations == "on";
+  if (args.weight_scales != "pow2" && args.weight_scales != "exact")
+    fail("--weight-scales '{}': choose pow2 or exact", args.weight_scales);
+  options->quantize_options.exact_weight_scales = args.weight_scales == "exact";
   using Rounding = graph::QuantizeOptions::Rounding;
   if (args.rounding == "nearest")
     options->quantize_options.rounding = Rounding::kNearest;

@@ -356,9 +356,9 @@ void bind_package(py::module_ &m) {
          bool float_model, int64_t batch, std::vector<int64_t> input_shape, int vthreads,
          const std::string &dump_ir, bool verbose, std::vector<std::string> tuning_logs,
          bool tuning_db, bool program_per_layer, bool bias_correction, bool align_scales,
-         bool equalize, bool unsigned_activations, const std::string &rounding,
-         const std::string &rounding_seconds, std::vector<std::string> keep_float,
-         const std::string &max_layer_loss) {
+         bool equalize, bool unsigned_activations, const std::string &weight_scales,
+         const std::string &rounding, const std::string &rounding_seconds,
+         std::vector<std::string> keep_float, const std::string &max_layer_loss) {
         CompileArgs a{config};
         if (py::isinstance<py::str>(calibration)) {
           a.calibration.npy = calibration.cast<std::string>();
@@ -372,6 +372,7 @@ void bind_package(py::module_ &m) {
         a.calibration.align_scales = align_scales ? "on" : "off";
         a.calibration.equalize = equalize ? "on" : "off";
         a.calibration.unsigned_activations = unsigned_activations ? "on" : "off";
+        a.calibration.weight_scales = weight_scales;
         a.calibration.rounding = rounding;
         a.calibration.rounding_seconds = rounding_seconds;
         a.calibration.keep_float = std::move(keep_float);
@@ -394,8 +395,9 @@ void bind_package(py::module_ &m) {
       py::arg("float_model"), py::arg("batch"), py::arg("input_shape"), py::arg("vthreads"),
       py::arg("dump_ir"), py::arg("verbose"), py::arg("tuning_logs"), py::arg("tuning_db"),
       py::arg("program_per_layer"), py::arg("bias_correction"), py::arg("align_scales"),
-      py::arg("equalize"), py::arg("unsigned_activations"), py::arg("rounding"),
-      py::arg("rounding_seconds"), py::arg("keep_float"), py::arg("max_layer_loss"));
+      py::arg("equalize"), py::arg("unsigned_activations"), py::arg("weight_scales"),
+      py::arg("rounding"), py::arg("rounding_seconds"), py::arg("keep_float"),
+      py::arg("max_layer_loss"));
 }
 
 }  // namespace vacc::python

@@ -125,7 +125,7 @@ def compile(model, config="default", *, example_inputs=None, calibration=None,
             calibrate_method="", percentile=0.0, batch=None, vthreads=2, dump_ir="",
             verbose=False, tuning_logs=(), tuning_db=True, program_per_layer=False,
             bias_correction=False, align_scales=False, equalize=False, unsigned_activations=True,
-            rounding="nearest", rounding_seconds=None, keep_float=(), max_layer_loss=None,
+            weight_scales="pow2", rounding="nearest", rounding_seconds=None, keep_float=(), max_layer_loss=None,
             **options):
     """Compiles a model into a Package, as ``vacc compile`` does.
 
@@ -142,7 +142,8 @@ def compile(model, config="default", *, example_inputs=None, calibration=None,
     ``--no-tuning-db``; program_per_layer=True: ``--program-per-layer``.
     bias_correction=True, align_scales=True, equalize=True: ``--bias-correction on``,
     ``--align-scales on``, ``--equalize on``;
-    unsigned_activations=False: ``--unsigned-activations off``;
+    unsigned_activations=False: ``--unsigned-activations off``; weight_scales:
+    ``--weight-scales`` ("pow2" or "exact");
     rounding: ``--rounding`` ("nearest", "hessian" or "learned"); rounding_seconds:
     ``--rounding-seconds``; keep_float: layer names (``--keep-float``); max_layer_loss: dB
     (``--max-layer-loss``).
@@ -183,7 +184,8 @@ def compile(model, config="default", *, example_inputs=None, calibration=None,
                           input_shape, int(vthreads), _os.fspath(dump_ir), bool(verbose),
                           [_os.fspath(l) for l in tuning_logs], bool(tuning_db),
                           bool(program_per_layer), bool(bias_correction), bool(align_scales),
-                          bool(equalize), bool(unsigned_activations), str(rounding),
+                          bool(equalize), bool(unsigned_activations), str(weight_scales),
+                          str(rounding),
                           "" if rounding_seconds is None else str(rounding_seconds),
                           [str(k) for k in keep_float],
                           "" if max_layer_loss is None else str(max_layer_loss))

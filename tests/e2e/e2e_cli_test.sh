@@ -107,6 +107,16 @@ expect unsigned-activations-same-commands 0 "^same$" -- bash -c "
   [[ -n \$a && \$a == \$b ]] && ! cmp -s '$tmp/ua_on.vpkg' '$tmp/ua_off.vpkg' && echo same"
 expect error-unsigned-activations 1 "^error: --unsigned-activations 'maybe': choose on or off" -- \
   "$vacc" compile "$model" -o "$tmp/ua.vpkg" --unsigned-activations maybe
+# Exact weight scales: each of the five accelerator layers' requantizations multiplies by a
+# vector of per-channel multipliers (an ALU mul with a vector operand, which power-of-two scales
+# never have); a word other than pow2 or exact is refused.
+"$vacc" compile "$model" -o "$tmp/ws.vpkg" -q --weight-scales exact --dump-ir "$tmp/ir_ws" >/dev/null
+expect weight-scales-exact 0 "^5 multiplied, 0 before$" -- bash -c "
+  m=\$(grep -l 'alu.mul .*src=' '$tmp'/ir_ws/layers/*/commands.txt | wc -l)
+  n=\$(grep -l 'alu.mul .*src=' '$tmp'/ir_on/layers/*/commands.txt | wc -l)
+  echo \"\$m multiplied, \$n before\""
+expect error-weight-scales 1 "^error: --weight-scales 'float': choose pow2 or exact" -- \
+  "$vacc" compile "$model" -o "$tmp/ws2.vpkg" --weight-scales float
 expect compile-rounding-hessian 0 "input_hessians .* [1-9][0-9]* layers' input Hessians over" -- \
   "$vacc" compile "$model" -o "$tmp/rh.vpkg" --rounding hessian
 expect error-rounding 1 "^error: --rounding 'adaround': choose nearest, hessian or learned" -- \

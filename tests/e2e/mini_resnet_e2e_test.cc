@@ -109,5 +109,43 @@ TEST(MiniResNetE2E, StemFoldedBitExactOnEveryEngine) {
   }
 }
 
+// Exact weight scales (--weight-scales exact): every convolution's requantization multiplies by
+// a per-channel multiplier, the residual and pool fusions still apply, and every engine equals
+// the int8 reference of the same quantized graph bit for bit.
+TEST(MiniResNetE2E, ExactWeightScalesBitExactOnEveryEngine) {
+  const isa::HwConfig config = test::config_named("default");
+  compile::CompileOptions options;
+  options.calibration = kCalibration;
+  options.quantize_options.exact_weight_scales = true;
+  const isa::Package p = compile::compile_model(kModel, config, options).package;
+  int multiplied = 0;
+  for (const auto &s : p.steps)
+    if (s.op == "vacc.QConv") {
+      EXPECT_TRUE(s.attrs.contains("multipliers")) << s.name;
+      multiplied += s.attrs.contains("multipliers") && s.target == isa::StepTarget::kAccel;
+    }
+  EXPECT_EQ(multiplied, 3)
+      << "the folded stem and the block's two convolutions, on the accelerator";
+  ASSERT_NE(step_named(p, "vacc.QConv", "residual_rshift"), nullptr)
+      << "the residual add was not fused";
+  ASSERT_NE(step_named(p, "vacc.QConv", "pool_kernel_shape"), nullptr)
+      << "the max pool was not fused";
+
+  graph::PipelineOptions po;
+  po.quantize_options.exact_weight_scales = true;
+  for (const std::string &engine : test::test_engines()) {
+    auto device = driver::open_device(engine, config);
+    host::ReferenceKernels kernels(p);
+    runtime::GraphExecutor exec(p, kernels, device.get(), config);
+    for (int64_t i = 0; i < 2; ++i) {
+      const graph::Tensor want = test::int8_reference(kModel, kCalibration, config, input(i), po);
+      const auto got = exec.run({test::host(input(i))});
+      ASSERT_EQ(got[0].data.size(), want.nbytes());
+      EXPECT_EQ(std::memcmp(got[0].data.data(), want.raw(), want.nbytes()), 0)
+          << engine << ", input " << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vacc

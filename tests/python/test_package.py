@@ -117,12 +117,12 @@ def test_calibration_array_equals_the_commands_calibration_file(samples, tmp_pat
 
 def test_quantization_options_compile_as_the_command(tmp_path):
     options = dict(bias_correction=True, align_scales=True, equalize=True,
-                   unsigned_activations=False,
+                   unsigned_activations=False, weight_scales="exact",
                    rounding="hessian", keep_float=["/conv3/Conv"])
     vacc.compile(MODEL, "default", **options).save(str(tmp_path / "py.vpkg"))
     cli("compile", MODEL, "--config", "default", "-o", tmp_path / "cli.vpkg", "-q",
         "--bias-correction", "on", "--align-scales", "on", "--equalize", "on",
-        "--unsigned-activations", "off",
+        "--unsigned-activations", "off", "--weight-scales", "exact",
         "--rounding", "hessian",
         "--keep-float", "/conv3/Conv")
     assert (tmp_path / "py.vpkg").read_bytes() == (tmp_path / "cli.vpkg").read_bytes()

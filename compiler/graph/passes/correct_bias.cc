@@ -29,6 +29,9 @@ std::unordered_map<const Node *, BiasedLayer> layers(const Graph &g, const Int8F
   for (const auto &[name, y8] : forms) {
     const Node *r = y8->producer;
     if (!r || r->op != OpKind::kRequantize || !y8->frac_bits) continue;
+    // Exact weight scales (a multiplier in the requantization): the bias's exponent is not a
+    // power of two; such layers keep their bias.
+    if (r->attrs.has("multipliers")) continue;
     // A requantization that applies a Relu (unsigned levels) is the int8 form of the Relu's
     // output too: its sums are matched against the value it is named after, the Relu's input.
     if (r->name != name + ".requant") continue;

@@ -9,6 +9,7 @@
 
 #include "../window.h"
 #include "vacc/graph/op_registry.h"
+#include "vacc/graph/passes/quantize_qdq.h"
 #include "vacc/graph/qpool.h"
 #include "vacc/graph/shape_inference.h"
 #include "vacc/support/error.h"
@@ -132,33 +133,93 @@ class Quantizer {
     return d;
   }
 
-  // Fraction bits of each output channel of weight w (dimension 0 is the channel).
-  std::vector<int> weight_frac_bits(const Tensor &w) {
+  // The largest magnitude of each output channel of weight w (dimension 0 is the channel), or
+  // of the whole tensor for every channel without per-channel weights.
+  std::vector<float> weight_maxes(const Tensor &w) const {
     int64_t O = w.dim(0), inner = w.size() / O;
     std::vector<float> maxes(O, 0.0f);
     const float *p = w.data<float>();
     for (int64_t o = 0; o < O; ++o)
       for (int64_t i = 0; i < inner; ++i) maxes[o] = std::max(maxes[o], std::abs(p[o * inner + i]));
-    if (options_.per_channel_weights) {
-      std::vector<int> f(O);
-      for (int64_t o = 0; o < O; ++o) f[o] = frac_bits_for(maxes[o]);
-      return f;
-    }
-    float m = 0;
-    for (float v : maxes) m = std::max(m, v);
-    return std::vector<int>(O, frac_bits_for(m));
+    if (!options_.per_channel_weights)
+      maxes.assign(O, *std::max_element(maxes.begin(), maxes.end()));
+    return maxes;
   }
 
-  // The int32 accumulator `acc` (scale 2^-(fx+fw[o])) plus the quantized bias and
-  // `correction[o]` (accumulator units: an input's zero point), requantized to int8 with
-  // fraction bits fo; records it as the int8 form of float value y. Where y's sole Relu or
-  // ReLU6 feeds only layers that read it unpadded (unsigned_activation), the requantization
-  // applies it and stores unsigned levels instead: zero point -128, one bit finer.
-  void requantize(Value *acc, Value *y, const std::vector<int> &fw, int fx, const Tensor *bias,
-                  int channel_rank, const std::vector<int64_t> &correction = {}) {
+  // Fraction bits of each output channel of weight w.
+  std::vector<int> weight_frac_bits(const Tensor &w) const {
+    std::vector<int> f;
+    for (float m : weight_maxes(w)) f.push_back(frac_bits_for(m));
+    return f;
+  }
+
+  // With exact weight scales, each channel's gain g in [1, 2): its levels are
+  // w * g * 2^fw[o], the largest magnitude at level 127. Empty (power-of-two scales) without
+  // the option, or where some channel's scale ratio to y's int8 form (either of the output
+  // fraction bits requantize may choose) is beyond what rescale_for and the ALU's immediates
+  // take: a layer whose output is far finer or coarser than its products.
+  std::vector<double> weight_gains(const Tensor &w, const std::vector<int> &fw, int fx, Value *y) {
+    if (!options_.exact_weight_scales) return {};
+    const std::vector<float> maxes = weight_maxes(w);
+    std::vector<double> gain(maxes.size(), 1.0);
+    for (size_t o = 0; o < maxes.size(); ++o) {
+      const double g = 127.0 / std::ldexp(double(maxes[o]), fw[o]);
+      if (maxes[o] > 0 && g >= 1.0 && g < 2.0) gain[o] = g;
+    }
+    for (int fo : {frac_bits_for(range(y)), frac_bits_for(range(y) * (127.0f / 255.0f))})
+      for (size_t o = 0; o < gain.size(); ++o) {
+        const double ratio = std::ldexp(1.0 / gain[o], fo - fx - fw[o]);
+        if (!(ratio >= std::ldexp(1.0, -37) && ratio <= std::ldexp(1.0, 14))) return {};
+      }
+    return gain;
+  }
+
+  // w with each output channel's values times its gain (w itself without gains).
+  static Tensor scaled_channels(const Tensor &w, const std::vector<double> &gain) {
+    Tensor s = w;
+    if (gain.empty()) return s;
+    const int64_t O = w.dim(0), inner = w.size() / O;
+    for (int64_t o = 0; o < O; ++o)
+      for (int64_t i = 0; i < inner; ++i)
+        s.data<float>()[o * inner + i] =
+            static_cast<float>(w.data<float>()[o * inner + i] * gain[o]);
+    return s;
+  }
+
+  // The int32 accumulator `acc` (scale 2^-(fx+fw[o]), divided by gain[o] where the weights
+  // have exact scales) plus the quantized bias and `correction[o]` (accumulator units: an
+  // input's zero point), requantized to int8 with fraction bits fo; records it as the int8
+  // form of float value y. Where y's sole Relu or ReLU6 feeds only layers that read it
+  // unpadded (unsigned_activation), the requantization applies it and stores unsigned levels
+  // instead: zero point -128, one bit finer.
+  void requantize(Value *acc, Value *y, const std::vector<int> &fw, const std::vector<double> &gain,
+                  int fx, const Tensor *bias, int channel_rank,
+                  const std::vector<int64_t> &correction = {}) {
     const int64_t O = static_cast<int64_t>(fw.size());
     Shape bshape = {O};
     for (int i = 2; i < channel_rank; ++i) bshape.push_back(1);
+    Attributes attrs;
+    // Exact weight scales: the ratio of each channel's accumulator scale to the output's as
+    // shift, multiplier and post shift (rescale_for, the imported QDQ models' form); the zero
+    // point is added after the multiply, the bias holds the rounding rescale_for asks for.
+    auto exact_bias = [&](int fo, int zp) {
+      std::vector<double> ratios(O);
+      for (int64_t o = 0; o < O; ++o) ratios[o] = std::ldexp(1.0 / gain[o], fo - fx - fw[o]);
+      const Rescale rs = rescale_for(ratios);
+      Tensor bq(DType::kInt32, bshape);
+      for (int64_t o = 0; o < O; ++o) {
+        const double b = bias ? bias->as_double(o) : 0.0;
+        bq.data<int32_t>()[o] =
+            to_int32(std::ldexp(b * gain[o], fx + fw[o]) + double(rs.rounding[o]) +
+                     (correction.empty() ? 0.0 : double(correction[o])));
+      }
+      attrs.set("shifts", rs.shifts);
+      attrs.set("multipliers", rs.multipliers);
+      attrs.set("pre_clip", rs.pre_clip);
+      attrs.set("post_shift", rs.post_shift);
+      attrs.set("zero_point", int64_t{zp});
+      return bq;
+    };
     // The bias at output fraction bits fo and zero point zp; nullopt where it leaves int32.
     auto quantized_bias = [&](int fo, int zp,
                               std::vector<int64_t> *shifts) -> std::optional<Tensor> {
@@ -179,28 +240,33 @@ class Quantizer {
       }
       return bq;
     };
-    std::vector<int64_t> shifts;
     Node *act = unsigned_activation(y);
     std::optional<Tensor> bq;
     int fo = 0, zp = 0;
-    if (act) {
-      fo = frac_bits_for(range(y) * (127.0f / 255.0f));
-      zp = -128;
-      bq = quantized_bias(fo, zp, &shifts);
+    if (!gain.empty()) {
+      fo = act ? frac_bits_for(range(y) * (127.0f / 255.0f)) : frac_bits_for(range(y));
+      zp = act ? -128 : 0;
+      bq = exact_bias(fo, zp);
+    } else {
+      std::vector<int64_t> shifts;
+      if (act) {
+        fo = frac_bits_for(range(y) * (127.0f / 255.0f));
+        zp = -128;
+        bq = quantized_bias(fo, zp, &shifts);
+      }
+      if (!bq) {
+        act = nullptr;
+        fo = frac_bits_for(range(y));
+        zp = 0;
+        bq = quantized_bias(fo, zp, &shifts);
+      }
+      bool uniform =
+          std::all_of(shifts.begin(), shifts.end(), [&](int64_t s) { return s == shifts[0]; });
+      if (uniform) shifts.resize(1);
+      attrs.set("shifts", shifts);
     }
-    if (!bq) {
-      act = nullptr;
-      fo = frac_bits_for(range(y));
-      zp = 0;
-      bq = quantized_bias(fo, zp, &shifts);
-    }
-    bool uniform =
-        std::all_of(shifts.begin(), shifts.end(), [&](int64_t s) { return s == shifts[0]; });
-    if (uniform) shifts.resize(1);
     Value *bias_v = g_.add_constant(g_.unique_name(y->name + ".bias_q"), std::move(*bq));
     Value *sum = make(OpKind::kAdd, y->name + ".acc_bias", {acc, bias_v}, DType::kInt32);
-    Attributes attrs;
-    attrs.set("shifts", shifts);
     int64_t clip_min = -128, clip_max = 127;
     if (act && act->op == OpKind::kClip) {  // ReLU6: its bounds as levels (QuantizeLinear's)
       auto level = [&](const Value *bound, int64_t dflt) {
@@ -354,13 +420,15 @@ class Quantizer {
     if (has_zero_point(x) && padded(*node)) return false;
     std::vector<int> fw = weight_frac_bits(*w->constant);
     Value *xq = quantized(x);
-    Tensor w8 = layer_weights(*node, *w->constant, fw);
+    const std::vector<double> gain =
+        weight_gains(*w->constant, fw, *xq->frac_bits, node->outputs[0]);
+    Tensor w8 = layer_weights(*node, scaled_channels(*w->constant, gain), fw);
     const std::vector<int64_t> correction = zero_point_correction(w8, xq->zero_point);
     Value *wq = g_.add_constant(g_.unique_name(w->name + ".q"), std::move(w8));
     Attributes attrs = node->attrs;
     Value *acc =
         make(OpKind::kConvInteger, node->outputs[0]->name + ".acc", {xq, wq}, DType::kInt32, attrs);
-    requantize(acc, node->outputs[0], fw, *xq->frac_bits, b ? b->constant.get() : nullptr,
+    requantize(acc, node->outputs[0], fw, gain, *xq->frac_bits, b ? b->constant.get() : nullptr,
                x->rank(), correction);
     return true;
   }
@@ -395,12 +463,6 @@ class Quantizer {
       for (int64_t k = 0; k < K; ++k) {
         w_mk.data<float>()[m * K + k] = bt.data<float>()[trans_b ? m * K + k : k * M + m];
       }
-    std::vector<int> fw = weight_frac_bits(w_mk);
-    Tensor q_mk = layer_weights(*node, w_mk, fw);
-    Tensor q_km(DType::kInt8, {K, M});
-    for (int64_t m = 0; m < M; ++m)
-      for (int64_t k = 0; k < K; ++k)
-        q_km.data<int8_t>()[k * M + m] = q_mk.data<int8_t>()[m * K + k];
     Value *y = node->outputs[0];
     std::optional<Tensor> bias;
     if (c) bias = c->constant->reshaped({M});
@@ -409,10 +471,17 @@ class Quantizer {
       y = add->outputs[0];
     }
     Value *xq = as_rows(quantized(x));
+    std::vector<int> fw = weight_frac_bits(w_mk);
+    const std::vector<double> gain = weight_gains(w_mk, fw, *xq->frac_bits, y);
+    Tensor q_mk = layer_weights(*node, scaled_channels(w_mk, gain), fw);
+    Tensor q_km(DType::kInt8, {K, M});
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t k = 0; k < K; ++k)
+        q_km.data<int8_t>()[k * M + m] = q_mk.data<int8_t>()[m * K + k];
     const std::vector<int64_t> correction = zero_point_correction(q_mk, xq->zero_point);
     Value *wq = g_.add_constant(g_.unique_name(bmat->name + ".q"), std::move(q_km));
     Value *acc = make(OpKind::kMatMulInteger, y->name + ".acc", {xq, wq}, DType::kInt32);
-    requantize(acc, y, fw, *xq->frac_bits, bias ? &*bias : nullptr, 2, correction);
+    requantize(acc, y, fw, gain, *xq->frac_bits, bias ? &*bias : nullptr, 2, correction);
     if (y->rank() != 2) {
       q_[y] = reshaped(q_[y], y->shape);
       // A Relu the requantization applied (unsigned levels) has y's shape too.

@@ -20,6 +20,7 @@ struct CalibrationArgs {
   std::string align_scales = "off";     // --align-scales on|off
   std::string equalize = "off";         // --equalize on|off
   std::string unsigned_activations = "on";  // --unsigned-activations on|off
+  std::string weight_scales = "pow2";       // --weight-scales pow2|exact
   std::string rounding = "nearest";         // --rounding nearest|hessian|learned
   std::string rounding_seconds;             // --rounding-seconds S; "" not given
   std::vector<std::string> keep_float;  // --keep-float LAYER,...

@@ -47,6 +47,11 @@ struct QuantizeOptions {
   // stored as unsigned levels (zero point -128): 255 levels over [0, range] instead of 128,
   // at no cost in cycles (the offsets live in the biases).
   bool unsigned_activations = true;
+  // Each output channel's weights on the grid its largest magnitude fills (scale max / 127)
+  // rather than a power of two: up to one bit finer, and the requantization then multiplies by
+  // a per-channel multiplier (the imported QDQ models' form: shift, clip, multiply, shift;
+  // four or five ALU cycles more per output tile). Activations keep power-of-two scales.
+  bool exact_weight_scales = false;
   // How weights take their int8 levels: kNearest, kHessian (passes/round_weights.h: each
   // layer's rounding errors fed back through its inputs' Hessian on the calibration data) or
   // kLearned (passes/learn_rounding.h: each weight's level below or above learned by descent
