@@ -47,8 +47,10 @@ nlohmann::ordered_json config_json(const isa::HwConfig &c) {
                  {"bytes_per_cycle", c.mem_bytes_per_cycle}};
   j["queues"] = {{"insn_depth", c.insn_queue_depth}, {"token_depth", c.token_queue_depth}};
   j["fpga"] = {{"part", c.fpga_part}, {"platform", c.fpga_platform}};
-  j["extensions"] = {
-      {"alu_clip", c.alu_clip}, {"alu_hold", c.alu_hold}, {"gemm_assign", c.gemm_assign}};
+  j["extensions"] = {{"alu_clip", c.alu_clip},
+                     {"alu_hold", c.alu_hold},
+                     {"alu_shr_clip", c.alu_shr_clip},
+                     {"gemm_assign", c.gemm_assign}};
   for (isa::Opcode op : {isa::Opcode::kLoad, isa::Opcode::kGemm, isa::Opcode::kAlu,
                          isa::Opcode::kFinish}) {
     nlohmann::ordered_json fields = nlohmann::ordered_json::array();
@@ -89,6 +91,10 @@ std::string config_text(const isa::HwConfig &c) {
                   c.alu_hold ? "on (a vector operand every micro-op of an ALU instruction shares "
                                "is read once: a micro-op per cycle)"
                              : "off");
+  out += fmt::format("            alu_shr_clip {}\n",
+                     c.alu_shr_clip ? "on (ALU operation shr_clip: a shift by a vector operand "
+                                      "and a two-bound clip in one pass)"
+                                    : "off");
   out += fmt::format("            gemm_assign {}\n\n",
                      c.gemm_assign ? "on (GEMM assign, opcode 5: products replace the "
                                      "accumulators, so they need no reset)"

@@ -370,23 +370,42 @@ class Assembler {
         }
       if (!found)
         error({line.number, head.column + 4},
-              fmt::format("unknown ALU operation '{}' (known: min, max, add, shr, mul, clip)",
-                          m.substr(4)));
-      allow(line, ops, {"uops", "loop", "dst", "src", "imm", "unused_imm"},
-            {"overlap", "pop_prev", "pop_next", "push_prev", "push_next"}, m);
+              fmt::format(
+                  "unknown ALU operation '{}' (known: min, max, add, shr, mul, clip, shr_clip)",
+                  m.substr(4)));
+      // SHR_CLIP's bounds (bounds=LOW,HIGH) live in the immediate beside its vector operand.
+      const bool bounded = a.op == AluOp::kShrClip;
+      if (bounded)
+        allow(line, ops, {"uops", "loop", "dst", "src", "imm", "unused_imm", "bounds"},
+              {"overlap", "pop_prev", "pop_next", "push_prev", "push_next"}, m);
+      else
+        allow(line, ops, {"uops", "loop", "dst", "src", "imm", "unused_imm"},
+              {"overlap", "pop_prev", "pop_next", "push_prev", "push_next"}, m);
       a.deps = deps(ops);
       a.overlap = ops.flags.count("overlap") > 0;
       set_loops(line, ops, a.uop_begin, a.uop_end, a.loop_out, a.loop_in);
       a.dst = factors(line, ops, "dst");
       a.src = factors(line, ops, "src");
       a.use_imm = ops.values.count("imm") > 0;
-      if (a.use_imm && ops.values.count("unused_imm"))
-        error(pos(line, head), "give either imm= or unused_imm=, not both");
-      const char *imm_key = a.use_imm ? "imm" : "unused_imm";
-      int64_t imm = value(line, ops, imm_key, 0);
-      if (imm < INT32_MIN || imm > INT32_MAX)
-        error({line.number, column_of(ops, imm_key, line)}, "immediate out of range");
-      a.imm = static_cast<int32_t>(imm);
+      if (int(a.use_imm) + int(ops.values.count("unused_imm") > 0) +
+              int(ops.values.count("bounds") > 0) >
+          1)
+        error(pos(line, head), bounded ? "give one of imm=, unused_imm= and bounds="
+                                       : "give either imm= or unused_imm=, not both");
+      if (ops.values.count("bounds")) {
+        const auto [lo, hi] = value_pair(line, ops, "bounds", {0, 0});
+        for (int64_t b : {lo, hi})
+          if (!clip_bound_fits(b))
+            error({line.number, column_of(ops, "bounds", line)},
+                  fmt::format("bound {} outside [-128, 127] (each bound is 8 signed bits)", b));
+        a.imm = clip_imm(static_cast<int32_t>(lo), static_cast<int32_t>(hi));
+      } else {
+        const char *imm_key = a.use_imm ? "imm" : "unused_imm";
+        int64_t imm = value(line, ops, imm_key, 0);
+        if (imm < INT32_MIN || imm > INT32_MAX)
+          error({line.number, column_of(ops, imm_key, line)}, "immediate out of range");
+        a.imm = static_cast<int32_t>(imm);
+      }
       p.insn = a;
     } else if (m == "finish") {
       allow(line, ops, {}, kDeps, m);

@@ -336,6 +336,8 @@ std::string to_text(const CommandList &list) {
                          a->loop_out, a->loop_in, a->dst.out, a->dst.in);
       out += a->use_imm ? fmt::format(" imm={}", a->imm)
                         : fmt::format(" src={},{}", a->src.out, a->src.in);
+      if (a->op == AluOp::kShrClip && !a->use_imm)
+        out += fmt::format(" bounds={},{}", clip_low(a->imm), clip_high(a->imm));
       if (a->overlap) out += " overlap";
     } else {
       const auto &p = std::get<DepCommand>(c);

@@ -161,6 +161,7 @@ const std::map<std::string, bool HwConfig::*> &extension_keys() {
   static const std::map<std::string, bool HwConfig::*> keys = {
       {"alu_clip", &HwConfig::alu_clip},
       {"alu_hold", &HwConfig::alu_hold},
+      {"alu_shr_clip", &HwConfig::alu_shr_clip},
       {"gemm_assign", &HwConfig::gemm_assign}};
   return keys;
 }
@@ -289,8 +290,8 @@ uint64_t HwConfig::isa_fingerprint() const {
   // An extension that is on makes more operations legal; off leaves the fingerprint as it was
   // before extensions existed. Each has the bit it was given when it came (alu_hold's 1 unused:
   // it changes timing only, a program reads the same).
-  const std::pair<bool HwConfig::*, int> bits[] = {{&HwConfig::alu_clip, 0},
-                                                   {&HwConfig::gemm_assign, 2}};
+  const std::pair<bool HwConfig::*, int> bits[] = {
+      {&HwConfig::alu_clip, 0}, {&HwConfig::gemm_assign, 2}, {&HwConfig::alu_shr_clip, 3}};
   for (const auto &[field, bit] : bits) {
     if (this->*field) {
       h ^= 0x100u + static_cast<uint64_t>(bit);

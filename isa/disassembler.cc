@@ -58,9 +58,12 @@ std::string format_insn(const HwConfig &config, const Insn &insn, const Program 
   if (const auto *a = std::get_if<AluInsn>(&insn)) {
     std::string operand = a->use_imm ? fmt::format(" imm={}", a->imm)
                                      : (a->imm ? fmt::format(" unused_imm={}", a->imm) : "");
+    // SHR_CLIP's bounds beside its vector operand.
+    if (a->op == AluOp::kShrClip && !a->use_imm)
+      operand = fmt::format(" bounds={},{}", clip_low(a->imm), clip_high(a->imm));
     // CLIP's two bounds share the immediate: say which they are.
     const std::string bounds =
-        a->op == AluOp::kClip && a->use_imm
+        (a->op == AluOp::kClip || a->op == AluOp::kShrClip) && a->use_imm
             ? fmt::format("  # [{}, {}]", clip_low(a->imm), clip_high(a->imm))
             : "";
     return fmt::format("alu.{} {} dst={},{} src={},{}{}{}{}{}", alu_op_name(a->op),

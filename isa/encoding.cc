@@ -325,8 +325,10 @@ Insn decode(const HwConfig &config, const InsnWord &word) {
       a.deps = deps;
       const int64_t alu_op = u.next();
       if (alu_op >= kNumAluOps)
-        fail("ALU has unknown operation {} (valid: 0 min, 1 max, 2 add, 3 shr, 4 mul, 5 clip)",
-             alu_op);
+        fail(
+            "ALU has unknown operation {} (valid: 0 min, 1 max, 2 add, 3 shr, 4 mul, 5 clip, 6 "
+            "shr_clip)",
+            alu_op);
       a.op = static_cast<AluOp>(alu_op);
       if (std::string why = alu_op_unavailable(config, a.op); !why.empty()) fail("{}", why);
       a.uop_begin = u.next_u32();

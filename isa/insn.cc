@@ -23,6 +23,8 @@ const char *alu_op_name(AluOp op) {
     case AluOp::kShr: return "shr";
     case AluOp::kMul: return "mul";
     case AluOp::kClip: return "clip";
+    case AluOp::kShrClip:
+      return "shr_clip";
   }
   return "?";
 }
@@ -32,6 +34,11 @@ std::string alu_op_unavailable(const HwConfig &config, AluOp op) {
     return fmt::format(
         "ALU operation clip is the extension extensions.alu_clip, which config '{}' has off; "
         "switch it on in the config or use max and min",
+        config.name);
+  if (op == AluOp::kShrClip && !config.alu_shr_clip)
+    return fmt::format(
+        "ALU operation shr_clip is the extension extensions.alu_shr_clip, which config '{}' has "
+        "off; switch it on in the config or use shr, then clip (or max and min)",
         config.name);
   return "";
 }

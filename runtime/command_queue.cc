@@ -201,7 +201,8 @@ void CommandQueue::gemm(const UopKernel &kernel, Loops loops, isa::LoopFactors a
 }
 
 void CommandQueue::alu(const UopKernel &kernel, isa::AluOp op, Loops loops, isa::LoopFactors dst,
-                       isa::LoopFactors src, std::optional<int32_t> imm, bool overlap) {
+                       isa::LoopFactors src, std::optional<int32_t> imm, bool overlap,
+                       int32_t vector_imm) {
   const uint32_t at = resident(kernel);
   isa::AluInsn a;
   a.op = op;
@@ -212,7 +213,7 @@ void CommandQueue::alu(const UopKernel &kernel, isa::AluOp op, Loops loops, isa:
   a.dst = dst;
   a.src = src;
   a.use_imm = imm.has_value();
-  a.imm = imm.value_or(0);
+  a.imm = imm.value_or(vector_imm);
   a.overlap = overlap;
   check_encodable(a, "ALU");
   emit(a);

@@ -36,7 +36,8 @@ void replay_command(CommandQueue &queue, const isa::CommandList &list, size_t i,
                g->reset, g->overlap, g->assign);
   } else if (const auto *a = std::get_if<isa::AluCommand>(&c)) {
     queue.alu(list.kernels.at(a->kernel), a->op, Loops{a->loop_out, a->loop_in}, a->dst, a->src,
-              a->use_imm ? std::optional<int32_t>(a->imm) : std::nullopt, a->overlap);
+              a->use_imm ? std::optional<int32_t>(a->imm) : std::nullopt, a->overlap,
+              a->use_imm ? 0 : a->imm);
   } else {
     const auto &p = std::get<isa::DepCommand>(c);
     if (p.push) {

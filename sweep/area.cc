@@ -42,9 +42,10 @@ AreaBreakdown estimate_area(const isa::HwConfig &c, const Resources &resources,
     a.mac_array +=
         static_cast<double>(c.batch) * c.block_out * c.acc_bits * t.get("and2_um2") / kUm2PerMm2;
   // Per lane: the multiplier, three adder-sized units (add, shifter, min/max); CLIP
-  // (extensions.alu_clip) adds its two comparators.
-  a.alu = static_cast<double>(c.batch) * c.block_out * (mult + (c.alu_clip ? 5 : 3) * add) /
-          kUm2PerMm2;
+  // (extensions.alu_clip) or SHR_CLIP (extensions.alu_shr_clip) adds two comparators, which
+  // the two share (the multiplexer in front of them is left out).
+  a.alu = static_cast<double>(c.batch) * c.block_out *
+          (mult + (c.alu_clip || c.alu_shr_clip ? 5 : 3) * add) / kUm2PerMm2;
   const double cell = t.get("sram_bitcell_um2") / t.get("sram_array_efficiency");
   for (const RtlMemory &m : rtl_memories(c)) {
     const double one = static_cast<double>(m.width) * static_cast<double>(m.depth) * cell +

@@ -58,7 +58,10 @@ double alu_multiplier_dsps(int acc_bits) {
 // product's sign correction in fabric: half the array's DSPs, LUTs and FFs per packed MAC. The
 // ALU's CLIP (extensions.alu_clip) adds two comparators per lane bit; its held operand
 // (extensions.alu_hold) a register and a multiplexer per lane bit; GEMM assign
-// (extensions.gemm_assign) a gate on the accumulator operand of each lane bit's adder.
+// (extensions.gemm_assign) a gate on the accumulator operand of each lane bit's adder. SHR_CLIP
+// (extensions.alu_shr_clip) clamps the shifter's output with CLIP's comparators: alone it costs
+// what CLIP does (the clip column counts either), with CLIP a multiplexer per lane bit in front
+// of the shared comparators.
 std::vector<double> features(Resource r, const isa::HwConfig &c) {
   const double macs = static_cast<double>(c.peak_macs_per_cycle());
   const double lanes = static_cast<double>(c.batch) * c.block_out;
@@ -71,21 +74,22 @@ std::vector<double> features(Resource r, const isa::HwConfig &c) {
               lanes * c.acc_bits,
               static_cast<double>(c.bus_bits),
               packed ? macs : 0.0,
-              c.alu_clip ? lanes * c.acc_bits : 0.0,
+              c.alu_clip || c.alu_shr_clip ? lanes * c.acc_bits : 0.0,
               c.alu_hold ? lanes * c.acc_bits : 0.0,
-              c.gemm_assign ? lanes * c.acc_bits : 0.0};
+              c.gemm_assign ? lanes * c.acc_bits : 0.0,
+              c.alu_clip && c.alu_shr_clip ? lanes * c.acc_bits : 0.0};
     case kDsp:
       return {1.0, packed ? std::ceil(macs / 2) : macs, lanes * alu_multiplier_dsps(c.acc_bits)};
   }
   return {};
 }
 
-const char *const kFeatureNames[3][8] = {
+const char *const kFeatureNames[3][9] = {
     {"1", "macs", "lanes*acc_bits", "bus_bits", "packed_macs", "clip_lanes*acc_bits",
-     "hold_lanes*acc_bits", "assign_lanes*acc_bits"},
+     "hold_lanes*acc_bits", "assign_lanes*acc_bits", "shared_clamp_lanes*acc_bits"},
     {"1", "macs", "lanes*acc_bits", "bus_bits", "packed_macs", "clip_lanes*acc_bits",
-     "hold_lanes*acc_bits", "assign_lanes*acc_bits"},
-    {"1", "gemm_multipliers", "lanes*multiplier_dsps(acc_bits)", "", "", "", "", ""},
+     "hold_lanes*acc_bits", "assign_lanes*acc_bits", "shared_clamp_lanes*acc_bits"},
+    {"1", "gemm_multipliers", "lanes*multiplier_dsps(acc_bits)", "", "", "", "", "", ""},
 };
 const char *const kResourceNames[] = {"LUT", "FF", "DSP"};
 

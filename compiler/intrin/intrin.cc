@@ -199,6 +199,28 @@ std::vector<TensorIntrin> alu_intrins(const isa::HwConfig &c) {
     };
     out.push_back(clip);
   }
+  // min(max(dst >> src, low), high) as one SHR_CLIP, where the config has it: the shifts a
+  // vector operand, both bounds in the immediate beside it.
+  if (c.alu_shr_clip) {
+    TensorIntrin shr_clip;
+    shr_clip.name = "alu.shr_clip";
+    shr_clip.operands = {dst, src};
+    shr_clip.imm = {imm, tir::make_var("imm_high", t)};
+    shr_clip.imm_bits = isa::kClipBoundBits;
+    shr_clip.desc = nest(tir::min(tir::max(d >> s, shr_clip.imm[0]), shr_clip.imm[1]));
+    shr_clip.lower = [](const std::vector<tir::Buffer> &bs, const std::vector<Expr> &ts,
+                        const Imms &v) {
+      tir::Alu a;
+      a.op = isa::AluOp::kShrClip;
+      a.dst = bs[0];
+      a.src = bs[1];
+      a.dst_index = ts[0];
+      a.src_index = ts[1];
+      a.imm = isa::clip_imm(static_cast<int32_t>(v[0]), static_cast<int32_t>(v[1]));
+      return tir::Alu::make(a);
+    };
+    out.push_back(shr_clip);
+  }
   return out;
 }
 

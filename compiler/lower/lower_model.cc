@@ -15,22 +15,23 @@
 namespace vacc::lower {
 namespace {
 
-// " +alu_clip", " +alu_hold", " +gemm_assign" for each ISA extension the layer's commands use
-// (the per-layer table's schedule column shows it), "" when none.
+// " +alu_clip", " +alu_shr_clip", " +alu_hold", " +gemm_assign" for each ISA extension the
+// layer's commands use (the per-layer table's schedule column shows it), "" when none.
 std::string extensions_used(const isa::HwConfig &config, const isa::CommandList &commands) {
-  bool clip = false, hold = false, assign = false;
+  bool clip = false, shr_clip = false, hold = false, assign = false;
   for (const auto &cmd : commands.commands) {
     if (const auto *g = std::get_if<isa::GemmCommand>(&cmd)) assign |= g->assign;
     if (const auto *a = std::get_if<isa::AluCommand>(&cmd)) {
       clip |= a->op == isa::AluOp::kClip;
+      shr_clip |= a->op == isa::AluOp::kShrClip;
       hold |=
           a->loop_out * a->loop_in > 1 &&
           isa::alu_holds_operand(config, a->use_imm,
                                  static_cast<uint32_t>(commands.kernels[a->kernel].size()), a->src);
     }
   }
-  return std::string(clip ? " +alu_clip" : "") + (hold ? " +alu_hold" : "") +
-         (assign ? " +gemm_assign" : "");
+  return std::string(clip ? " +alu_clip" : "") + (shr_clip ? " +alu_shr_clip" : "") +
+         (hold ? " +alu_hold" : "") + (assign ? " +gemm_assign" : "");
 }
 
 // A per-channel vector (bias, shifts) as the operators read it: [N/B, O/BO, B, BO] int32, the

@@ -273,6 +273,13 @@ class Interpreter : private LoopWalker {
               r = std::min(std::max(a, int64_t{isa::clip_low(b32)}), int64_t{isa::clip_high(b32)});
               break;
             }
+            case isa::AluOp::kShrClip: {
+              const auto imm = static_cast<int32_t>(op->imm);
+              r = std::min(std::max(wrap_to(op->dst->dtype, shift_right(a, b, bits)),
+                                    int64_t{isa::clip_low(imm)}),
+                           int64_t{isa::clip_high(imm)});
+              break;
+            }
           }
           dst[e] = wrap_to(op->dst->dtype, r);
         }

@@ -220,7 +220,7 @@ class Printer : public Visitor {
     std::string s =
         fmt::format("alu.{} {} <- ", isa::alu_op_name(n->op), tile(n->dst, n->dst_index));
     s += n->use_imm ? fmt::format("imm {}", n->imm) : tile(n->src, n->src_index);
-    if (n->op == isa::AluOp::kClip && n->use_imm) {
+    if ((n->op == isa::AluOp::kClip && n->use_imm) || n->op == isa::AluOp::kShrClip) {
       const auto imm = static_cast<int32_t>(n->imm);
       s += fmt::format(" [{}, {}]", isa::clip_low(imm), isa::clip_high(imm));
     }

@@ -149,6 +149,7 @@ std::string generate_package(const isa::HwConfig &c) {
   w.param("ExtAluClip", c.alu_clip ? 1 : 0);
   w.param("ExtAluHold", c.alu_hold ? 1 : 0);
   w.param("ExtGemmAssign", c.gemm_assign ? 1 : 0);
+  w.param("ExtAluShrClip", c.alu_shr_clip ? 1 : 0);
   w.blank();
   w.comment("AXI4 master data width to device memory.");
   w.param("BusBits", c.bus_bits);

@@ -668,7 +668,7 @@ module vacc_compute (
     assign a3_src_d = alu_src;
   end
 
-  vacc_alu u_alu (.op_i(a3_op_q), .a_i(alu_dst), .b_i(alu_b), .y_o(alu_y));
+  vacc_alu u_alu (.op_i(a3_op_q), .a_i(alu_dst), .b_i(alu_b), .imm_i(a3_imm_q), .y_o(alu_y));
 
   // ------------------------------------------------------------- registers
   always_comb begin

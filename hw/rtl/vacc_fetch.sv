@@ -98,7 +98,8 @@ module vacc_fetch (
       vacc_pkg::OpGemmAssign: legal = vacc_pkg::ExtGemmAssign != 0;
       vacc_pkg::OpAlu:
         legal = (32'(alu_op) < vacc_pkg::NumAluOps) &&
-                (alu_op != vacc_pkg::AluClip || vacc_pkg::ExtAluClip != 0);
+                (alu_op != vacc_pkg::AluClip || vacc_pkg::ExtAluClip != 0) &&
+                (alu_op != vacc_pkg::AluShrClip || vacc_pkg::ExtAluShrClip != 0);
       default: legal = 1'b0;
     endcase
   end

@@ -66,18 +66,25 @@ GemmKernel pick_gemm_kernel(int block_in) {
   }
 }
 
-inline int32_t alu_apply(AluOp op, int32_t a, int32_t b, int bits) {
+inline int32_t shift_right(int32_t a, int32_t b, int bits) {
+  if (b >= 0) return a >> std::min(b, bits - 1);
+  return wrap(static_cast<int64_t>(static_cast<uint64_t>(static_cast<int64_t>(a))
+                                   << std::min(-static_cast<int64_t>(b), int64_t{bits - 1})),
+              bits);
+}
+
+// One lane of the ALU: a op b; `imm` is the instruction's immediate (SHR_CLIP's bounds).
+inline int32_t alu_apply(AluOp op, int32_t a, int32_t b, int32_t imm, int bits) {
   switch (op) {
     case AluOp::kMin: return std::min(a, b);
     case AluOp::kMax: return std::max(a, b);
     case AluOp::kAdd: return wrap(int64_t{a} + b, bits);
     case AluOp::kShr:
-      if (b >= 0) return a >> std::min(b, bits - 1);
-      return wrap(static_cast<int64_t>(static_cast<uint64_t>(static_cast<int64_t>(a))
-                                       << std::min(-static_cast<int64_t>(b), int64_t{bits - 1})),
-                  bits);
+      return shift_right(a, b, bits);
     case AluOp::kMul: return wrap(int64_t{a} * b, bits);
     case AluOp::kClip: return std::min(std::max(a, isa::clip_low(b)), isa::clip_high(b));
+    case AluOp::kShrClip:
+      return std::min(std::max(shift_right(a, b, bits), isa::clip_low(imm)), isa::clip_high(imm));
   }
   return a;
 }
@@ -341,7 +348,7 @@ class Fsim::Machine {
           int32_t *dst = &acc_[size_t{d} * n];
           const int32_t *src = &acc_[size_t{s} * n];
           for (int e = 0; e < n; ++e)
-            dst[e] = alu_apply(a.op, dst[e], a.use_imm ? imm : src[e], bits);
+            dst[e] = alu_apply(a.op, dst[e], a.use_imm ? imm : src[e], imm, bits);
         }
     stats_.alu_ops += uint64_t{a.loop_out} * a.loop_in * (a.uop_end - a.uop_begin) * n;
   }

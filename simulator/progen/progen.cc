@@ -262,6 +262,9 @@ class Generator {
               break;
             default: a.imm = rnd(-32768, 32767); break;
           }
+        } else if (a.op == isa::AluOp::kShrClip) {  // bounds beside the vector of shifts
+          a.imm = isa::clip_imm(static_cast<int32_t>(rnd(-128, 40)),
+                                static_cast<int32_t>(rnd(-40, 127)));
         }
         // With extensions.alu_hold, often a held operand: one micro-op, src the same for every
         // iteration, sometimes an index the instruction itself writes.

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "extension_check.h"
 #include "layer_kit.h"
 #include "program_kit.h"
 #include "reference.h"
@@ -13,13 +14,6 @@
 
 namespace vacc {
 namespace {
-
-size_t count_op(const isa::CommandList &l, isa::AluOp op) {
-  size_t n = 0;
-  for (const auto &cmd : l.commands)
-    if (const auto *a = std::get_if<isa::AluCommand>(&cmd)) n += a->op == op;
-  return n;
-}
 
 struct Pair {
   isa::HwConfig without, with;
@@ -37,19 +31,8 @@ std::pair<uint64_t, uint64_t> compare(const Pair &c, const lower::LoweredLayer &
                                       const lower::LoweredLayer &with,
                                       const std::vector<std::vector<int64_t>> &args,
                                       const std::vector<int64_t> &want) {
-  EXPECT_EQ(count_op(without.commands, isa::AluOp::kClip), 0u);
-  const size_t clips = count_op(with.commands, isa::AluOp::kClip);
-  EXPECT_GT(clips, 0u);
-  EXPECT_EQ(without.commands.count_alu(), with.commands.count_alu() + clips);
-  EXPECT_EQ(count_op(without.commands, isa::AluOp::kMax),
-            count_op(with.commands, isa::AluOp::kMax) + clips);
-  EXPECT_EQ(count_op(without.commands, isa::AluOp::kMin),
-            count_op(with.commands, isa::AluOp::kMin) + clips);
-  EXPECT_EQ(without.commands.count_gemm(), with.commands.count_gemm());
-  EXPECT_EQ(test::run_layer("fsim", c.without, without, args).out, want);
-  EXPECT_EQ(test::run_layer("fsim", c.with, with, args).out, want);
-  return {test::run_layer("perf", c.without, without, args).counters.at("cycles"),
-          test::run_layer("perf", c.with, with, args).counters.at("cycles")};
+  return test::expect_fused(c.without, c.with, without, with, isa::AluOp::kClip,
+                            {isa::AluOp::kMax, isa::AluOp::kMin}, args, want);
 }
 
 // 1x1 convolutions of one input block: two ALU cycles of clip in seven (ReLU or not) per

@@ -92,6 +92,30 @@ TEST(Assembly, OperandsAndDefaultsLandInTheFields) {
   EXPECT_EQ(p.dram[b->offset + 4], 0xff);
 }
 
+// SHR_CLIP's bounds: `bounds=LO,HI` beside its vector operand, packed as CLIP's immediate; the
+// disassembly prints them back. Bounds outside 8 signed bits, a second immediate form and
+// bounds on another operation are refused at their line.
+TEST(Assembly, ShrClipTakesItsBoundsBesideTheVectorOperand) {
+  HwConfig config = config_named("small");
+  config.alu_shr_clip = true;
+  const Program p =
+      assemble(config, "alu.shr_clip uops=0:1 src=0,0 bounds=-20,90\nfinish\n", "shr_clip.s");
+  const AluInsn a = std::get<AluInsn>(p.instructions(config).at(0));
+  EXPECT_EQ(a.op, AluOp::kShrClip);
+  EXPECT_FALSE(a.use_imm);
+  EXPECT_EQ(a.imm, clip_imm(-20, 90));
+  EXPECT_NE(
+      disassemble(config, p).find("alu.shr_clip uops=0:1 loop=1,1 dst=0,0 src=0,0 bounds=-20,90"),
+      std::string::npos)
+      << disassemble(config, p);
+  EXPECT_ERROR(assemble(config, "alu.shr_clip uops=0:1 bounds=-200,5\n", "b.s"),
+               "b.s:1:30: bound -200 outside [-128, 127] (each bound is 8 signed bits)");
+  EXPECT_ERROR(assemble(config, "alu.shr_clip uops=0:1 bounds=1,2 imm=3\n", "c.s"),
+               "c.s:1:1: give one of imm=, unused_imm= and bounds=");
+  EXPECT_ERROR(assemble(config, "alu.shr uops=0:1 bounds=1,2\n", "d.s"),
+               "d.s:1:18: 'alu.shr' has no operand 'bounds'");
+}
+
 TEST(Assembly, RandomRegionsAreSeeded) {
   const HwConfig config = config_named("small");
   const Program p1 = assemble(config, kSource, "a.s");

@@ -1,13 +1,14 @@
 // Encode/decode round trips of random instructions, and field overflow errors, per config.
+#include "vacc/isa/encoding.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
 #include <random>
 
 #include "../expect_error.h"
+#include "vacc/isa/assembly.h"
 #include "vacc/isa/config_yaml.h"
-#include "vacc/isa/encoding.h"
 #include "vacc/support/error.h"
 
 namespace vacc::isa {
@@ -167,13 +168,16 @@ TEST_P(Encoding, ClipNeedsItsExtension) {
   without.alu_clip = false;
   without.alu_hold = false;  // every extension off (the bundled default has HOLD on)
   without.gemm_assign = false;
+  without.alu_shr_clip = false;
   const InsnWord word = encode(with, a);
   EXPECT_EQ(decode(with, word), Insn(a));
   EXPECT_ERROR(encode(without, a), "extensions.alu_clip, which config");
   EXPECT_ERROR(decode(without, word), "switch it on in the config or use max and min");
   for (int i = 0; i < 200; ++i) {
     const Insn insn = random_insn();
-    if (const auto *alu = std::get_if<AluInsn>(&insn); alu && alu->op == AluOp::kClip) continue;
+    if (const auto *alu = std::get_if<AluInsn>(&insn);
+        alu && (alu->op == AluOp::kClip || alu->op == AluOp::kShrClip))
+      continue;
     if (const auto *gemm = std::get_if<GemmInsn>(&insn); gemm && gemm->assign) continue;
     EXPECT_EQ(encode(with, insn), encode(without, insn)) << "instruction " << i;
   }
@@ -185,6 +189,29 @@ TEST_P(Encoding, ClipNeedsItsExtension) {
   EXPECT_EQ(to_yaml(without).find("extensions"), std::string::npos);
   EXPECT_TRUE(parse_config(to_yaml(with), "with.yaml").alu_clip);
   EXPECT_FALSE(parse_config(to_yaml(without), "without.yaml").alu_clip);
+}
+
+// SHR_CLIP (ALU operation 6) is legal only where the config has extensions.alu_shr_clip; with a
+// vector operand its immediate (the bounds) travels in the word as any immediate does, and the
+// key enters the fingerprint. The assembler reads `bounds=LO,HI` and the disassembler writes it.
+TEST_P(Encoding, ShrClipNeedsItsExtension) {
+  AluInsn a;
+  a.op = AluOp::kShrClip;
+  a.uop_end = 1;
+  a.use_imm = false;
+  a.imm = clip_imm(-20, 90);
+  HwConfig with = config, without = config;
+  with.alu_shr_clip = true;
+  without.alu_shr_clip = false;
+  const InsnWord word = encode(with, a);
+  EXPECT_EQ(decode(with, word), Insn(a));
+  EXPECT_ERROR(encode(without, a), "extensions.alu_shr_clip, which config");
+  EXPECT_ERROR(decode(without, word), "switch it on in the config or use shr, then clip");
+  EXPECT_NE(with.isa_fingerprint(), without.isa_fingerprint());
+  EXPECT_TRUE(parse_config(to_yaml(with), "with.yaml").alu_shr_clip);
+  const std::string text = format_insn(with, a);
+  EXPECT_NE(text.find("alu.shr_clip"), std::string::npos) << text;
+  EXPECT_NE(text.find("bounds=-20,90"), std::string::npos) << text;
 }
 
 // GEMM assign (opcode 5) is legal only where the config has extensions.gemm_assign: encoding,

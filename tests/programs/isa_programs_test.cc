@@ -215,7 +215,13 @@ TEST_P(IsaProgram, GemmAssignReplacesAccumulators) {
       p, config, [&](const isa::Program &x) { return run(x); }, 2, 4);
 }
 
-int32_t reference_alu(AluOp op, int32_t a, int32_t b) {
+// a clipped to the bounds in the low two bytes of `bounds`, signed.
+int32_t reference_clip(int32_t a, int32_t bounds) {
+  const int32_t lo = int8_t(uint32_t(bounds) & 0xff), hi = int8_t((uint32_t(bounds) >> 8) & 0xff);
+  return a < lo ? std::min(lo, hi) : std::min(a, hi);
+}
+
+int32_t reference_alu(AluOp op, int32_t a, int32_t b, int32_t imm) {
   switch (op) {
     case AluOp::kMin: return std::min(a, b);
     case AluOp::kMax: return std::max(a, b);
@@ -223,10 +229,10 @@ int32_t reference_alu(AluOp op, int32_t a, int32_t b) {
     case AluOp::kShr:
       return b >= 0 ? a >> std::min(b, 31) : static_cast<int32_t>(uint32_t(a) << std::min(-b, 31));
     case AluOp::kMul: return static_cast<int32_t>(uint32_t(a) * uint32_t(b));
-    case AluOp::kClip: {  // bounds: the low two bytes of b, signed
-      const int32_t lo = int8_t(uint32_t(b) & 0xff), hi = int8_t((uint32_t(b) >> 8) & 0xff);
-      return a < lo ? std::min(lo, hi) : std::min(a, hi);
-    }
+    case AluOp::kClip:
+      return reference_clip(a, b);
+    case AluOp::kShrClip:
+      return reference_clip(reference_alu(AluOp::kShr, a, b, 0), imm);
   }
   return 0;
 }
@@ -239,14 +245,18 @@ TEST_P(IsaProgram, AluOperations) {
     if (!isa::alu_op_unavailable(config, op).empty()) continue;  // an extension it lacks
     for (int variant = 0; variant < 4; ++variant) {
       const bool use_imm = variant > 0;
+      // SHR_CLIP's vector form takes its bounds from the immediate.
       const int32_t imm = op == AluOp::kShr ? std::array<int32_t, 4>{0, 5, -3, 40}[variant]
-                                            : std::array<int32_t, 4>{0, 1234, -32768, 32767}[variant];
+                          : op == AluOp::kShrClip
+                              ? std::array<int32_t, 4>{isa::clip_imm(-100, 90), 5, -3, 40}[variant]
+                              : std::array<int32_t, 4>{0, 1234, -32768, 32767}[variant];
       SCOPED_TRACE(::testing::Message() << "alu." << isa::alu_op_name(op)
                                         << (use_imm ? " imm=" + std::to_string(imm) : " vector"));
       SerialProgram p(config);
       auto dst = random_ints(rng, n * acc_n(), INT32_MIN, INT32_MAX);
-      auto src = op == AluOp::kShr ? random_ints(rng, n * acc_n(), -40, 40)
-                                   : random_ints(rng, n * acc_n(), INT32_MIN, INT32_MAX);
+      const bool shift = op == AluOp::kShr || op == AluOp::kShrClip;
+      auto src = shift ? random_ints(rng, n * acc_n(), -40, 40)
+                       : random_ints(rng, n * acc_n(), INT32_MIN, INT32_MAX);
       std::vector<int32_t> both = dst;
       both.insert(both.end(), src.begin(), src.end());
       const uint32_t r = p.builder.add_region("in", RegionKind::kInput, MemId::kAcc, 2 * n);
@@ -276,7 +286,7 @@ TEST_P(IsaProgram, AluOperations) {
 
       std::vector<int32_t> expected(dst.size());
       for (size_t e = 0; e < dst.size(); ++e)
-        expected[e] = reference_alu(op, dst[e], use_imm ? imm : src[e]);
+        expected[e] = reference_alu(op, dst[e], use_imm ? imm : src[e], imm);
       EXPECT_EQ(acc_words(bytes), expected);
     }
   }

@@ -12,7 +12,7 @@ those extensions are off. Prints "ok".
 import argparse
 import csv
 
-EXTENSIONS = ["alu_clip", "alu_hold", "gemm_assign"]
+EXTENSIONS = ["alu_clip", "alu_hold", "gemm_assign", "alu_shr_clip"]
 
 
 def main():

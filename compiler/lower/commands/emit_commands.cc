@@ -243,6 +243,7 @@ class CommandEmitter : private LoopWalker {
                     config_.acc_index_bits());
       u.src = static_cast<uint32_t>(s);
       a.src = {static_cast<uint32_t>(op->src_f.out), static_cast<uint32_t>(op->src_f.in)};
+      a.imm = static_cast<int32_t>(op->imm);  // SHR_CLIP's bounds beside the vector operand
     }
     ops.push_back({a, {u}});
   }

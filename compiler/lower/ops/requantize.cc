@@ -1,8 +1,8 @@
 #include "requantize.h"
 
 #include "clip.h"
-
 #include "vacc/isa/encoding.h"
+#include "vacc/isa/insn.h"
 #include "vacc/support/error.h"
 #include "vacc/tir/ops.h"
 
@@ -19,10 +19,16 @@ std::vector<te::Tensor> requantize(const te::Tensor &acc, const Requant &q, cons
   auto idx = [](const std::vector<tir::Var> &v) { return std::vector<Expr>(v.begin(), v.end()); };
   te::Tensor with_bias = te::compute(
       "bias_add", shape, [&](const auto &v) { return (*acc)(idx(v)) + bidx(v); }, names);
+  const int out_bits = c.out_bits();
+  const bool shr_clip = fused_shr_clip(q, c);
   te::Tensor shifted = te::compute(
-      "shift", shape,
+      shr_clip ? "shift_clip" : "shift", shape,
       [&](const auto &v) {
-        return (*with_bias)(idx(v)) >> (q.per_channel() ? sidx(v) : tir::make_const(at, q.shift));
+        const Expr x =
+            (*with_bias)(idx(v)) >> (q.per_channel() ? sidx(v) : tir::make_const(at, q.shift));
+        if (!shr_clip) return x;
+        return tir::min(tir::max(x, tir::make_const(at, q.lo(out_bits))),
+                        tir::make_const(at, q.hi(out_bits)));
       },
       names);
   std::vector<te::Tensor> stages = {with_bias, shifted};
@@ -42,8 +48,8 @@ std::vector<te::Tensor> requantize(const te::Tensor &acc, const Requant &q, cons
     if (q.zero_point)
       step("zero_point", [&](Expr x, const auto &) { return x + tir::make_const(at, q.zero_point); });
   }
-  const int out_bits = c.out_bits();
-  for (const ClipStep &step : clip_steps(c, q.lo(out_bits), q.hi(out_bits), at)) {
+  for (const ClipStep &step :
+       shr_clip ? std::vector<ClipStep>{} : clip_steps(c, q.lo(out_bits), q.hi(out_bits), at)) {
     const te::Tensor prev = stages.back();
     stages.push_back(te::compute(
         step.name, shape, [&](const auto &v) { return step.value((*prev)(idx(v))); }, names));
@@ -93,12 +99,18 @@ void check_requant_supported(const isa::HwConfig &c, const Requant &q, int64_t o
   if (lo > hi) fail("{}: clip_min = {} is above clip_max = {}", name, lo, hi);
 }
 
+bool fused_shr_clip(const Requant &q, const isa::HwConfig &c) {
+  return c.alu_shr_clip && q.per_channel() && !q.multiplied() &&
+         isa::clip_bound_fits(q.lo(c.out_bits())) && isa::clip_bound_fits(q.hi(c.out_bits()));
+}
+
 double alu_cycles_per_tile(const Requant &q, const isa::HwConfig &c) {
   // reset, bias add, shift, [pre clip low and high, multiply, post shift, zero point,] clip
   // (one CLIP, or low and high). Each vector operand is one channel block's ACC vector, the
   // same for every tile of an instruction: with extensions.alu_hold read once, so one cycle.
   const double vector = c.alu_hold ? 1 : 2;
   const double multiply = q.multiplied() ? 1 + 1 + vector + 1 + (q.zero_point ? 1 : 0) : 0;
+  if (fused_shr_clip(q, c)) return 1 + vector + vector;  // reset, bias add, SHR_CLIP
   const double clip = fused_clip(c, q.lo(c.out_bits()), q.hi(c.out_bits())) ? 1 : 2;
   return 1 + vector + (q.per_channel() ? vector : 1) + multiply + clip;
 }

@@ -1,5 +1,6 @@
 // The requantization every GEMM operator ends with, as ALU stages in the ACC scope: bias add,
-// shift (by an immediate, or by a per-channel `shifts` tensor as an ACC vector operand), with
+// shift (by an immediate, or by a per-channel `shifts` tensor as an ACC vector operand; with
+// extensions.alu_shr_clip a per-channel shift and the clip are one stage, fused_shr_clip), with
 // multipliers (Requant::multiplied) the pre-clip, the multiply by a `multipliers` vector
 // operand, the post shift and the zero point, then clip low, clip high and the narrowed
 // output.
@@ -23,6 +24,10 @@ std::vector<te::Tensor> requantize(const te::Tensor &acc, const Requant &q,
                                    const ChannelIndex &bias, const ChannelIndex &shift,
                                    const ChannelIndex &multiplier);
 inline constexpr size_t kMultiplyStage = 4;
+
+// Whether the per-channel shift and the final clip are one SHR_CLIP (extensions.alu_shr_clip):
+// no multiplier between them, and both bounds fit the immediate's 8-bit halves.
+bool fused_shr_clip(const Requant &q, const isa::HwConfig &config);
 
 // The per-channel ACC vectors one block of output channels needs: bias, and shifts and
 // multipliers where the requantization has them.

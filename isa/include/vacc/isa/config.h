@@ -56,9 +56,12 @@ struct HwConfig {
   // whose micro-ops all share one vector operand reads it once and issues a micro-op every
   // cycle (timing only: the same instructions, the same results). gemm_assign: a GEMM flag
   // `assign` that writes its products instead of adding them, so an accumulator needs no reset.
+  // alu_shr_clip: the ALU operation SHR_CLIP, a shift by a vector operand and a clip to the
+  // immediate's two bounds in one pass (a requantization's last two steps).
   bool alu_clip = false;
   bool alu_hold = false;
   bool gemm_assign = false;
+  bool alu_shr_clip = false;
 
   int out_bits() const { return inp_bits; }
 

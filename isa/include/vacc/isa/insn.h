@@ -11,11 +11,20 @@
 namespace vacc::isa {
 
 enum class Opcode : uint8_t { kLoad = 0, kStore = 1, kGemm = 2, kFinish = 3, kAlu = 4 };
-// kClip is an extension (extensions.alu_clip): legal only where the config switches it on.
-enum class AluOp : uint8_t { kMin = 0, kMax = 1, kAdd = 2, kShr = 3, kMul = 4, kClip = 5 };
-inline constexpr int kNumAluOps = 6;
+// kClip and kShrClip are extensions (extensions.alu_clip, extensions.alu_shr_clip): legal only
+// where the config switches them on.
+enum class AluOp : uint8_t {
+  kMin = 0,
+  kMax = 1,
+  kAdd = 2,
+  kShr = 3,
+  kMul = 4,
+  kClip = 5,
+  kShrClip = 6
+};
+inline constexpr int kNumAluOps = 7;
 const char *opcode_name(Opcode op);
-const char *alu_op_name(AluOp op);  // "min", "max", "add", "shr", "mul", "clip"
+const char *alu_op_name(AluOp op);  // "min", "max", "add", "shr", "mul", "clip", "shr_clip"
 // Whether `config` has the operation; "" when it does, else why not and what to do.
 std::string alu_op_unavailable(const HwConfig &config, AluOp op);
 // Why a GEMM may not carry the assign flag on `config` (extensions.gemm_assign off).
@@ -27,6 +36,9 @@ inline bool clip_bound_fits(int64_t v) {
 }
 inline int32_t clip_low(int32_t b) { return static_cast<int8_t>(b & 0xff); }
 inline int32_t clip_high(int32_t b) { return static_cast<int8_t>((b >> 8) & 0xff); }
+// SHR_CLIP shifts by its operand b (as SHR) and clips to the bounds its immediate holds as
+// CLIP's operand does: clip(a >> b, clip_low(imm), clip_high(imm)). With a vector operand
+// (use_imm 0) the immediate is free for the bounds; with use_imm, b is the immediate too.
 // The 16-bit immediate of a CLIP to [low, high] (both in [-128, 127]).
 inline int32_t clip_imm(int32_t low, int32_t high) {
   return static_cast<int16_t>(static_cast<uint16_t>(((high & 0xff) << 8) | (low & 0xff)));

@@ -54,9 +54,11 @@ class CommandQueue {
 
   void gemm(const UopKernel &kernel, Loops loops, isa::LoopFactors acc, isa::LoopFactors inp,
             isa::LoopFactors wgt, bool reset, bool overlap = false, bool assign = false);
-  // imm: the immediate operand, or nullopt for the vector operand (micro-op src).
+  // imm: the immediate operand, or nullopt for the vector operand (micro-op src); with the
+  // vector operand the instruction's immediate field holds `vector_imm` (SHR_CLIP's bounds).
   void alu(const UopKernel &kernel, isa::AluOp op, Loops loops, isa::LoopFactors dst,
-           isa::LoopFactors src, std::optional<int32_t> imm, bool overlap = false);
+           isa::LoopFactors src, std::optional<int32_t> imm, bool overlap = false,
+           int32_t vector_imm = 0);
 
   // `from` sends a token to its neighbour `to` after all its work so far.
   void dep_push(isa::Engine from, isa::Engine to);

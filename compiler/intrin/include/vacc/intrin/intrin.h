@@ -7,7 +7,8 @@
 // reset: acc[b, o] = 0
 // ALU:   dst[b, o] = op(dst[b, o], src[b, o]) and dst[b, o] = op(dst[b, o], imm) for each of
 //        min, max, add (also `dst - imm`), shr, mul, over one ACC tile; with the config's
-//        extensions.alu_clip also dst[b, o] = min(max(dst[b, o], low), high).
+//        extensions.alu_clip also dst[b, o] = min(max(dst[b, o], low), high), with
+//        extensions.alu_shr_clip dst[b, o] = min(max(dst[b, o] >> src[b, o], low), high).
 // DMA load/store are matched by lower_dma_copies from copy nests, not by description.
 #pragma once
 
