@@ -1,6 +1,6 @@
 // hw/'s own end-to-end check of vacc_top on the small config: programs assembled from text run
-// on the verilated RTL (plain C++ harness, top_harness.h) and on fsim, and device memory after
-// the run must be identical byte for byte. Also: the illegal-instruction and cycle-limit
+// on the verilated RTL (the simulator's harness, top_harness.h) and on fsim, and device memory
+// after the run must be identical byte for byte. Also: the illegal-instruction and cycle-limit
 // (deadlock) paths end the run with the right error bits, and a long GEMM stream keeps the
 // GEMM core busy at least 95% of the compute engine's busy cycles. Random programs on two
 // cores with two int8 products per DSP multiplier (gemm.dsp_packing) match fsim, in the same
