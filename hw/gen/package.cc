@@ -88,6 +88,58 @@ void write_port_bundles(Writer &w) {
     logic ar_ready;
     logic r_valid;  // a beat of this client's burst is on R
   } rd_rsp_t;
+  // The store engine's AXI4 write channels (AW, W, B) toward the top's register slices, and
+  // their answer.
+  typedef struct packed {
+    logic aw_valid;
+    logic [63:0] aw_addr;
+    logic [7:0] aw_len;  // beats - 1
+    logic w_valid;
+    logic [BusBits-1:0] w_data;
+    logic [BusBytes-1:0] w_strb;
+    logic w_last;
+    logic b_ready;
+  } wr_req_t;
+  typedef struct packed {
+    logic aw_ready;
+    logic w_ready;
+    logic b_valid;
+  } wr_rsp_t;
+  // An engine's instruction queue (load, compute, store): its head, and what the engine does
+  // with it this cycle.
+  typedef struct packed {
+    logic valid;  // the queue holds an instruction
+    logic [InsnBits-1:0] insn;
+  } insn_head_t;
+  typedef struct packed {
+    logic pop;    // the head retires: it leaves the queue
+    logic start;  // the head starts executing
+  } insn_ctl_t;
+  // Scratchpad ports between engines: the load engine writes INP and WGT, the compute engine
+  // reads them, the store engine reads ACC (read data comes back on the RAM's output the cycle
+  // after the request, as a plain vector).
+  typedef struct packed {
+    logic we;
+    logic [InpIdxW-1:0] addr;
+    logic [InpElemBits-1:0] data;
+  } inp_sram_wr_t;
+  typedef struct packed {
+    logic we;
+    logic [WgtIdxW-1:0] addr;
+    logic [WgtElemBits-1:0] data;
+  } wgt_sram_wr_t;
+  typedef struct packed {
+    logic re;
+    logic [InpIdxW-1:0] addr;
+  } inp_sram_rd_t;
+  typedef struct packed {
+    logic re;
+    logic [WgtIdxW-1:0] addr;
+  } wgt_sram_rd_t;
+  typedef struct packed {
+    logic re;
+    logic [AccIdxW-1:0] addr;
+  } acc_sram_rd_t;
 )";
 }
 

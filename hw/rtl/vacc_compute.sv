@@ -50,12 +50,10 @@ module vacc_compute (
   input  logic clr_i,
   input  logic halt_i,
   input  logic [63:0] base_i,
-  // Instruction queue head.
-  input  logic insn_valid_i,
-  input  logic [vacc_pkg::InsnBits-1:0] insn_i,
+  // Instruction queue: its head in, the head's pop and start out.
+  input  vacc_pkg::insn_head_t q_i,
   input  logic [31:0] insn_idx_i,  // the head's index in the program
-  output logic insn_pop_o,
-  output logic insn_start_o,  // the head instruction starts executing this cycle
+  output vacc_pkg::insn_ctl_t q_o,
   // Tokens: prev = load, next = store.
   input  vacc_pkg::tok_state_t tok_i,
   output vacc_pkg::tok_ctrl_t tok_o,
@@ -65,16 +63,13 @@ module vacc_compute (
   output vacc_pkg::rd_req_t acc_rd_o,
   input  vacc_pkg::rd_rsp_t acc_rd_i,
   input  logic [vacc_pkg::BusBits-1:0] r_data_i,
-  // INP and WGT scratchpad read ports.
-  output logic inp_re_o,
-  output logic [vacc_pkg::InpIdxW-1:0] inp_raddr_o,
+  // INP and WGT scratchpad read ports: requests out, data in (the cycle after).
+  output vacc_pkg::inp_sram_rd_t inp_sram_o,
   input  logic [vacc_pkg::InpElemBits-1:0] inp_rdata_i,
-  output logic wgt_re_o,
-  output logic [vacc_pkg::WgtIdxW-1:0] wgt_raddr_o,
+  output vacc_pkg::wgt_sram_rd_t wgt_sram_o,
   input  logic [vacc_pkg::WgtElemBits-1:0] wgt_rdata_i,
-  // The store engine's ACC read port.
-  input  logic st_re_i,
-  input  logic [vacc_pkg::AccIdxW-1:0] st_raddr_i,
+  // The store engine's ACC read port: its request in, data out.
+  input  vacc_pkg::acc_sram_rd_t st_i,
   output logic [vacc_pkg::AccElemBits-1:0] st_rdata_o,
   // Status.
   output logic finish_o,     // FINISH has executed in this run
@@ -93,6 +88,15 @@ module vacc_compute (
   output logic alu_insn_start_o,
   output logic alu_insn_end_o
 );
+  // The queue's head and the store engine's ACC read request, unpacked once.
+  logic insn_valid, insn_pop, st_re;
+  logic [vacc_pkg::InsnBits-1:0] insn;
+  logic [vacc_pkg::AccIdxW-1:0] st_raddr;
+  assign insn_valid = q_i.valid;
+  assign insn = q_i.insn;
+  assign st_re = st_i.re;
+  assign st_raddr = st_i.addr;
+
   localparam int unsigned AccIdxW = vacc_pkg::AccIdxW;
   localparam int unsigned BankIdxW = AccIdxW - 1;  // an index inside one ACC bank
   localparam int unsigned Top = AccIdxW - 1;       // the bank bit of an ACC index
@@ -109,8 +113,8 @@ module vacc_compute (
   logic [vacc_pkg::MemIdW-1:0] mem;
   logic head_assign;
   logic head_load, head_gemm, head_alu, head_finish, head_uop, overlap, push_prev, push_next;
-  assign opcode = insn_i[vacc_pkg::LoadOpcodeOff +: vacc_pkg::LoadOpcodeW];
-  assign mem = insn_i[vacc_pkg::LoadMemOff +: vacc_pkg::LoadMemW];
+  assign opcode = insn[vacc_pkg::LoadOpcodeOff +: vacc_pkg::LoadOpcodeW];
+  assign mem = insn[vacc_pkg::LoadMemOff +: vacc_pkg::LoadMemW];
   assign head_load = (opcode == vacc_pkg::OpLoad);
   assign head_uop = head_load && (mem == vacc_pkg::MemUop);
   // A GEMM with assign (ExtGemmAssign) has GEMM's fields under its own opcode.
@@ -118,9 +122,9 @@ module vacc_compute (
   assign head_gemm = (opcode == vacc_pkg::OpGemm) || head_assign;
   assign head_alu = (opcode == vacc_pkg::OpAlu);
   assign head_finish = (opcode == vacc_pkg::OpFinish);
-  assign push_prev = insn_i[vacc_pkg::LoadPushPrevOff];
-  assign push_next = insn_i[vacc_pkg::LoadPushNextOff];
-  assign overlap = head_gemm ? insn_i[vacc_pkg::GemmOverlapOff] : insn_i[vacc_pkg::AluOverlapOff];
+  assign push_prev = insn[vacc_pkg::LoadPushPrevOff];
+  assign push_next = insn[vacc_pkg::LoadPushNextOff];
+  assign overlap = head_gemm ? insn[vacc_pkg::GemmOverlapOff] : insn[vacc_pkg::AluOverlapOff];
 
   // ------------------------------------------------------------- the head's ACC banks
   // A flagged GEMM/ALU with micro-ops touches only the bank of its first micro-op's dst (one
@@ -140,15 +144,15 @@ module vacc_compute (
   /* verilator lint_on UNUSEDSIGNAL */
 
   assign head_uop_begin = head_gemm ?
-      UopIdxW'(insn_i[vacc_pkg::GemmUopBeginOff +: vacc_pkg::GemmUopBeginW]) :
-      UopIdxW'(insn_i[vacc_pkg::AluUopBeginOff +: vacc_pkg::AluUopBeginW]);
+      UopIdxW'(insn[vacc_pkg::GemmUopBeginOff +: vacc_pkg::GemmUopBeginW]) :
+      UopIdxW'(insn[vacc_pkg::AluUopBeginOff +: vacc_pkg::AluUopBeginW]);
   assign head_uop_end = head_gemm ?
-      (UopIdxW + 1)'(insn_i[vacc_pkg::GemmUopEndOff +: vacc_pkg::GemmUopEndW]) :
-      (UopIdxW + 1)'(insn_i[vacc_pkg::AluUopEndOff +: vacc_pkg::AluUopEndW]);
+      (UopIdxW + 1)'(insn[vacc_pkg::GemmUopEndOff +: vacc_pkg::GemmUopEndW]) :
+      (UopIdxW + 1)'(insn[vacc_pkg::AluUopEndOff +: vacc_pkg::AluUopEndW]);
   assign one_bank = overlap && ({1'b0, head_uop_begin} < head_uop_end);
-  assign peek_gemm = insn_valid_i && head_gemm && one_bank && !gemm_loop_valid;
-  assign peek_alu = insn_valid_i && head_alu && one_bank && !alu_loop_valid;
-  assign peek_valid_d = (peek_gemm || peek_alu) && !insn_pop_o && !clr_i;
+  assign peek_gemm = insn_valid && head_gemm && one_bank && !gemm_loop_valid;
+  assign peek_alu = insn_valid && head_alu && one_bank && !alu_loop_valid;
+  assign peek_valid_d = (peek_gemm || peek_alu) && !insn_pop && !clr_i;
   assign head_bank = head_gemm ? gemm_uop[vacc_pkg::UopDstOff + Top]
                                : alu_uop[vacc_pkg::UopDstOff + Top];
   assign head_banks = !one_bank ? 2'b11 : head_bank ? 2'b10 : 2'b01;
@@ -182,19 +186,20 @@ module vacc_compute (
 
   vacc_dep_seq u_seq (
     .clk_i, .rst_ni, .clr_i, .halt_i,
-    .valid_i(insn_valid_i),
-    .pop_prev_i(insn_i[vacc_pkg::LoadPopPrevOff]),
-    .pop_next_i(insn_i[vacc_pkg::LoadPopNextOff]),
+    .valid_i(insn_valid),
+    .pop_prev_i(insn[vacc_pkg::LoadPopPrevOff]),
+    .pop_next_i(insn[vacc_pkg::LoadPopNextOff]),
     .push_prev_i(1'b0),  // compute pushes go through the pending-push queue
     .push_next_i(1'b0),
     .can_start_i(can_start),
     .tok_i, .tok_o(seq_tok),
-    .start_o(start), .exec_done_i(exec_done), .retire_o(insn_pop_o),
+    .start_o(start), .exec_done_i(exec_done), .retire_o(insn_pop),
     .status_o(seq_status)
   );
   assign tok_o.pop_prev = seq_tok.pop_prev;
   assign tok_o.pop_next = seq_tok.pop_next;
-  assign insn_start_o = start;
+  assign q_o.pop = insn_pop;
+  assign q_o.start = start;
 
   // A handed-off GEMM/ALU is no longer the sequencer's: the units keep the engine busy, and a
   // head waiting for a token meanwhile counts as busy, not stalled (the two stay exclusive).
@@ -237,7 +242,7 @@ module vacc_compute (
 
   assign want = {push_next, push_prev};
   assign handoff = start && (head_gemm || head_alu);
-  assign queued_at_retire = insn_pop_o && !head_gemm && !head_alu;
+  assign queued_at_retire = insn_pop && !head_gemm && !head_alu;
   always_comb begin
     for (int q = 0; q < 2; q++) begin
       p_at[q] = {q[0], p_head_q[q]};
@@ -315,14 +320,14 @@ module vacc_compute (
   logic [AccElemBits-1:0] acc_ld_wdata;
 
   vacc_mem_load #(.ElemBytesLog2(vacc_pkg::UopElemBytesLog2), .IdxW(UopIdxW)) u_uop_ld (
-    .clk_i, .rst_ni, .clr_i, .start_i(start && head_uop), .insn_i, .base_i,
+    .clk_i, .rst_ni, .clr_i, .start_i(start && head_uop), .insn_i(insn), .base_i,
     .busy_o(uop_ld_busy),
     .rd_o(uop_rd_o), .rd_i(uop_rd_i), .r_data_i,
     .we_o(uop_we), .waddr_o(uop_waddr), .wdata_o(uop_wdata)
   );
 
   vacc_mem_load #(.ElemBytesLog2(vacc_pkg::AccElemBytesLog2), .IdxW(AccIdxW)) u_acc_ld (
-    .clk_i, .rst_ni, .clr_i, .start_i(start && head_load && !head_uop), .insn_i, .base_i,
+    .clk_i, .rst_ni, .clr_i, .start_i(start && head_load && !head_uop), .insn_i(insn), .base_i,
     .busy_o(acc_ld_busy),
     .rd_o(acc_rd_o), .rd_i(acc_rd_i), .r_data_i,
     .we_o(acc_ld_we), .waddr_o(acc_ld_waddr), .wdata_o(acc_ld_wdata)
@@ -342,23 +347,23 @@ module vacc_compute (
   logic [31:0] gemm_idx_d, gemm_idx_q;  // the program index of the GEMM in the unit
   assign gemm_start = start && head_gemm;
   assign gemm_idx_d = gemm_start ? insn_idx_i : gemm_idx_q;
-  assign gemm_reset_d = gemm_start ? insn_i[vacc_pkg::GemmResetOff] : gemm_reset_q;
+  assign gemm_reset_d = gemm_start ? insn[vacc_pkg::GemmResetOff] : gemm_reset_q;
   assign gemm_assign_d = gemm_start ? head_assign : gemm_assign_q;
   assign gemm_banks_d = gemm_start ? head_banks : gemm_banks_q;
 
   vacc_uop_loop #(.AW(AccIdxW), .BW(InpIdxW), .CW(WgtIdxW)) u_gemm_loop (
     .clk_i, .rst_ni, .clr_i,
     .start_i(gemm_start),
-    .begin_i(UopIdxW'(insn_i[vacc_pkg::GemmUopBeginOff +: vacc_pkg::GemmUopBeginW])),
-    .end_i((UopIdxW + 1)'(insn_i[vacc_pkg::GemmUopEndOff +: vacc_pkg::GemmUopEndW])),
-    .loop_out_i(14'(insn_i[vacc_pkg::GemmLoopOutOff +: vacc_pkg::GemmLoopOutW])),
-    .loop_in_i(14'(insn_i[vacc_pkg::GemmLoopInOff +: vacc_pkg::GemmLoopInW])),
-    .a_out_i(AccIdxW'(insn_i[vacc_pkg::GemmAccFactorOutOff +: vacc_pkg::GemmAccFactorOutW])),
-    .a_in_i(AccIdxW'(insn_i[vacc_pkg::GemmAccFactorInOff +: vacc_pkg::GemmAccFactorInW])),
-    .b_out_i(InpIdxW'(insn_i[vacc_pkg::GemmInpFactorOutOff +: vacc_pkg::GemmInpFactorOutW])),
-    .b_in_i(InpIdxW'(insn_i[vacc_pkg::GemmInpFactorInOff +: vacc_pkg::GemmInpFactorInW])),
-    .c_out_i(WgtIdxW'(insn_i[vacc_pkg::GemmWgtFactorOutOff +: vacc_pkg::GemmWgtFactorOutW])),
-    .c_in_i(WgtIdxW'(insn_i[vacc_pkg::GemmWgtFactorInOff +: vacc_pkg::GemmWgtFactorInW])),
+    .begin_i(UopIdxW'(insn[vacc_pkg::GemmUopBeginOff +: vacc_pkg::GemmUopBeginW])),
+    .end_i((UopIdxW + 1)'(insn[vacc_pkg::GemmUopEndOff +: vacc_pkg::GemmUopEndW])),
+    .loop_out_i(14'(insn[vacc_pkg::GemmLoopOutOff +: vacc_pkg::GemmLoopOutW])),
+    .loop_in_i(14'(insn[vacc_pkg::GemmLoopInOff +: vacc_pkg::GemmLoopInW])),
+    .a_out_i(AccIdxW'(insn[vacc_pkg::GemmAccFactorOutOff +: vacc_pkg::GemmAccFactorOutW])),
+    .a_in_i(AccIdxW'(insn[vacc_pkg::GemmAccFactorInOff +: vacc_pkg::GemmAccFactorInW])),
+    .b_out_i(InpIdxW'(insn[vacc_pkg::GemmInpFactorOutOff +: vacc_pkg::GemmInpFactorOutW])),
+    .b_in_i(InpIdxW'(insn[vacc_pkg::GemmInpFactorInOff +: vacc_pkg::GemmInpFactorInW])),
+    .c_out_i(WgtIdxW'(insn[vacc_pkg::GemmWgtFactorOutOff +: vacc_pkg::GemmWgtFactorOutW])),
+    .c_in_i(WgtIdxW'(insn[vacc_pkg::GemmWgtFactorInOff +: vacc_pkg::GemmWgtFactorInW])),
     .step_i(gemm_step), .valid_o(gemm_loop_valid), .done_o(gemm_loop_done),
     .uop_o(gemm_loop_uop), .a_o(gemm_loop_acc), .b_o(gemm_loop_inp), .c_o(gemm_loop_wgt),
     .a_ov_o(gemm_loop_acc_ov), .b_ov_o(gemm_loop_inp_ov), .c_ov_o(gemm_loop_wgt_ov)
@@ -383,10 +388,10 @@ module vacc_compute (
 
   logic [AccIdxW-1:0] gemm_p1_acc;
   assign gemm_p1_acc = AccIdxW'(gemm_uop[vacc_pkg::UopDstOff +: vacc_pkg::UopDstW]) + g1_acc_q;
-  assign inp_re_o = g1_valid_q;
-  assign inp_raddr_o = InpIdxW'(gemm_uop[vacc_pkg::UopSrcOff +: vacc_pkg::UopSrcW]) + g1_inp_q;
-  assign wgt_re_o = g1_valid_q;
-  assign wgt_raddr_o = WgtIdxW'(gemm_uop[vacc_pkg::UopWgtOff +: vacc_pkg::UopWgtW]) + g1_wgt_q;
+  assign inp_sram_o.re = g1_valid_q;
+  assign inp_sram_o.addr = InpIdxW'(gemm_uop[vacc_pkg::UopSrcOff +: vacc_pkg::UopSrcW]) + g1_inp_q;
+  assign wgt_sram_o.re = g1_valid_q;
+  assign wgt_sram_o.addr = WgtIdxW'(gemm_uop[vacc_pkg::UopWgtOff +: vacc_pkg::UopWgtW]) + g1_wgt_q;
 
   // The same sums one bit wider: an index at or beyond the depth (2^width) is out of range.
   logic [AccIdxW:0] gemm_acc_full;
@@ -449,28 +454,28 @@ module vacc_compute (
     alu_held_d = alu_held_q || (alu_step && alu_hold_q);
     if (alu_start) begin
       alu_banks_d = head_banks;
-      alu_hold_d = vacc_pkg::ExtAluHold != 0 && !insn_i[vacc_pkg::AluUseImmOff] &&
+      alu_hold_d = vacc_pkg::ExtAluHold != 0 && !insn[vacc_pkg::AluUseImmOff] &&
                    head_uop_end == {1'b0, head_uop_begin} + 1'b1 &&
-                   insn_i[vacc_pkg::AluSrcFactorOutOff +: vacc_pkg::AluSrcFactorOutW] == '0 &&
-                   insn_i[vacc_pkg::AluSrcFactorInOff +: vacc_pkg::AluSrcFactorInW] == '0;
+                   insn[vacc_pkg::AluSrcFactorOutOff +: vacc_pkg::AluSrcFactorOutW] == '0 &&
+                   insn[vacc_pkg::AluSrcFactorInOff +: vacc_pkg::AluSrcFactorInW] == '0;
       alu_held_d = 1'b0;
-      alu_use_imm_d = insn_i[vacc_pkg::AluUseImmOff];
-      alu_op_d = insn_i[vacc_pkg::AluAluOpOff +: vacc_pkg::AluAluOpW];
-      alu_imm_d = 16'(insn_i[vacc_pkg::AluImmOff +: vacc_pkg::AluImmW]);
+      alu_use_imm_d = insn[vacc_pkg::AluUseImmOff];
+      alu_op_d = insn[vacc_pkg::AluAluOpOff +: vacc_pkg::AluAluOpW];
+      alu_imm_d = 16'(insn[vacc_pkg::AluImmOff +: vacc_pkg::AluImmW]);
     end
   end
 
   vacc_uop_loop #(.AW(AccIdxW), .BW(AccIdxW), .CW(1)) u_alu_loop (
     .clk_i, .rst_ni, .clr_i,
     .start_i(alu_start),
-    .begin_i(UopIdxW'(insn_i[vacc_pkg::AluUopBeginOff +: vacc_pkg::AluUopBeginW])),
-    .end_i((UopIdxW + 1)'(insn_i[vacc_pkg::AluUopEndOff +: vacc_pkg::AluUopEndW])),
-    .loop_out_i(14'(insn_i[vacc_pkg::AluLoopOutOff +: vacc_pkg::AluLoopOutW])),
-    .loop_in_i(14'(insn_i[vacc_pkg::AluLoopInOff +: vacc_pkg::AluLoopInW])),
-    .a_out_i(AccIdxW'(insn_i[vacc_pkg::AluDstFactorOutOff +: vacc_pkg::AluDstFactorOutW])),
-    .a_in_i(AccIdxW'(insn_i[vacc_pkg::AluDstFactorInOff +: vacc_pkg::AluDstFactorInW])),
-    .b_out_i(AccIdxW'(insn_i[vacc_pkg::AluSrcFactorOutOff +: vacc_pkg::AluSrcFactorOutW])),
-    .b_in_i(AccIdxW'(insn_i[vacc_pkg::AluSrcFactorInOff +: vacc_pkg::AluSrcFactorInW])),
+    .begin_i(UopIdxW'(insn[vacc_pkg::AluUopBeginOff +: vacc_pkg::AluUopBeginW])),
+    .end_i((UopIdxW + 1)'(insn[vacc_pkg::AluUopEndOff +: vacc_pkg::AluUopEndW])),
+    .loop_out_i(14'(insn[vacc_pkg::AluLoopOutOff +: vacc_pkg::AluLoopOutW])),
+    .loop_in_i(14'(insn[vacc_pkg::AluLoopInOff +: vacc_pkg::AluLoopInW])),
+    .a_out_i(AccIdxW'(insn[vacc_pkg::AluDstFactorOutOff +: vacc_pkg::AluDstFactorOutW])),
+    .a_in_i(AccIdxW'(insn[vacc_pkg::AluDstFactorInOff +: vacc_pkg::AluDstFactorInW])),
+    .b_out_i(AccIdxW'(insn[vacc_pkg::AluSrcFactorOutOff +: vacc_pkg::AluSrcFactorOutW])),
+    .b_in_i(AccIdxW'(insn[vacc_pkg::AluSrcFactorInOff +: vacc_pkg::AluSrcFactorInW])),
     .c_out_i(1'b0), .c_in_i(1'b0),
     .step_i(alu_step), .valid_o(alu_loop_valid), .done_o(alu_loop_done),
     .uop_o(alu_loop_uop), .a_o(alu_loop_dst), .b_o(alu_loop_src), .c_o(),
@@ -592,7 +597,7 @@ module vacc_compute (
 
     vacc_ram #(.Width(AccElemBits), .Depth(vacc_pkg::AccDepth / 2)) u_acc_store_ram (
       .clk_i, .we_i(we), .waddr_i(waddr), .wdata_i(wdata),
-      .re_i(st_re_i && (st_raddr_i[Top] == 1'(b))), .raddr_i(BankIdxW'(st_raddr_i)),
+      .re_i(st_re && (st_raddr[Top] == 1'(b))), .raddr_i(BankIdxW'(st_raddr)),
       .rdata_o(st_bank_rdata[b*AccElemBits +: AccElemBits])
     );
 
@@ -627,7 +632,7 @@ module vacc_compute (
 
   // The store read is registered: pick the bank its address had when it was issued.
   logic st_bank_d, st_bank_q;
-  assign st_bank_d = st_re_i ? st_raddr_i[Top] : st_bank_q;
+  assign st_bank_d = st_re ? st_raddr[Top] : st_bank_q;
   assign st_rdata_o = st_bank_q ? st_bank_rdata[AccElemBits +: AccElemBits]
                                 : st_bank_rdata[0 +: AccElemBits];
 

@@ -9,34 +9,44 @@ module vacc_store (
   input  logic clr_i,
   input  logic halt_i,
   input  logic [63:0] base_i,
-  // Instruction queue head.
-  input  logic insn_valid_i,
-  input  logic [vacc_pkg::InsnBits-1:0] insn_i,
-  output logic insn_pop_o,
-  output logic insn_start_o,  // the head instruction starts executing this cycle
+  // Instruction queue: its head in, the head's pop and start out.
+  input  vacc_pkg::insn_head_t q_i,
+  output vacc_pkg::insn_ctl_t q_o,
   // Tokens: prev = compute. There is no next engine: fetch rejects *_next flags here, the top
   // ties that side to 0, and the next pops and pushes stay 0.
   input  vacc_pkg::tok_state_t tok_i,
   output vacc_pkg::tok_ctrl_t tok_o,
-  // ACC read port.
-  output logic acc_re_o,
-  output logic [vacc_pkg::AccIdxW-1:0] acc_raddr_o,
+  // ACC read port: the request out, data in (the cycle after).
+  output vacc_pkg::acc_sram_rd_t acc_o,
   input  logic [vacc_pkg::AccElemBits-1:0] acc_rdata_i,
   // AXI4 write channels.
-  output logic aw_valid_o,
-  input  logic aw_ready_i,
-  output logic [63:0] aw_addr_o,
-  output logic [7:0] aw_len_o,
-  output logic w_valid_o,
-  input  logic w_ready_i,
-  output logic [vacc_pkg::BusBits-1:0] w_data_o,
-  output logic [vacc_pkg::BusBytes-1:0] w_strb_o,
-  output logic w_last_o,
-  input  logic b_valid_i,
-  output logic b_ready_o,
+  output vacc_pkg::wr_req_t wr_o,
+  input  vacc_pkg::wr_rsp_t wr_i,
   // Status.
   output vacc_pkg::engine_status_t status_o
 );
+  // The queue's head, unpacked once; the ACC read request and the write channels' members.
+  logic insn_valid, insn_pop;
+  logic [vacc_pkg::InsnBits-1:0] insn;
+  assign insn_valid = q_i.valid;
+  assign insn = q_i.insn;
+  logic acc_re, aw_valid, w_valid, w_last, b_ready;
+  logic [vacc_pkg::AccIdxW-1:0] acc_raddr;
+  logic [63:0] aw_addr;
+  logic [7:0] aw_len;
+  logic [vacc_pkg::BusBits-1:0] w_data;
+  logic [vacc_pkg::BusBytes-1:0] w_strb;
+  assign acc_o.re = acc_re;
+  assign acc_o.addr = acc_raddr;
+  assign wr_o.aw_valid = aw_valid;
+  assign wr_o.aw_addr = aw_addr;
+  assign wr_o.aw_len = aw_len;
+  assign wr_o.w_valid = w_valid;
+  assign wr_o.w_data = w_data;
+  assign wr_o.w_strb = w_strb;
+  assign wr_o.w_last = w_last;
+  assign wr_o.b_ready = b_ready;
+
   localparam int unsigned BusBits = vacc_pkg::BusBits;
   localparam int unsigned BusBytes = vacc_pkg::BusBytes;
   localparam int unsigned BusBytesLog2 = vacc_pkg::BusBytesLog2;
@@ -58,26 +68,27 @@ module vacc_store (
   logic [AccIdxW-1:0] sram_base;
   logic [31:0] dram_base;
   logic [15:0] y_size, x_size, x_stride;
-  assign sram_base = AccIdxW'(insn_i[vacc_pkg::StoreSramBaseOff +: vacc_pkg::StoreSramBaseW]);
-  assign dram_base = 32'(insn_i[vacc_pkg::StoreDramBaseOff +: vacc_pkg::StoreDramBaseW]);
-  assign y_size = 16'(insn_i[vacc_pkg::StoreYSizeOff +: vacc_pkg::StoreYSizeW]);
-  assign x_size = 16'(insn_i[vacc_pkg::StoreXSizeOff +: vacc_pkg::StoreXSizeW]);
-  assign x_stride = 16'(insn_i[vacc_pkg::StoreXStrideOff +: vacc_pkg::StoreXStrideW]);
+  assign sram_base = AccIdxW'(insn[vacc_pkg::StoreSramBaseOff +: vacc_pkg::StoreSramBaseW]);
+  assign dram_base = 32'(insn[vacc_pkg::StoreDramBaseOff +: vacc_pkg::StoreDramBaseW]);
+  assign y_size = 16'(insn[vacc_pkg::StoreYSizeOff +: vacc_pkg::StoreYSizeW]);
+  assign x_size = 16'(insn[vacc_pkg::StoreXSizeOff +: vacc_pkg::StoreXSizeW]);
+  assign x_stride = 16'(insn[vacc_pkg::StoreXStrideOff +: vacc_pkg::StoreXStrideW]);
 
   logic start, exec_done;
   vacc_dep_seq u_seq (
     .clk_i, .rst_ni, .clr_i, .halt_i,
-    .valid_i(insn_valid_i),
-    .pop_prev_i(insn_i[vacc_pkg::StorePopPrevOff]),
+    .valid_i(insn_valid),
+    .pop_prev_i(insn[vacc_pkg::StorePopPrevOff]),
     .pop_next_i(1'b0),
-    .push_prev_i(insn_i[vacc_pkg::StorePushPrevOff]),
+    .push_prev_i(insn[vacc_pkg::StorePushPrevOff]),
     .push_next_i(1'b0),
     .can_start_i(1'b1),
     .tok_i, .tok_o,
-    .start_o(start), .exec_done_i(exec_done), .retire_o(insn_pop_o),
+    .start_o(start), .exec_done_i(exec_done), .retire_o(insn_pop),
     .status_o
   );
-  assign insn_start_o = start;
+  assign q_o.pop = insn_pop;
+  assign q_o.start = start;
 
   logic nonempty;
   assign nonempty = (y_size != 16'd0) && (x_size != 16'd0);
@@ -90,9 +101,9 @@ module vacc_store (
   logic [$clog2(ElemFifoDepth + 1)-1:0] elem_count;
   logic [OutElemBits-1:0] narrowed, elem_head;
 
-  assign acc_re_o = rd_active_q &&
-                    (32'(elem_count) + (rd_pending_q ? 32'd1 : 32'd0) < ElemFifoDepth);
-  assign acc_raddr_o = rd_addr_q;
+  assign acc_re = rd_active_q &&
+                  (32'(elem_count) + (rd_pending_q ? 32'd1 : 32'd0) < ElemFifoDepth);
+  assign acc_raddr = rd_addr_q;
 
   always_comb begin
     rd_active_d = rd_active_q;
@@ -102,7 +113,7 @@ module vacc_store (
       rd_active_d = nonempty;
       rd_addr_d = sram_base;
       rd_left_d = 32'(y_size) * 32'(x_size);
-    end else if (acc_re_o) begin
+    end else if (acc_re) begin
       rd_addr_d = rd_addr_q + 1'b1;
       rd_left_d = rd_left_q - 32'd1;
       if (rd_left_q == 32'd1) rd_active_d = 1'b0;
@@ -145,10 +156,10 @@ module vacc_store (
     last_of_row = (covered == 64'(bytes_left_q));
   end
 
-  assign aw_valid_o = aw_active_q && !setup_q && !wlen_full && !bcount_q[15];
-  assign aw_addr_o = addr_q;
-  assign aw_len_o = 8'(beats - 64'd1);
-  assign aw_fire = aw_valid_o && aw_ready_i;
+  assign aw_valid = aw_active_q && !setup_q && !wlen_full && !bcount_q[15];
+  assign aw_addr = addr_q;
+  assign aw_len = 8'(beats - 64'd1);
+  assign aw_fire = aw_valid && wr_i.aw_ready;
   assign row_push = aw_active_q && setup_q && !row_full;
 
   always_comb begin
@@ -186,41 +197,41 @@ module vacc_store (
 
   vacc_fifo #(.Width(8), .Depth(4)) u_wlen (
     .clk_i, .rst_ni, .clr_i,
-    .push_i(aw_fire), .data_i(aw_len_o), .full_o(wlen_full),
+    .push_i(aw_fire), .data_i(aw_len), .full_o(wlen_full),
     .pop_i(wlen_pop), .data_o(wlen_head), .empty_o(wlen_empty), .count_o()
   );
 
   // Write responses outstanding.
-  assign b_ready_o = 1'b1;
+  assign b_ready = 1'b1;
   always_comb begin
     bcount_d = bcount_q;
-    if (aw_fire && !b_valid_i) bcount_d = bcount_q + 16'd1;
-    if (!aw_fire && b_valid_i) bcount_d = bcount_q - 16'd1;
+    if (aw_fire && !wr_i.b_valid) bcount_d = bcount_q + 16'd1;
+    if (!aw_fire && wr_i.b_valid) bcount_d = bcount_q - 16'd1;
     if (clr_i) bcount_d = '0;
   end
 
   // ------------------------------------------------------------- W: beats
   logic [7:0] wbeat_d, wbeat_q;  // beat within the burst
   logic w_fire, w_idle;
-  assign w_fire = w_valid_o && w_ready_i;
-  assign w_last_o = (wbeat_q == wlen_head);
-  assign wlen_pop = w_fire && w_last_o;
+  assign w_fire = w_valid && wr_i.w_ready;
+  assign w_last = (wbeat_q == wlen_head);
+  assign wlen_pop = w_fire && w_last;
   always_comb begin
     wbeat_d = wbeat_q;
-    if (w_fire) wbeat_d = w_last_o ? 8'd0 : wbeat_q + 8'd1;
+    if (w_fire) wbeat_d = w_last ? 8'd0 : wbeat_q + 8'd1;
     if (clr_i) wbeat_d = '0;
   end
 
   if (Wide) begin : g_wide
     // BeatsPerElem beats per element, low bits first.
     logic [BeatW-1:0] part_d, part_q;
-    assign w_valid_o = !elem_empty && !wlen_empty;
+    assign w_valid = !elem_empty && !wlen_empty;
     if (BeatsPerElem == 1) begin : g_one
-      assign w_data_o = elem_head;
+      assign w_data = elem_head;
     end else begin : g_parts
-      assign w_data_o = elem_head[32'(part_q) * BusBits +: BusBits];
+      assign w_data = elem_head[32'(part_q) * BusBits +: BusBits];
     end
-    assign w_strb_o = '1;
+    assign w_strb = '1;
     assign elem_pop = w_fire && (32'(part_q) == BeatsPerElem - 1);
     always_comb begin
       part_d = part_q;
@@ -252,9 +263,9 @@ module vacc_store (
 
     assign row_pop = !full_q && !started_q && !row_empty;
     assign elem_pop = !full_q && started_q && !elem_empty;
-    assign w_valid_o = full_q && !wlen_empty;
-    assign w_data_o = buf_q;
-    assign w_strb_o = strb_q;
+    assign w_valid = full_q && !wlen_empty;
+    assign w_data = buf_q;
+    assign w_strb = strb_q;
     assign w_idle = !full_q && !started_q;
 
     always_comb begin
@@ -326,7 +337,7 @@ module vacc_store (
       wbeat_q <= '0;
     end else begin
       rd_active_q <= rd_active_d;
-      rd_pending_q <= acc_re_o && !clr_i;
+      rd_pending_q <= acc_re && !clr_i;
       rd_addr_q <= rd_addr_d;
       rd_left_q <= rd_left_d;
       aw_active_q <= aw_active_d;
@@ -347,9 +358,9 @@ module vacc_store (
     if (rst_ni && !clr_i) begin
       StoreElemNoOverflow: assert (!(rd_pending_q && elem_full))
         else $error("%m: ACC data with a full element FIFO");
-      StoreBNoUnderflow: assert (!(b_valid_i && bcount_q == '0 && !aw_fire))
+      StoreBNoUnderflow: assert (!(wr_i.b_valid && bcount_q == '0 && !aw_fire))
         else $error("%m: write response without an outstanding burst");
-      StoreBurstInPage: assert (!aw_valid_o ||
+      StoreBurstInPage: assert (!aw_valid ||
           ((64'(addr_q[11:0]) + (beats << BusBytesLog2) - beat_off) <= 64'd4096))
         else $error("%m: burst crosses a 4 KiB page");
       StoreNoStartWhileBusy: assert (!(start && !exec_done))

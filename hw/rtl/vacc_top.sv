@@ -114,6 +114,10 @@ module vacc_top (
   assign {acc_rsp.r_valid, uop_rsp.r_valid, wgt_rsp.r_valid, inp_rsp.r_valid,
           fetch_rsp.r_valid} = r_valid;
 
+  // The store engine's write channels (AW, W, B), into the slices below.
+  vacc_pkg::wr_req_t store_wr;
+  vacc_pkg::wr_rsp_t store_wr_rsp;
+
   // ------------------------------------------------------------- AXI4 register slices
   // Every channel of m_axi_gmem passes through a two-entry FIFO (a full register slice: one
   // beat per cycle, every output of the port registered). Only the slices' pointers depend
@@ -142,38 +146,39 @@ module vacc_top (
   assign m_axi_gmem_rready = !r_s_full;
   assign r_s_valid = !r_s_empty;
 
-  logic aw_s_valid, aw_s_ready, aw_s_empty, aw_s_full;
-  logic [63:0] aw_s_addr;
-  logic [7:0] aw_s_len;
+  logic aw_s_empty, aw_s_full;
   vacc_fifo #(.Width(72), .Depth(2)) u_aw_slice (
     .clk_i(clk), .rst_ni(rst_n), .clr_i(1'b0),
-    .push_i(aw_s_valid && !aw_s_full), .data_i({aw_s_len, aw_s_addr}), .full_o(aw_s_full),
+    .push_i(store_wr.aw_valid && !aw_s_full), .data_i({store_wr.aw_len, store_wr.aw_addr}),
+    .full_o(aw_s_full),
     .pop_i(m_axi_gmem_awvalid && m_axi_gmem_awready),
     .data_o({m_axi_gmem_awlen, m_axi_gmem_awaddr}), .empty_o(aw_s_empty), .count_o()
   );
-  assign aw_s_ready = !aw_s_full;
+  assign store_wr_rsp.aw_ready = !aw_s_full;
   assign m_axi_gmem_awvalid = !aw_s_empty;
 
-  logic w_s_valid, w_s_ready, w_s_empty, w_s_full, w_s_last;
-  logic [vacc_pkg::BusBits-1:0] w_s_data;
-  logic [vacc_pkg::BusBytes-1:0] w_s_strb;
+  logic w_s_empty, w_s_full;
   vacc_fifo #(.Width(vacc_pkg::BusBits + vacc_pkg::BusBytes + 1), .Depth(2)) u_w_slice (
     .clk_i(clk), .rst_ni(rst_n), .clr_i(1'b0),
-    .push_i(w_s_valid && !w_s_full), .data_i({w_s_last, w_s_strb, w_s_data}),
+    .push_i(store_wr.w_valid && !w_s_full),
+    .data_i({store_wr.w_last, store_wr.w_strb, store_wr.w_data}),
     .full_o(w_s_full), .pop_i(m_axi_gmem_wvalid && m_axi_gmem_wready),
     .data_o({m_axi_gmem_wlast, m_axi_gmem_wstrb, m_axi_gmem_wdata}), .empty_o(w_s_empty),
     .count_o()
   );
-  assign w_s_ready = !w_s_full;
+  assign store_wr_rsp.w_ready = !w_s_full;
   assign m_axi_gmem_wvalid = !w_s_empty;
 
-  // B: bready is always high, so a register is a full slice.
+  // B: bready is always high (the store engine's b_ready too), so a register is a full slice.
   logic b_s_valid_q;
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) b_s_valid_q <= 1'b0;
     else b_s_valid_q <= m_axi_gmem_bvalid;
   end
+  assign store_wr_rsp.b_valid = b_s_valid_q;
   assign m_axi_gmem_bready = 1'b1;
+  logic unused_b_ready;
+  assign unused_b_ready = store_wr.b_ready;
 
   vacc_axi_rd_arb #(.NumClients(NumRd), .MaxOutstanding(16)) u_rd_arb (
     .clk_i(clk), .rst_ni(rst_n),
@@ -193,6 +198,9 @@ module vacc_top (
   logic [2:0] q_push, q_full, q_empty, q_pop, insn_start;
   logic [InsnBits-1:0] q_data;
   logic [InsnBits-1:0] q_head [3];
+  // Each engine's view of its queue (0 load, 1 compute, 2 store).
+  vacc_pkg::insn_head_t load_q, compute_q, store_q;
+  vacc_pkg::insn_ctl_t load_qc, compute_qc, store_qc;
 
   vacc_fetch u_fetch (
     .clk_i(clk), .rst_ni(rst_n), .clr_i(clr), .go_i(go), .halt_i(halt), .base_i(base),
@@ -222,6 +230,14 @@ module vacc_top (
       .pop_i(q_pop[e]), .data_o(q_head[e]), .empty_o(q_empty[e]), .count_o()
     );
   end
+  assign load_q.valid = !q_empty[0];
+  assign load_q.insn = q_head[0];
+  assign compute_q.valid = !q_empty[1];
+  assign compute_q.insn = q_head[1];
+  assign store_q.valid = !q_empty[2];
+  assign store_q.insn = q_head[2];
+  assign q_pop = {store_qc.pop, compute_qc.pop, load_qc.pop};
+  assign insn_start = {store_qc.start, compute_qc.start, load_qc.start};
 
   // Token queues: each engine's tok_state_t (what it sees of its queues) and tok_ctrl_t (its
   // pops and pushes). A queue takes the pushes of the engine it comes from and the pops of
@@ -255,47 +271,45 @@ module vacc_top (
                         store_tok.push_next};
 
   // ------------------------------------------------------------- INP and WGT scratchpads
-  logic inp_we, inp_re, wgt_we, wgt_re;
-  logic [vacc_pkg::InpIdxW-1:0] inp_waddr, inp_raddr;
-  logic [vacc_pkg::WgtIdxW-1:0] wgt_waddr, wgt_raddr;
-  logic [vacc_pkg::InpElemBits-1:0] inp_wdata, inp_rdata;
-  logic [vacc_pkg::WgtElemBits-1:0] wgt_wdata, wgt_rdata;
+  // Written by the load engine, read by the compute engine.
+  vacc_pkg::inp_sram_wr_t inp_wr;
+  vacc_pkg::wgt_sram_wr_t wgt_wr;
+  vacc_pkg::inp_sram_rd_t inp_rd_req;
+  vacc_pkg::wgt_sram_rd_t wgt_rd_req;
+  logic [vacc_pkg::InpElemBits-1:0] inp_rdata;
+  logic [vacc_pkg::WgtElemBits-1:0] wgt_rdata;
 
   vacc_ram #(.Width(vacc_pkg::InpElemBits), .Depth(vacc_pkg::InpDepth)) u_inp_ram (
-    .clk_i(clk), .we_i(inp_we), .waddr_i(inp_waddr), .wdata_i(inp_wdata),
-    .re_i(inp_re), .raddr_i(inp_raddr), .rdata_o(inp_rdata));
+    .clk_i(clk), .we_i(inp_wr.we), .waddr_i(inp_wr.addr), .wdata_i(inp_wr.data),
+    .re_i(inp_rd_req.re), .raddr_i(inp_rd_req.addr), .rdata_o(inp_rdata));
   vacc_ram #(.Width(vacc_pkg::WgtElemBits), .Depth(vacc_pkg::WgtDepth)) u_wgt_ram (
-    .clk_i(clk), .we_i(wgt_we), .waddr_i(wgt_waddr), .wdata_i(wgt_wdata),
-    .re_i(wgt_re), .raddr_i(wgt_raddr), .rdata_o(wgt_rdata));
+    .clk_i(clk), .we_i(wgt_wr.we), .waddr_i(wgt_wr.addr), .wdata_i(wgt_wr.data),
+    .re_i(wgt_rd_req.re), .raddr_i(wgt_rd_req.addr), .rdata_o(wgt_rdata));
 
   // ------------------------------------------------------------- engines
   vacc_load u_load (
     .clk_i(clk), .rst_ni(rst_n), .clr_i(clr), .halt_i(halt), .base_i(base),
-    .insn_valid_i(!q_empty[0]), .insn_i(q_head[0]), .insn_pop_o(q_pop[0]),
-    .insn_start_o(insn_start[0]),
+    .q_i(load_q), .q_o(load_qc),
     .tok_i(load_tok_st), .tok_o(load_tok),
     .inp_rd_o(inp_rd), .inp_rd_i(inp_rsp), .wgt_rd_o(wgt_rd), .wgt_rd_i(wgt_rsp),
     .r_data_i(r_s_data),
-    .inp_we_o(inp_we), .inp_waddr_o(inp_waddr), .inp_wdata_o(inp_wdata),
-    .wgt_we_o(wgt_we), .wgt_waddr_o(wgt_waddr), .wgt_wdata_o(wgt_wdata),
+    .inp_sram_o(inp_wr), .wgt_sram_o(wgt_wr),
     .status_o(load_status)
   );
 
-  logic st_re;
-  logic [vacc_pkg::AccIdxW-1:0] st_raddr;
+  vacc_pkg::acc_sram_rd_t st_rd_req;
   logic [vacc_pkg::AccElemBits-1:0] st_rdata;
   logic gemm_insn_start, gemm_insn_end, alu_insn_start, alu_insn_end;
 
   vacc_compute u_compute (
     .clk_i(clk), .rst_ni(rst_n), .clr_i(clr), .halt_i(halt), .base_i(base),
-    .insn_valid_i(!q_empty[1]), .insn_i(q_head[1]), .insn_idx_i(compute_idx),
-    .insn_pop_o(q_pop[1]), .insn_start_o(insn_start[1]),
+    .q_i(compute_q), .insn_idx_i(compute_idx), .q_o(compute_qc),
     .tok_i(compute_tok_st), .tok_o(compute_tok),
     .uop_rd_o(uop_rd), .uop_rd_i(uop_rsp), .acc_rd_o(acc_rd), .acc_rd_i(acc_rsp),
     .r_data_i(r_s_data),
-    .inp_re_o(inp_re), .inp_raddr_o(inp_raddr), .inp_rdata_i(inp_rdata),
-    .wgt_re_o(wgt_re), .wgt_raddr_o(wgt_raddr), .wgt_rdata_i(wgt_rdata),
-    .st_re_i(st_re), .st_raddr_i(st_raddr), .st_rdata_o(st_rdata),
+    .inp_sram_o(inp_rd_req), .inp_rdata_i(inp_rdata),
+    .wgt_sram_o(wgt_rd_req), .wgt_rdata_i(wgt_rdata),
+    .st_i(st_rd_req), .st_rdata_o(st_rdata),
     .finish_o(finish), .gemm_busy_o(gemm_busy), .gemm_mac_o(gemm_mac),
     .status_o(compute_status), .range_o(compute_range), .range_idx_o(compute_range_idx),
     .gemm_insn_start_o(gemm_insn_start), .gemm_insn_end_o(gemm_insn_end),
@@ -304,15 +318,10 @@ module vacc_top (
 
   vacc_store u_store (
     .clk_i(clk), .rst_ni(rst_n), .clr_i(clr), .halt_i(halt), .base_i(base),
-    .insn_valid_i(!q_empty[2]), .insn_i(q_head[2]), .insn_pop_o(q_pop[2]),
-    .insn_start_o(insn_start[2]),
+    .q_i(store_q), .q_o(store_qc),
     .tok_i(store_tok_st), .tok_o(store_tok),
-    .acc_re_o(st_re), .acc_raddr_o(st_raddr), .acc_rdata_i(st_rdata),
-    .aw_valid_o(aw_s_valid), .aw_ready_i(aw_s_ready),
-    .aw_addr_o(aw_s_addr), .aw_len_o(aw_s_len),
-    .w_valid_o(w_s_valid), .w_ready_i(w_s_ready),
-    .w_data_o(w_s_data), .w_strb_o(w_s_strb), .w_last_o(w_s_last),
-    .b_valid_i(b_s_valid_q), .b_ready_o(),
+    .acc_o(st_rd_req), .acc_rdata_i(st_rdata),
+    .wr_o(store_wr), .wr_i(store_wr_rsp),
     .status_o(store_status)
   );
 
