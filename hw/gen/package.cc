@@ -116,17 +116,17 @@ void write_port_bundles(Writer &w) {
     logic start;  // the head starts executing
   } insn_ctl_t;
   // Scratchpad ports between engines: the load engine writes INP and WGT, the compute engine
-  // reads them, the store engine reads ACC (read data comes back on the RAM's output the cycle
-  // after the request, as a plain vector).
+  // reads them, the store engine reads ACC. A bundle holds the enable and the address; the data
+  // (a whole tile, up to kilobits) travels as a plain vector beside it, the write data from the
+  // writer and the read data from the RAM the cycle after the request: a struct holding it would
+  // make the Verilated model assemble and split it in every evaluation.
   typedef struct packed {
     logic we;
     logic [InpIdxW-1:0] addr;
-    logic [InpElemBits-1:0] data;
   } inp_sram_wr_t;
   typedef struct packed {
     logic we;
     logic [WgtIdxW-1:0] addr;
-    logic [WgtElemBits-1:0] data;
   } wgt_sram_wr_t;
   typedef struct packed {
     logic re;

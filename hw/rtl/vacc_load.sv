@@ -20,9 +20,11 @@ module vacc_load (
   output vacc_pkg::rd_req_t wgt_rd_o,
   input  vacc_pkg::rd_rsp_t wgt_rd_i,
   input  logic [vacc_pkg::BusBits-1:0] r_data_i,
-  // Scratchpad write ports.
+  // Scratchpad write ports: enable and address, and the data beside them.
   output vacc_pkg::inp_sram_wr_t inp_sram_o,
+  output logic [vacc_pkg::InpElemBits-1:0] inp_wdata_o,
   output vacc_pkg::wgt_sram_wr_t wgt_sram_o,
+  output logic [vacc_pkg::WgtElemBits-1:0] wgt_wdata_o,
   // Status.
   output vacc_pkg::engine_status_t status_o
 );
@@ -34,9 +36,7 @@ module vacc_load (
   // The scratchpad write ports' members (assigned at the end).
   logic inp_we, wgt_we;
   logic [vacc_pkg::InpIdxW-1:0] inp_waddr;
-  logic [vacc_pkg::InpElemBits-1:0] inp_wdata;
   logic [vacc_pkg::WgtIdxW-1:0] wgt_waddr;
-  logic [vacc_pkg::WgtElemBits-1:0] wgt_wdata;
 
   logic start, is_inp, inp_busy, wgt_busy;
   logic [vacc_pkg::MemIdW-1:0] mem;
@@ -62,19 +62,17 @@ module vacc_load (
   vacc_mem_load #(.ElemBytesLog2(vacc_pkg::InpElemBytesLog2), .IdxW(vacc_pkg::InpIdxW)) u_inp (
     .clk_i, .rst_ni, .clr_i, .start_i(start && is_inp), .insn_i(insn), .base_i, .busy_o(inp_busy),
     .rd_o(inp_rd_o), .rd_i(inp_rd_i), .r_data_i,
-    .we_o(inp_we), .waddr_o(inp_waddr), .wdata_o(inp_wdata)
+    .we_o(inp_we), .waddr_o(inp_waddr), .wdata_o(inp_wdata_o)
   );
 
   vacc_mem_load #(.ElemBytesLog2(vacc_pkg::WgtElemBytesLog2), .IdxW(vacc_pkg::WgtIdxW)) u_wgt (
     .clk_i, .rst_ni, .clr_i, .start_i(start && !is_inp), .insn_i(insn), .base_i, .busy_o(wgt_busy),
     .rd_o(wgt_rd_o), .rd_i(wgt_rd_i), .r_data_i,
-    .we_o(wgt_we), .waddr_o(wgt_waddr), .wdata_o(wgt_wdata)
+    .we_o(wgt_we), .waddr_o(wgt_waddr), .wdata_o(wgt_wdata_o)
   );
 
   assign inp_sram_o.we = inp_we;
   assign inp_sram_o.addr = inp_waddr;
-  assign inp_sram_o.data = inp_wdata;
   assign wgt_sram_o.we = wgt_we;
   assign wgt_sram_o.addr = wgt_waddr;
-  assign wgt_sram_o.data = wgt_wdata;
 endmodule

@@ -276,14 +276,14 @@ module vacc_top (
   vacc_pkg::wgt_sram_wr_t wgt_wr;
   vacc_pkg::inp_sram_rd_t inp_rd_req;
   vacc_pkg::wgt_sram_rd_t wgt_rd_req;
-  logic [vacc_pkg::InpElemBits-1:0] inp_rdata;
-  logic [vacc_pkg::WgtElemBits-1:0] wgt_rdata;
+  logic [vacc_pkg::InpElemBits-1:0] inp_wdata, inp_rdata;
+  logic [vacc_pkg::WgtElemBits-1:0] wgt_wdata, wgt_rdata;
 
   vacc_ram #(.Width(vacc_pkg::InpElemBits), .Depth(vacc_pkg::InpDepth)) u_inp_ram (
-    .clk_i(clk), .we_i(inp_wr.we), .waddr_i(inp_wr.addr), .wdata_i(inp_wr.data),
+    .clk_i(clk), .we_i(inp_wr.we), .waddr_i(inp_wr.addr), .wdata_i(inp_wdata),
     .re_i(inp_rd_req.re), .raddr_i(inp_rd_req.addr), .rdata_o(inp_rdata));
   vacc_ram #(.Width(vacc_pkg::WgtElemBits), .Depth(vacc_pkg::WgtDepth)) u_wgt_ram (
-    .clk_i(clk), .we_i(wgt_wr.we), .waddr_i(wgt_wr.addr), .wdata_i(wgt_wr.data),
+    .clk_i(clk), .we_i(wgt_wr.we), .waddr_i(wgt_wr.addr), .wdata_i(wgt_wdata),
     .re_i(wgt_rd_req.re), .raddr_i(wgt_rd_req.addr), .rdata_o(wgt_rdata));
 
   // ------------------------------------------------------------- engines
@@ -293,7 +293,7 @@ module vacc_top (
     .tok_i(load_tok_st), .tok_o(load_tok),
     .inp_rd_o(inp_rd), .inp_rd_i(inp_rsp), .wgt_rd_o(wgt_rd), .wgt_rd_i(wgt_rsp),
     .r_data_i(r_s_data),
-    .inp_sram_o(inp_wr), .wgt_sram_o(wgt_wr),
+    .inp_sram_o(inp_wr), .inp_wdata_o(inp_wdata), .wgt_sram_o(wgt_wr), .wgt_wdata_o(wgt_wdata),
     .status_o(load_status)
   );
 
