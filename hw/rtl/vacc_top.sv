@@ -169,7 +169,8 @@ module vacc_top (
   assign store_wr_rsp.w_ready = !w_s_full;
   assign m_axi_gmem_wvalid = !w_s_empty;
 
-  // B: bready is always high (the store engine's b_ready too), so a register is a full slice.
+  // B: bready is always high (the store engine takes every response), so a register is a full
+  // slice.
   logic b_s_valid_q;
   always_ff @(posedge clk or negedge rst_n) begin
     if (!rst_n) b_s_valid_q <= 1'b0;
@@ -177,8 +178,6 @@ module vacc_top (
   end
   assign store_wr_rsp.b_valid = b_s_valid_q;
   assign m_axi_gmem_bready = 1'b1;
-  logic unused_b_ready;
-  assign unused_b_ready = store_wr.b_ready;
 
   vacc_axi_rd_arb #(.NumClients(NumRd), .MaxOutstanding(16)) u_rd_arb (
     .clk_i(clk), .rst_ni(rst_n),
