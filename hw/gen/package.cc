@@ -116,9 +116,9 @@ void write_port_bundles(Writer &w) {
   } insn_ctl_t;
   // Scratchpad ports between engines: the load engine writes INP and WGT, the compute engine
   // reads them, the store engine reads ACC. A bundle holds the enable and the address; the data
-  // (a whole tile, up to kilobits) travels as a plain vector beside it, the write data from the
-  // writer and the read data from the RAM the cycle after the request: with the tiles inside
-  // the write structs the Verilated default simulated 11 % slower (bench/RESULTS.md).
+  // (a whole tile, up to kilobits) travels as a plain vector beside it, as the RAM's ports take
+  // and give it: the write data from the writer, the read data from the RAM the cycle after the
+  // request.
   typedef struct packed {
     logic we;
     logic [InpIdxW-1:0] addr;
