@@ -50,7 +50,8 @@ nlohmann::ordered_json config_json(const isa::HwConfig &c) {
   j["extensions"] = {{"alu_clip", c.alu_clip},
                      {"alu_hold", c.alu_hold},
                      {"alu_shr_clip", c.alu_shr_clip},
-                     {"gemm_assign", c.gemm_assign}};
+                     {"gemm_assign", c.gemm_assign},
+                     {"store_inp", c.store_inp}};
   for (isa::Opcode op : {isa::Opcode::kLoad, isa::Opcode::kGemm, isa::Opcode::kAlu,
                          isa::Opcode::kFinish}) {
     nlohmann::ordered_json fields = nlohmann::ordered_json::array();
@@ -95,10 +96,14 @@ std::string config_text(const isa::HwConfig &c) {
                      c.alu_shr_clip ? "on (ALU operation shr_clip: a shift by a vector operand "
                                       "and a two-bound clip in one pass)"
                                     : "off");
-  out += fmt::format("            gemm_assign {}\n\n",
+  out += fmt::format("            gemm_assign {}\n",
                      c.gemm_assign ? "on (GEMM assign, opcode 5: products replace the "
                                      "accumulators, so they need no reset)"
                                    : "off");
+  out += fmt::format("            store_inp {}\n\n",
+                     c.store_inp ? "on (STORE INP: accumulator tiles narrowed into the INP "
+                                   "scratchpad on chip)"
+                                 : "off");
 
   std::vector<std::vector<std::string>> rows = {
       {"scratchpad", "size", "element", "element bytes", "depth", "index bits"}};

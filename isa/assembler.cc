@@ -314,9 +314,13 @@ class Assembler {
       insn.mem = parse_mem(line, Token{mem_name, head.column + (is_load ? 5 : 6)});
       if (is_load && insn.mem == MemId::kOut)
         error(pos(line, head), "'load.out' is not an instruction: OUT is written by store.out");
-      if (!is_load && insn.mem != MemId::kOut)
+      if (!is_load && insn.mem == MemId::kInp && !config_.store_inp)
         error(pos(line, head),
-              fmt::format("'{}' is not an instruction: STORE writes only OUT (store.out)", m));
+              mem_insn_unavailable(config_, Opcode::kStore, MemId::kInp) + " (store.inp)");
+      if (!is_load && insn.mem != MemId::kOut && insn.mem != MemId::kInp)
+        error(pos(line, head),
+              fmt::format("'{}' is not an instruction: STORE writes only OUT (store.out){}", m,
+                          config_.store_inp ? " and INP (store.inp)" : ""));
       allow(line, ops, {"sram", "dram", "y", "x", "stride", "pad"}, kDeps, m);
       insn.deps = deps(ops);
       insn.sram_base = field(line, column_of(ops, "sram", line), "sram", value(line, ops, "sram", 0));
@@ -344,6 +348,13 @@ class Assembler {
       }
       auto dram = ops.values.find("dram");
       if (dram == ops.values.end()) error(pos(line, head), fmt::format("'{}' needs dram=", m));
+      // store.inp: dram= is the first INP entry written, a number (no region lies in INP).
+      if (!is_load && insn.mem == MemId::kInp &&
+          (dram->second.first.empty() ||
+           !std::isdigit(static_cast<unsigned char>(dram->second.first[0])) ||
+           dram->second.first.find('+') != std::string::npos))
+        error({line.number, dram->second.second},
+              "store.inp writes the INP scratchpad: dram= takes the first INP index, a number");
       p.dram_operand = dram->second.first;
       p.dram_at = {line.number, dram->second.second};
       p.insn = insn;

@@ -162,7 +162,8 @@ const std::map<std::string, bool HwConfig::*> &extension_keys() {
       {"alu_clip", &HwConfig::alu_clip},
       {"alu_hold", &HwConfig::alu_hold},
       {"alu_shr_clip", &HwConfig::alu_shr_clip},
-      {"gemm_assign", &HwConfig::gemm_assign}};
+      {"gemm_assign", &HwConfig::gemm_assign},
+      {"store_inp", &HwConfig::store_inp}};
   return keys;
 }
 
@@ -206,6 +207,12 @@ void check_rules(const HwConfig &c, const std::string &src) {
     bad("dtype.wgt_bits", fmt::format("must be 8 (vacc's data path is int8), got {}", c.wgt_bits));
   if (c.acc_bits != 16 && c.acc_bits != 32)
     bad("dtype.acc_bits", fmt::format("must be 16 or 32, got {}", c.acc_bits));
+  if (c.store_inp && c.block_in != c.block_out)
+    bad("extensions.store_inp",
+        fmt::format("STORE INP narrows an accumulator tile into an input tile, which needs "
+                    "gemm.block_in equal to gemm.block_out (got {} and {}); switch it off or "
+                    "make the GEMM core square",
+                    c.block_in, c.block_out));
   pow2("buffers.uop_kib", c.uop_kib, 1, 1 << 16);
   pow2("buffers.inp_kib", c.inp_kib, 1, 1 << 16);
   pow2("buffers.wgt_kib", c.wgt_kib, 1, 1 << 16);
@@ -290,8 +297,10 @@ uint64_t HwConfig::isa_fingerprint() const {
   // An extension that is on makes more operations legal; off leaves the fingerprint as it was
   // before extensions existed. Each has the bit it was given when it came (alu_hold's 1 unused:
   // it changes timing only, a program reads the same).
-  const std::pair<bool HwConfig::*, int> bits[] = {
-      {&HwConfig::alu_clip, 0}, {&HwConfig::gemm_assign, 2}, {&HwConfig::alu_shr_clip, 3}};
+  const std::pair<bool HwConfig::*, int> bits[] = {{&HwConfig::alu_clip, 0},
+                                                   {&HwConfig::gemm_assign, 2},
+                                                   {&HwConfig::alu_shr_clip, 3},
+                                                   {&HwConfig::store_inp, 4}};
   for (const auto &[field, bit] : bits) {
     if (this->*field) {
       h ^= 0x100u + static_cast<uint64_t>(bit);
@@ -399,8 +408,12 @@ std::string to_yaml(const HwConfig &config) {
   for (const auto &[_, field] : extension_keys()) any = any || config.*field;
   if (any) {
     out << YAML::Key << "extensions" << YAML::Value << YAML::BeginMap;
-    for (const auto &[key, field] : extension_keys())
+    for (const auto &[key, field] : extension_keys()) {
+      // store_inp came after configs with extensions were recorded: written only when on, so
+      // their texts stay as they were.
+      if (key == "store_inp" && !(config.*field)) continue;
       out << YAML::Key << key << YAML::Value << (config.*field ? "on" : "off");
+    }
     out << YAML::EndMap;
   }
   out << YAML::EndMap;

@@ -19,7 +19,8 @@ std::string deps_text(const DepFlags &d) {
 
 // "name+k" when the address falls in a region of the program, else the number.
 std::string dram_text(const HwConfig &config, const MemInsn &m, const Program *program) {
-  if (program) {
+  // STORE INP's dram_base is an INP index, never in a DRAM region.
+  if (program && !(m.opcode == Opcode::kStore && m.mem == MemId::kInp)) {
     const uint64_t tile = config.tile_bytes(m.mem);
     for (const auto &r : program->regions) {
       if (r.kind == RegionKind::kInstructions) continue;

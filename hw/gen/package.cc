@@ -201,6 +201,7 @@ std::string generate_package(const isa::HwConfig &c) {
   w.param("ExtAluHold", c.alu_hold ? 1 : 0);
   w.param("ExtGemmAssign", c.gemm_assign ? 1 : 0);
   w.param("ExtAluShrClip", c.alu_shr_clip ? 1 : 0);
+  w.param("ExtStoreInp", c.store_inp ? 1 : 0);
   w.blank();
   w.comment("AXI4 master data width to device memory.");
   w.param("BusBits", c.bus_bits);

@@ -92,7 +92,9 @@ module vacc_fetch (
       end
       vacc_pkg::OpStore: begin
         target = 2'd2;
-        legal = (mem == vacc_pkg::MemOut) && !pop_next && !push_next && !padded;
+        legal = (mem == vacc_pkg::MemOut ||
+                 (vacc_pkg::ExtStoreInp != 0 && mem == vacc_pkg::MemInp)) &&
+                !pop_next && !push_next && !padded;
       end
       vacc_pkg::OpGemm, vacc_pkg::OpFinish: legal = 1'b1;
       vacc_pkg::OpGemmAssign: legal = vacc_pkg::ExtGemmAssign != 0;
@@ -124,7 +126,24 @@ module vacc_fetch (
   logic [16:0] rows, cols;
   localparam int unsigned UW = vacc_pkg::UopIdxW + 1;
   logic [UW-1:0] uop_begin, uop_end;
-  logic in_range;
+  logic in_range, inp_dst_in_range;
+  // STORE INP: its last INP entry, dram_base + (y_size-1)*x_stride + x_size - 1, in INP.
+  if (vacc_pkg::ExtStoreInp != 0) begin : g_inp_dst
+    logic [16:0] dst_rows, dst_cols;
+    logic [ReachW-1:0] dst_reach;
+    always_comb begin
+      dst_rows = 17'(head[vacc_pkg::StoreYSizeOff +: vacc_pkg::StoreYSizeW]);
+      dst_cols = 17'(head[vacc_pkg::StoreXSizeOff +: vacc_pkg::StoreXSizeW]);
+      dst_reach = ReachW'(head[vacc_pkg::StoreDramBaseOff +: vacc_pkg::StoreDramBaseW]) +
+                  product(dst_rows - 17'd1,
+                          17'(head[vacc_pkg::StoreXStrideOff +: vacc_pkg::StoreXStrideW])) +
+                  ReachW'(dst_cols);
+      inp_dst_in_range = mem != vacc_pkg::MemInp || dst_rows == '0 || dst_cols == '0 ||
+                         dst_reach <= ReachW'(vacc_pkg::InpDepth);
+    end
+  end else begin : g_no_inp_dst
+    assign inp_dst_in_range = 1'b1;
+  end
   always_comb begin
     rows = 17'(head[vacc_pkg::LoadYSizeOff +: vacc_pkg::LoadYSizeW]);
     cols = 17'(head[vacc_pkg::LoadXSizeOff +: vacc_pkg::LoadXSizeW]);
@@ -136,11 +155,12 @@ module vacc_fetch (
     end
     tiles = product(rows, cols);
     reach = ReachW'(head[vacc_pkg::LoadSramBaseOff +: vacc_pkg::LoadSramBaseW]) + tiles;
-    unique case (mem)
+    if (opcode == vacc_pkg::OpStore) depth = ReachW'(vacc_pkg::AccDepth);  // a STORE reads ACC
+    else unique case (mem)
       vacc_pkg::MemUop: depth = ReachW'(vacc_pkg::UopDepth);
       vacc_pkg::MemWgt: depth = ReachW'(vacc_pkg::WgtDepth);
       vacc_pkg::MemInp: depth = ReachW'(vacc_pkg::InpDepth);
-      default: depth = ReachW'(vacc_pkg::AccDepth);  // ACC, and OUT (a STORE reads ACC)
+      default: depth = ReachW'(vacc_pkg::AccDepth);
     endcase
     if (opcode == vacc_pkg::OpGemm || opcode == vacc_pkg::OpGemmAssign) begin
       uop_begin = UW'(head[vacc_pkg::GemmUopBeginOff +: vacc_pkg::GemmUopBeginW]);
@@ -150,7 +170,8 @@ module vacc_fetch (
       uop_end = UW'(head[vacc_pkg::AluUopEndOff +: vacc_pkg::AluUopEndW]);
     end
     unique case (opcode)
-      vacc_pkg::OpLoad, vacc_pkg::OpStore: in_range = reach <= depth;
+      vacc_pkg::OpLoad: in_range = reach <= depth;
+      vacc_pkg::OpStore: in_range = reach <= depth && inp_dst_in_range;
       vacc_pkg::OpGemm, vacc_pkg::OpGemmAssign, vacc_pkg::OpAlu:
         in_range = uop_begin <= uop_end && uop_end <= UW'(vacc_pkg::UopDepth);
       default: in_range = 1'b1;

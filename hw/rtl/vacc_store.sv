@@ -3,6 +3,9 @@
 // truncation, and writes row y to DRAM elements dram_base + y*x_stride + x with INCR bursts
 // that never cross a 4 KiB page. Elements narrower than the bus are packed into beats with
 // byte strobes. The instruction retires once every write response has arrived.
+// STORE INP (ExtStoreInp): the same reads and narrowing, each element written on chip to INP
+// entry dram_base + y*x_stride + x through the INP scratchpad's write port, in a cycle the
+// load engine leaves it free (inp_busy_i); it retires once the last element is written.
 module vacc_store (
   input  logic clk_i,
   input  logic rst_ni,
@@ -22,6 +25,11 @@ module vacc_store (
   // AXI4 write channels.
   output vacc_pkg::wr_req_t wr_o,
   input  vacc_pkg::wr_rsp_t wr_i,
+  // INP write port for STORE INP (idle without ExtStoreInp); inp_busy_i: the load engine
+  // writes INP this cycle, and has the port.
+  output vacc_pkg::inp_sram_wr_t inp_o,
+  output logic [vacc_pkg::InpElemBits-1:0] inp_wdata_o,
+  input  logic inp_busy_i,
   // Status.
   output vacc_pkg::engine_status_t status_o
 );
@@ -73,6 +81,12 @@ module vacc_store (
   assign x_size = 16'(insn[vacc_pkg::StoreXSizeOff +: vacc_pkg::StoreXSizeW]);
   assign x_stride = 16'(insn[vacc_pkg::StoreXStrideOff +: vacc_pkg::StoreXStrideW]);
 
+  // STORE INP: the instruction's memory id names INP (fetch lets it through only with
+  // ExtStoreInp); dram_base is then the first INP entry.
+  logic to_inp, to_inp_d, to_inp_q, inp_pop;
+  assign to_inp = (vacc_pkg::ExtStoreInp != 0) &&
+                  (insn[vacc_pkg::StoreMemOff +: vacc_pkg::StoreMemW] == vacc_pkg::MemInp);
+
   logic start, exec_done;
   vacc_dep_seq u_seq (
     .clk_i, .rst_ni, .clr_i, .halt_i,
@@ -96,7 +110,7 @@ module vacc_store (
   logic rd_active_d, rd_active_q, rd_pending_q;
   logic [AccIdxW-1:0] rd_addr_d, rd_addr_q;
   logic [31:0] rd_left_d, rd_left_q;
-  logic elem_full, elem_empty, elem_pop;
+  logic elem_full, elem_empty, elem_pop, elem_pop_w;
   logic [$clog2(ElemFifoDepth + 1)-1:0] elem_count;
   logic [OutElemBits-1:0] narrowed, elem_head;
 
@@ -171,7 +185,7 @@ module vacc_store (
     x_d = x_q;
     stride_d = stride_q;
     if (start) begin
-      aw_active_d = nonempty;
+      aw_active_d = nonempty && !to_inp;
       setup_d = 1'b1;
       rows_left_d = y_size;
       row_elem_d = 48'(dram_base);
@@ -230,10 +244,10 @@ module vacc_store (
       assign w_data = elem_head[32'(part_q) * BusBits +: BusBits];
     end
     assign w_strb = '1;
-    assign elem_pop = w_fire && (32'(part_q) == BeatsPerElem - 1);
+    assign elem_pop_w = w_fire && (32'(part_q) == BeatsPerElem - 1);
     always_comb begin
       part_d = part_q;
-      if (w_fire) part_d = elem_pop ? '0 : part_q + 1'b1;
+      if (w_fire) part_d = elem_pop_w ? '0 : part_q + 1'b1;
       if (clr_i) part_d = '0;
     end
     always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -260,7 +274,7 @@ module vacc_store (
     );
 
     assign row_pop = !full_q && !started_q && !row_empty;
-    assign elem_pop = !full_q && started_q && !elem_empty;
+    assign elem_pop_w = !full_q && started_q && !elem_empty;
     assign w_valid = full_q && !wlen_empty;
     assign w_data = buf_q;
     assign w_strb = strb_q;
@@ -281,7 +295,7 @@ module vacc_store (
         lane_d = lane_head;
         started_d = 1'b1;
         left_d = x_q;
-      end else if (elem_pop) begin
+      end else if (elem_pop_w) begin
         buf_d[32'(lane_q) * OutElemBits +: OutElemBits] = elem_head;
         strb_d[32'(lane_q) * ElemBytes +: ElemBytes] = '1;
         lane_d = lane_q + 1'b1;
@@ -314,6 +328,51 @@ module vacc_store (
     end
   end
 
+  // ------------------------------------------------------------- STORE INP: on-chip writes
+  assign elem_pop = elem_pop_w || inp_pop;
+  if (vacc_pkg::ExtStoreInp != 0) begin : g_inp
+    logic [vacc_pkg::InpIdxW-1:0] row_d, row_q, col_d, col_q;
+    assign inp_pop = to_inp_q && !elem_empty && !inp_busy_i;
+    assign inp_o.we = inp_pop;
+    assign inp_o.addr = row_q + col_q;
+    assign inp_wdata_o = elem_head;  // OutElemBits == InpElemBits (block_in == block_out)
+    always_comb begin
+      row_d = row_q;
+      col_d = col_q;
+      if (start) begin
+        row_d = vacc_pkg::InpIdxW'(dram_base);
+        col_d = '0;
+      end else if (inp_pop) begin
+        if (32'(col_q) + 32'd1 == 32'(x_q)) begin
+          col_d = '0;
+          row_d = row_q + vacc_pkg::InpIdxW'(stride_q);
+        end else begin
+          col_d = col_q + 1'b1;
+        end
+      end
+    end
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        row_q <= '0;
+        col_q <= '0;
+      end else begin
+        row_q <= row_d;
+        col_q <= col_d;
+      end
+    end
+  end else begin : g_no_inp
+    assign inp_pop = 1'b0;
+    assign inp_o = '0;
+    assign inp_wdata_o = '0;
+    logic unused_inp;
+    assign unused_inp = ^{inp_busy_i, to_inp_q};
+  end
+  always_comb begin
+    to_inp_d = to_inp_q;
+    if (start) to_inp_d = to_inp;
+    if (clr_i) to_inp_d = 1'b0;
+  end
+
   assign exec_done = !rd_active_q && !rd_pending_q && elem_empty && !aw_active_q &&
                      wlen_empty && w_idle && (bcount_q == '0);
 
@@ -333,6 +392,7 @@ module vacc_store (
       stride_q <= '0;
       bcount_q <= '0;
       wbeat_q <= '0;
+      to_inp_q <= 1'b0;
     end else begin
       rd_active_q <= rd_active_d;
       rd_pending_q <= acc_re && !clr_i;
@@ -348,6 +408,7 @@ module vacc_store (
       stride_q <= stride_d;
       bcount_q <= bcount_d;
       wbeat_q <= wbeat_d;
+      to_inp_q <= to_inp_d;
     end
   end
 

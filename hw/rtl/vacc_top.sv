@@ -270,13 +270,16 @@ module vacc_top (
                         store_tok.push_next};
 
   // ------------------------------------------------------------- INP and WGT scratchpads
-  // Written by the load engine, read by the compute engine.
-  vacc_pkg::inp_sram_wr_t inp_wr;
+  // Written by the load engine, read by the compute engine. With ExtStoreInp the store engine
+  // writes INP too (STORE INP), in the cycles the load engine leaves its write port free.
+  vacc_pkg::inp_sram_wr_t inp_wr, ld_inp_wr, st_inp_wr;
   vacc_pkg::wgt_sram_wr_t wgt_wr;
   vacc_pkg::inp_sram_rd_t inp_rd_req;
   vacc_pkg::wgt_sram_rd_t wgt_rd_req;
-  logic [vacc_pkg::InpElemBits-1:0] inp_wdata, inp_rdata;
+  logic [vacc_pkg::InpElemBits-1:0] inp_wdata, ld_inp_wdata, st_inp_wdata, inp_rdata;
   logic [vacc_pkg::WgtElemBits-1:0] wgt_wdata, wgt_rdata;
+  assign inp_wr = ld_inp_wr.we ? ld_inp_wr : st_inp_wr;
+  assign inp_wdata = ld_inp_wr.we ? ld_inp_wdata : st_inp_wdata;
 
   vacc_ram #(.Width(vacc_pkg::InpElemBits), .Depth(vacc_pkg::InpDepth)) u_inp_ram (
     .clk_i(clk), .we_i(inp_wr.we), .waddr_i(inp_wr.addr), .wdata_i(inp_wdata),
@@ -292,7 +295,8 @@ module vacc_top (
     .tok_i(load_tok_st), .tok_o(load_tok),
     .inp_rd_o(inp_rd), .inp_rd_i(inp_rsp), .wgt_rd_o(wgt_rd), .wgt_rd_i(wgt_rsp),
     .r_data_i(r_s_data),
-    .inp_sram_o(inp_wr), .inp_wdata_o(inp_wdata), .wgt_sram_o(wgt_wr), .wgt_wdata_o(wgt_wdata),
+    .inp_sram_o(ld_inp_wr), .inp_wdata_o(ld_inp_wdata), .wgt_sram_o(wgt_wr),
+    .wgt_wdata_o(wgt_wdata),
     .status_o(load_status)
   );
 
@@ -321,6 +325,7 @@ module vacc_top (
     .tok_i(store_tok_st), .tok_o(store_tok),
     .acc_o(st_rd_req), .acc_rdata_i(st_rdata),
     .wr_o(store_wr), .wr_i(store_wr_rsp),
+    .inp_o(st_inp_wr), .inp_wdata_o(st_inp_wdata), .inp_busy_i(ld_inp_wr.we),
     .status_o(store_status)
   );
 

@@ -133,8 +133,10 @@ class Fsim::Machine {
     if (const auto *m = std::get_if<MemInsn>(&insn)) {
       if (m->opcode == isa::Opcode::kLoad && m->mem == MemId::kOut)
         fail("{}: LOAD cannot target OUT (field 'mem')", describe(index, insn));
-      if (m->opcode == isa::Opcode::kStore && m->mem != MemId::kOut)
-        fail("{}: STORE only writes OUT (field 'mem')", describe(index, insn));
+      if (m->opcode == isa::Opcode::kStore && m->mem != MemId::kOut &&
+          !(m->mem == MemId::kInp && c_.store_inp))
+        fail("{}: STORE only writes OUT{} (field 'mem')", describe(index, insn),
+             c_.store_inp ? " and INP" : "");
       const bool padded = m->pad_top || m->pad_bottom || m->pad_left || m->pad_right;
       if (padded && (m->mem == MemId::kUop || m->mem == MemId::kOut))
         fail("{}: padding is only legal for inp, wgt and acc (fields 'pad_*')",
@@ -237,7 +239,12 @@ class Fsim::Machine {
 
   void store(size_t index, const MemInsn &m, std::vector<uint8_t> &dram) {
     check_sram(index, m, "sram_base", m.sram_base + uint64_t{m.y_size} * m.x_size, MemId::kAcc);
-    check_dram(index, m, dram);
+    const bool to_inp = m.mem == MemId::kInp;  // extensions.store_inp: dram_base is an INP index
+    if (to_inp && m.y_size != 0 && m.x_size != 0)
+      check_sram(index, m, "dram_base",
+                 uint64_t{m.dram_base} + uint64_t{m.y_size - 1} * m.x_stride + m.x_size,
+                 MemId::kInp);
+    if (!to_inp) check_dram(index, m, dram);
     if (m.deps.pop_prev && !store_tokens_.empty()) {
       const StoreToken t = store_tokens_.front();
       store_tokens_.pop_front();
@@ -260,6 +267,16 @@ class Fsim::Machine {
     }
     const int n = c_.batch * c_.block_out;
     const int tile = c_.out_tile_bytes();
+    if (to_inp) {  // block_in == block_out (a config rule): one ACC tile fills one INP tile
+      for (uint64_t y = 0; data_ && y < m.y_size; ++y)
+        for (uint64_t x = 0; x < m.x_size; ++x) {
+          const int32_t *src = &acc_[(m.sram_base + y * m.x_size + x) * n];
+          int8_t *dst = &inp_[(m.dram_base + y * m.x_stride + x) * n];
+          for (int e = 0; e < n; ++e) dst[e] = static_cast<int8_t>(src[e]);  // truncate
+        }
+      stats_.store_bytes[static_cast<int>(MemId::kInp)] += uint64_t{m.y_size} * m.x_size * tile;
+      return;
+    }
     for (uint64_t y = 0; data_ && y < m.y_size; ++y)
       for (uint64_t x = 0; x < m.x_size; ++x) {
         const int32_t *src = &acc_[(m.sram_base + y * m.x_size + x) * n];

@@ -61,6 +61,7 @@ class Machine {
     int captured = -1;
     uint32_t captured_beats = 0;
     bool aw_fire = false, w_fire = false, b_valid = false;
+    bool inp_load_we = false;  // the load engine writes INP (a STORE INP waits)
   };
 
   const TimedInsn *head(int engine) const {
@@ -139,6 +140,7 @@ TimingResult Machine::run() {
   for (int c = kInpClient; c < kNumClients; ++c)
     r_.loaded_elements[static_cast<int>(mems[c])] = readers_[c]->elements_emitted();
   r_.stored_elements = store_.elements_stored();
+  r_.stored_inp_elements = store_.elements_stored_inp();
   for (int e = 0; e < 3; ++e) r_.insns[e] = popped_[e];
   return std::move(r_);
 }
@@ -171,6 +173,7 @@ Machine::Wires Machine::eval() const {
   w.aw_fire = w.se.aw_valid && memory_.aw_ready();
   w.w_fire = w.se.w_valid && memory_.w_ready();
   w.b_valid = memory_.b_valid();
+  w.inp_load_we = load_.inp().writes();
   return w;
 }
 
@@ -216,7 +219,7 @@ void Machine::update(const Wires &w, uint64_t t) {
                w.captured == kWgtClient, w.r_valid[kWgtClient]);
   compute_.update(w.ce, kBase, w.captured == kUopClient, w.r_valid[kUopClient],
                   w.captured == kAccClient, w.r_valid[kAccClient]);
-  store_.update(w.se, kBase, w.aw_fire, w.w_fire, w.b_valid);
+  store_.update(w.se, kBase, w.aw_fire, w.w_fire, w.b_valid, w.inp_load_we);
   memory_.update(t, w.captured, w.captured_beats, w.r_ready, w.aw_fire, w.se.aw_beats, w.w_fire);
 }
 

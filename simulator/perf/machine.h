@@ -35,7 +35,8 @@ struct TimingResult {
   std::array<uint64_t, 3> insns{};          // instructions retired per engine
   uint64_t read_bursts = 0, read_beats = 0, write_bursts = 0, write_beats = 0;
   std::array<uint64_t, isa::kNumMemIds> loaded_elements{};  // per memory kind
-  uint64_t stored_elements = 0;
+  uint64_t stored_elements = 0;                             // STORE OUT's, to DRAM
+  uint64_t stored_inp_elements = 0;                         // STORE INP's, on chip
   uint64_t stepped_cycles = 0;  // cycles evaluated one by one (the rest were jumped over)
   // Per instruction: start and end cycle on its engine's track and, for GEMM / ALU, on its
   // unit's track.

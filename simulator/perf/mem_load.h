@@ -20,6 +20,12 @@ class MemLoad {
   const DmaReader &dma() const { return dma_; }
   bool busy() const { return dma_.busy() || p_active_; }
   bool padding() const { return p_active_; }
+  // Whether the scratchpad's write port is taken this cycle (vacc_mem_load's we_o): a data
+  // element arriving, or the padding walker on a padding element.
+  bool writes() const {
+    const bool is_data = py_ >= pt_ && py_ < pt_ + y_ && px_ == pl_ && x_ != 0;
+    return dma_.elem_valid() || (p_active_ && !is_data);
+  }
 
   // Next state; `start` is the LOAD that begins this cycle (null if none).
   void update(const TimedInsn *start, uint64_t base, bool ar_fire, bool r_valid) {

@@ -78,6 +78,8 @@ void PerfSim::run(std::vector<uint8_t> &dram, uint64_t insn_offset, uint32_t ins
   }
   const uint64_t out_bytes = r.stored_elements * static_cast<uint64_t>(config_.out_tile_bytes());
   if (out_bytes) c["store_bytes_out"] = out_bytes;
+  if (r.stored_inp_elements)
+    c["store_bytes_inp"] = r.stored_inp_elements * static_cast<uint64_t>(config_.inp_tile_bytes());
   c["dram_read_bytes"] = r.read_beats * static_cast<uint64_t>(config_.bus_bits / 8);
   c["dram_write_bytes"] = out_bytes;
   c["dram_read_bursts"] = r.read_bursts;

@@ -60,9 +60,12 @@ void StoreEngine::advance_stream(uint64_t k) {
   stored_ += periods;
 }
 
-void StoreEngine::update(const Eval &e, uint64_t base, bool aw_fire, bool w_fire, bool b_valid) {
+void StoreEngine::update(const Eval &e, uint64_t base, bool aw_fire, bool w_fire, bool b_valid,
+                         bool inp_load_we) {
   const TimedInsn *start = e.seq.start ? e.head : nullptr;
   const bool nonempty = start && start->y_size != 0 && start->x_size != 0;
+  // STORE INP: the element FIFO's head goes into INP unless the load engine writes it.
+  const bool inp_pop = to_inp_ && elems_ > 0 && !inp_load_we;
   // Conditions from this cycle's registers.
   const bool acc_re = rd_active_ && elems_ + (rd_pending_ ? 1 : 0) < kElemFifoDepth;
   const bool row_push = aw_.setting_up() && (wide_ || !rows_.full());
@@ -96,6 +99,11 @@ void StoreEngine::update(const Eval &e, uint64_t base, bool aw_fire, bool w_fire
     --elems_;
     ++stored_;
   }
+  if (inp_pop) {
+    --elems_;
+    ++stored_inp_;
+  }
+  if (start) to_inp_ = start->mem == isa::MemId::kInp;
   if (start) {
     rd_active_ = nonempty;
     rd_left_ = uint64_t{start->y_size} * start->x_size;
@@ -105,7 +113,7 @@ void StoreEngine::update(const Eval &e, uint64_t base, bool aw_fire, bool w_fire
   rd_pending_ = acc_re;
   // AW.
   if (start) {
-    aw_.start(start->dram_base, start->y_size, start->x_size, start->x_stride);
+    if (!to_inp_) aw_.start(start->dram_base, start->y_size, start->x_size, start->x_stride);
   } else if (row_push) {
     aw_.set_up_row(base);
     if (!wide_) rows_.push(aw_.row_lane());

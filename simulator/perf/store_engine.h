@@ -2,7 +2,9 @@
 // own ACC copy into a 4-entry element FIFO (one read per cycle while there is room), issues one
 // AW burst per row piece (at most 256 beats, never across 4 KiB), sends the elements as W beats
 // (wide: several beats per element; narrow: several elements gathered into one strobed beat,
-// one per cycle), and retires once every write response is back.
+// one per cycle), and retires once every write response is back. STORE INP
+// (extensions.store_inp) reads the same way and writes one element per cycle into the INP
+// scratchpad, in each cycle the load engine does not write it.
 #pragma once
 
 #include <cstdint>
@@ -30,10 +32,13 @@ class StoreEngine {
 
   // `head`: the store queue's head (null when empty); c2s_avail / s2c_full: token registers.
   Eval eval(const TimedInsn *head, bool c2s_avail, bool s2c_full) const;
-  // Next state, with this cycle's AW / W handshakes and the registered write response.
-  void update(const Eval &e, uint64_t base, bool aw_fire, bool w_fire, bool b_valid);
+  // Next state, with this cycle's AW / W handshakes, the registered write response, and
+  // whether the load engine writes the INP scratchpad this cycle (STORE INP yields to it).
+  void update(const Eval &e, uint64_t base, bool aw_fire, bool w_fire, bool b_valid,
+              bool inp_load_we);
 
-  uint64_t elements_stored() const { return stored_; }
+  uint64_t elements_stored() const { return stored_; }          // to OUT
+  uint64_t elements_stored_inp() const { return stored_inp_; }  // to INP (STORE INP)
   // Fast-forward: nothing moves but, possibly, write responses still to come.
   bool quiet() const {
     return !rd_active_ && !rd_pending_ && elems_ == 0 && !aw_.active() && wlen_.empty() &&
@@ -75,6 +80,8 @@ class StoreEngine {
   uint32_t lane_ = 0, left_ = 0;
   bool started_ = false, full_ = false;
   uint64_t stored_ = 0;
+  bool to_inp_ = false;  // the running STORE writes INP
+  uint64_t stored_inp_ = 0;
 };
 
 }  // namespace vacc::sim::perf

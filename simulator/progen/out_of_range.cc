@@ -36,12 +36,26 @@ class Mutator {
                                ? uint64_t{m.y_size} * m.x_size
                                : (uint64_t{m.pad_top} + m.y_size + m.pad_bottom) *
                                      (uint64_t{m.pad_left} + m.x_size + m.pad_right);
-    const uint64_t depth = static_cast<uint64_t>(c_.depth(m.mem));
+    // A STORE reads ACC, whichever memory it writes.
+    const uint64_t depth =
+        static_cast<uint64_t>(c_.depth(m.opcode == isa::Opcode::kStore ? MemId::kAcc : m.mem));
     const uint64_t lowest = depth + 1 > tiles ? depth + 1 - tiles : 0;
     const uint64_t highest = field_max(c_, m.opcode, "sram_base");
     if (lowest > highest) return false;
     m.sram_base = static_cast<uint32_t>(lowest + pick(0, std::min<uint64_t>(highest - lowest, 7)));
     what = fmt::format("sram_base {} with {} tiles, depth {}", m.sram_base, tiles, depth);
+    return true;
+  }
+
+  // A STORE INP whose last INP entry (dram_base + (y_size - 1) * x_stride + x_size - 1) lies
+  // past the end of INP.
+  bool inp_destination(isa::MemInsn &m, std::string &what) {
+    const uint64_t span = uint64_t{m.y_size - 1} * m.x_stride + m.x_size;
+    const uint64_t depth = static_cast<uint64_t>(c_.inp_depth());
+    const uint64_t lowest = depth + 1 > span ? depth + 1 - span : 0;
+    m.dram_base = static_cast<uint32_t>(lowest + pick(0, 7));
+    what = fmt::format("dram_base {} with rows of {} tiles {} apart, INP depth {}", m.dram_base,
+                       m.x_size, m.x_stride, depth);
     return true;
   }
 
@@ -89,6 +103,8 @@ class Mutator {
     std::vector<Breaker> ways;
     if (auto *m = std::get_if<isa::MemInsn>(&insn)) {
       ways.push_back([this, m](std::string &w) { return sram_base(*m, w); });
+      if (m->opcode == isa::Opcode::kStore && m->mem == MemId::kInp)
+        ways.push_back([this, m](std::string &w) { return inp_destination(*m, w); });
     } else if (auto *g = std::get_if<isa::GemmInsn>(&insn)) {
       g->overlap = false;  // its indices leave any bank: no promise to keep
       ways.push_back([this, g](std::string &w) { return uop_range(*g, isa::Opcode::kGemm, w); });

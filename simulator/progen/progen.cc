@@ -139,8 +139,11 @@ class Generator {
     std::vector<isa::Insn> out;
     const uint32_t slot = static_cast<uint32_t>(k % slots_);
     uint32_t used = 0;
-    for (int n = rnd(1, 2); n > 0 && used < iw_; --n)
-      used += load_2d(out, MemId::kInp, slot * iw_ + used, iw_ - used, inp_first_, kInpRegion, true);
+    // A STORE INP of iteration k - slots_ filled the top of this slot: the loads keep below it.
+    const uint32_t room = iw_ - (stored_[slot].n ? stored_[slot].window : 0);
+    for (int n = rnd(1, 2); n > 0 && used < room; --n)
+      used +=
+          load_2d(out, MemId::kInp, slot * iw_ + used, room - used, inp_first_, kInpRegion, true);
     n_inp_ = used;
     used = 0;
     for (int n = rnd(1, 2); n > 0 && used < ww_; --n)
@@ -235,9 +238,20 @@ class Generator {
         g.acc = factors(lo, li, n_acc, 3, &ma);
         g.inp = factors(lo, li, n_inp_, 3, &mi);
         g.wgt = factors(lo, li, n_wgt_, 2, &mw);
+        // Often the inputs a STORE INP left in this slot: along one of its rows.
+        const StoredInp &st = stored_[slot];
+        const bool from_store = st.n && coin(0.5);
+        if (from_store) g.inp = {0, li <= st.x ? 1u : 0u};
         std::vector<isa::Uop> uops;
-        for (int u = 0; u < nu; ++u)
-          uops.push_back({pick(abase, n_acc, ma), pick(ibase, n_inp_, mi), pick(wbase, n_wgt_, mw)});
+        for (int u = 0; u < nu; ++u) {
+          const uint32_t src =
+              from_store
+                  ? st.base +
+                        static_cast<uint32_t>(rnd(0, static_cast<int>(st.y) - 1)) * st.stride +
+                        static_cast<uint32_t>(rnd(0, static_cast<int>(st.x - (g.inp.in ? li : 1))))
+                  : pick(ibase, n_inp_, mi);
+          uops.push_back({pick(abase, n_acc, ma), src, pick(wbase, n_wgt_, mw)});
+        }
         g.uop_begin = kernel(out, uops);
         g.uop_end = g.uop_begin + static_cast<uint32_t>(nu);
         out.push_back(g);
@@ -299,6 +313,7 @@ class Generator {
       }
       out.insert(out.begin(), with_load.front());
     }
+    stored_[slot] = {};  // read: the next store may fill the window again
     return out;
   }
 
@@ -323,6 +338,35 @@ class Generator {
                     static_cast<uint32_t>(rnd(0, static_cast<int>(kOutChunk - span)));
       out.push_back(m);
     }
+    // extensions.store_inp: often a STORE INP of some accumulators into the top of this slot's
+    // INP window, rows x_stride apart, for iteration k + slots_'s GEMMs (whose stage pops this
+    // stage's token); that iteration's loads keep below the window.
+    const uint32_t slot = static_cast<uint32_t>(k % slots_);
+    if (c_.store_inp && iw_ >= 2 && k + slots_ < iterations_ && coin(0.6)) {
+      const int p = rnd(0, overlap_ ? 1 : 0);
+      const uint32_t window = iw_ / 2;
+      const uint32_t off = static_cast<uint32_t>(rnd(0, static_cast<int>(n_acc_[p] - 1)));
+      const uint32_t room = n_acc_[p] - off;
+      isa::MemInsn m;
+      m.opcode = isa::Opcode::kStore;
+      m.mem = MemId::kInp;
+      m.x_size = static_cast<uint32_t>(rnd(1, static_cast<int>(std::min({8u, room, window}))));
+      m.y_size =
+          static_cast<uint32_t>(rnd(1, static_cast<int>(std::min<uint32_t>(4, room / m.x_size))));
+      m.x_stride = m.x_size + static_cast<uint32_t>(coin(0.5) ? rnd(0, 3) : 0);
+      while ((m.y_size - 1) * m.x_stride + m.x_size > window) {  // shrink until it fits
+        if (m.x_stride > m.x_size)
+          --m.x_stride;
+        else
+          --m.y_size;
+      }
+      const uint32_t span = (m.y_size - 1) * m.x_stride + m.x_size;
+      m.sram_base = abase_[p] + off;
+      m.dram_base = slot * iw_ + iw_ - window +
+                    static_cast<uint32_t>(rnd(0, static_cast<int>(window - span)));
+      stored_[slot] = {m.dram_base, m.y_size, m.x_size, m.x_stride, m.y_size * m.x_size, window};
+      out.insert(out.begin() + rnd(0, static_cast<int>(out.size())), m);
+    }
     return out;
   }
 
@@ -338,6 +382,11 @@ class Generator {
   uint32_t n_acc_[2] = {0, 0};      // ... and the elements initialised in each
   bool overlap_ = false;
   std::vector<isa::Uop> stage_uops_;  // overlap mode: the current stage's micro-ops
+  // Per slot, the INP entries a STORE INP wrote for the slot's next iteration (n = 0: none).
+  struct StoredInp {
+    uint32_t base = 0, y = 0, x = 0, stride = 0, n = 0, window = 0;
+  };
+  StoredInp stored_[2];
 };
 
 }  // namespace

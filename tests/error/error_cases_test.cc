@@ -2,8 +2,8 @@
 // starts with `# expect: TEXT` lines, and loading (config), assembling (asm), running on fsim
 // and on perf (sim) or reading as a sweep spec (sweep) the file must fail with a vacc::Error
 // whose message contains every TEXT. For asm, TEXT begins with LINE:COLUMN and the message
-// must carry FILE:LINE:COLUMN; an asm case assembles for the default config, or for the bundled
-// config its `# config: NAME` line names.
+// must carry FILE:LINE:COLUMN; an asm or sim case assembles for the default config, or for the
+// bundled config its `# config: NAME` line names, with the keys its `# set: KEY=VALUE` lines set.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -47,18 +47,25 @@ std::string error_of(const std::function<void()> &action) {
   return "";
 }
 
-isa::HwConfig default_config() {
-  return isa::load_config(std::string(VACC_CONFIG_DIR_FOR_TESTS) + "/default.yaml");
-}
-
-// The bundled config a case names on a `# config: NAME` line, else default.
+// The bundled config a case names on a `# config: NAME` line, else default, with the keys its
+// `# set: KEY=VALUE` lines set.
 isa::HwConfig config_of(const std::string &path) {
   std::ifstream in(path);
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("# config: ", 0) == 0)
-      return isa::load_config(std::string(VACC_CONFIG_DIR_FOR_TESTS) + "/" + line.substr(10) +
-                              ".yaml");
-  return default_config();
+  std::string name = "default";
+  std::vector<std::pair<std::string, std::string>> keys;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("# config: ", 0) == 0) name = line.substr(10);
+    if (line.rfind("# set: ", 0) == 0) {
+      const std::string kv = line.substr(7);
+      keys.emplace_back(kv.substr(0, kv.find('=')), kv.substr(kv.find('=') + 1));
+    }
+  }
+  const std::string file = std::string(VACC_CONFIG_DIR_FOR_TESTS) + "/" + name + ".yaml";
+  if (keys.empty()) return isa::load_config(file);
+  isa::HwConfig c =
+      isa::parse_config(isa::set_config_keys(read_file(file, "config"), keys, file), file);
+  c.name = name;
+  return c;
 }
 
 class ErrorCase : public ::testing::TestWithParam<std::string> {};
@@ -90,7 +97,7 @@ TEST_P(AsmError, NamesFileLineColumn) {
 using SimError = ErrorCase;
 TEST_P(SimError, NamesInstructionAndField) {
   const std::string path = GetParam();
-  const isa::HwConfig config = default_config();
+  const isa::HwConfig config = config_of(path);
   const isa::Program program = isa::assemble_file(config, path);
   for (const char *engine : {"fsim", "perf"}) {
     SCOPED_TRACE(engine);

@@ -21,12 +21,14 @@ HwConfig config_named(const std::string &name) {
 class Encoding : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    // "NAME+alu_clip", "NAME+gemm_assign": the bundled config with that extension on.
+    // "NAME+alu_clip", "NAME+gemm_assign", "NAME+store_inp": the bundled config with that
+    // extension on.
     const std::string name = GetParam();
     const size_t plus = name.find('+');
     config = config_named(name.substr(0, plus));
     config.alu_clip = name.find("+alu_clip") != std::string::npos;
     config.gemm_assign = name.find("+gemm_assign") != std::string::npos;
+    config.store_inp = name.find("+store_inp") != std::string::npos;
   }
   uint32_t random_field(const std::string &name, Opcode op) {
     for (const auto &f : insn_fields(config, op))
@@ -42,6 +44,9 @@ class Encoding : public ::testing::TestWithParam<std::string> {
         m.opcode = rng() & 1 ? Opcode::kLoad : Opcode::kStore;
         m.deps = random_deps();
         m.mem = static_cast<MemId>(rng() % kNumMemIds);
+        // STORE INP only where extensions.store_inp is on.
+        if (m.opcode == Opcode::kStore && m.mem == MemId::kInp && !config.store_inp)
+          m.mem = MemId::kOut;
         for (auto [field, name] : {std::pair{&m.sram_base, "sram_base"}, {&m.dram_base, "dram_base"},
                                    {&m.y_size, "y_size"}, {&m.x_size, "x_size"},
                                    {&m.x_stride, "x_stride"}, {&m.pad_top, "pad_top"},
@@ -169,6 +174,7 @@ TEST_P(Encoding, ClipNeedsItsExtension) {
   without.alu_hold = false;  // every extension off (the bundled default has HOLD on)
   without.gemm_assign = false;
   without.alu_shr_clip = false;
+  without.store_inp = false;
   const InsnWord word = encode(with, a);
   EXPECT_EQ(decode(with, word), Insn(a));
   EXPECT_ERROR(encode(without, a), "extensions.alu_clip, which config");
@@ -179,6 +185,7 @@ TEST_P(Encoding, ClipNeedsItsExtension) {
         alu && (alu->op == AluOp::kClip || alu->op == AluOp::kShrClip))
       continue;
     if (const auto *gemm = std::get_if<GemmInsn>(&insn); gemm && gemm->assign) continue;
+    if (const auto *m = std::get_if<MemInsn>(&insn); m && m->mem == MemId::kInp) continue;
     EXPECT_EQ(encode(with, insn), encode(without, insn)) << "instruction " << i;
   }
   EXPECT_EQ(clip_low(a.imm), -128);
@@ -247,6 +254,44 @@ TEST_P(Encoding, AssignNeedsItsExtension) {
   EXPECT_FALSE(parse_config(to_yaml(without), "without.yaml").gemm_assign);
 }
 
+// STORE INP (a STORE whose mem is INP) is legal only where the config has
+// extensions.store_inp: encoding, decoding and the assembler refuse it elsewhere, naming the
+// key; every other instruction keeps its bits; the key enters the fingerprint, and a config
+// text without it reads as before (to_yaml writes it only when on). Its dram_base is an INP
+// index, which the disassembler prints as a number and the assembler reads back.
+TEST_P(Encoding, StoreInpNeedsItsExtension) {
+  if (config.block_in != config.block_out) GTEST_SKIP() << "STORE INP needs a square core";
+  MemInsn m;
+  m.opcode = Opcode::kStore;
+  m.mem = MemId::kInp;
+  m.sram_base = 3;
+  m.dram_base = 5;
+  m.y_size = 2;
+  m.x_size = 3;
+  m.x_stride = 4;
+  m.deps.pop_prev = true;
+  HwConfig with = config, without = config;
+  with.store_inp = true;
+  without.store_inp = false;
+  const InsnWord word = encode(with, m);
+  EXPECT_EQ(decode(with, word), Insn(m));
+  EXPECT_ERROR(encode(without, m), "extensions.store_inp, which config");
+  EXPECT_ERROR(decode(without, word), "or store to OUT and load the tiles back");
+  for (int i = 0; i < 200; ++i) {
+    const Insn insn = random_insn();
+    if (const auto *s = std::get_if<MemInsn>(&insn);
+        s && s->opcode == Opcode::kStore && s->mem == MemId::kInp)
+      continue;
+    EXPECT_EQ(encode(with, insn), encode(without, insn)) << "instruction " << i;
+  }
+  EXPECT_NE(with.isa_fingerprint(), without.isa_fingerprint());
+  EXPECT_TRUE(parse_config(to_yaml(with), "with.yaml").store_inp);
+  EXPECT_FALSE(parse_config(to_yaml(without), "without.yaml").store_inp);
+  EXPECT_EQ(to_yaml(without).find("store_inp"), std::string::npos);
+  const std::string text = format_insn(with, m);
+  EXPECT_EQ(text.rfind("store.inp sram=3 dram=5 y=2 x=3 stride=4", 0), 0u) << text;
+}
+
 // HOLD (extensions.alu_hold) changes timing only: the same words and ISA fingerprint, and the
 // key reads back as written.
 TEST(EncodingExtensions, HoldChangesNeitherWordsNorFingerprint) {
@@ -277,7 +322,7 @@ TEST(EncodingLayout, DefaultGemmFieldsAsDocumented) {
 
 INSTANTIATE_TEST_SUITE_P(AllConfigs, Encoding,
                          ::testing::Values("default", "small", "wide", "small+alu_clip",
-                                           "small+gemm_assign"),
+                                           "small+gemm_assign", "small+store_inp"),
                          [](const auto &info) {
                            std::string n = info.param;
                            std::replace(n.begin(), n.end(), '+', '_');

@@ -1,6 +1,6 @@
 // perf == rtl, as a property: configs drawn at random over every key the timing depends on
 // (array shape, batch, accumulator width, scratchpad sizes, bus, latency, bytes per cycle,
-// queue depths, DSP packing, the ALU's CLIP and HOLD and the GEMM's assign extensions) and
+// queue depths, DSP packing, the ALU's CLIP and HOLD, the GEMM's assign and STORE INP) and
 // random progen programs on each;
 // perf's cycles and every counter both engines report must equal rtl's exactly. rtl's device
 // memory must equal fsim's and perf's rtl's (perf computes its data with fsim, so only rtl is
@@ -41,6 +41,9 @@ isa::HwConfig draw_config(uint64_t seed) {
     const bool clip = seed % 2 == 1;  // every other config: make test's two have one each
     const bool hold = seed % 4 < 2;   // half the configs, make test's two both
     const bool assign = seed % 4 == 0 || seed % 4 == 3;  // half, make test's first
+    const bool store_inp = seed % 2 == 0;  // half, make test's first: a square core then
+    const int block_in = pick({4, 8, 16});
+    const int block_out = store_inp ? block_in : pick({1, 4, 8, 16});
     const std::string yaml = fmt::format(
         "name: prop{}\n"
         "gemm: {{batch: {}, block_in: {}, block_out: {}, dsp_packing: {}}}\n"
@@ -48,12 +51,12 @@ isa::HwConfig draw_config(uint64_t seed) {
         "buffers: {{uop_kib: {}, inp_kib: {}, wgt_kib: {}, acc_kib: {}}}\n"
         "memory: {{bus_bits: {}, latency_cycles: {}, bytes_per_cycle: {}}}\n"
         "queues: {{insn_depth: {}, token_depth: {}}}\n"
-        "extensions: {{alu_clip: {}, alu_hold: {}, gemm_assign: {}}}\n",
-        seed, pick({1, 2, 4}), pick({4, 8, 16}), pick({1, 4, 8, 16}), pick({0, 1}) ? "on" : "off",
-        pick({16, 32}), pick({1, 2, 4}), pick({1, 2, 4}), pick({2, 4, 8}), pick({2, 4, 8, 16}), bus,
+        "extensions: {{alu_clip: {}, alu_hold: {}, gemm_assign: {}, store_inp: {}}}\n",
+        seed, pick({1, 2, 4}), block_in, block_out, pick({0, 1}) ? "on" : "off", pick({16, 32}),
+        pick({1, 2, 4}), pick({1, 2, 4}), pick({2, 4, 8}), pick({2, 4, 8, 16}), bus,
         pick({1, 7, 32, 64, 100}), std::min(bus / 8, pick({1, 2, 4, 8, 16, 32})),
         pick({2, 4, 8, 16}), pick({2, 8, 32, 64}), clip ? "on" : "off", hold ? "on" : "off",
-        assign ? "on" : "off");
+        assign ? "on" : "off", store_inp ? "on" : "off");
     try {
       const isa::HwConfig c = isa::parse_config(yaml, fmt::format("drawn config {}", seed));
       // At most 256 MACs: the model of each config is built (minutes on 2 cores for more).
@@ -68,11 +71,11 @@ isa::HwConfig draw_config(uint64_t seed) {
 std::string describe(const isa::HwConfig &c) {
   return fmt::format(
       "{}x{}x{} acc{} packing {} uop/inp/wgt/acc {}/{}/{}/{} KiB bus {} latency {} {} B/cycle "
-      "queues {}/{} clip {} hold {} assign {}",
+      "queues {}/{} clip {} hold {} assign {} store_inp {}",
       c.batch, c.block_in, c.block_out, c.acc_bits, isa::dsp_packing_name(c.dsp_packing), c.uop_kib,
       c.inp_kib, c.wgt_kib, c.acc_kib, c.bus_bits, c.mem_latency_cycles, c.mem_bytes_per_cycle,
       c.insn_queue_depth, c.token_queue_depth, c.alu_clip ? "on" : "off", c.alu_hold ? "on" : "off",
-      c.gemm_assign ? "on" : "off");
+      c.gemm_assign ? "on" : "off", c.store_inp ? "on" : "off");
 }
 
 TEST(PerfEqualsRtl, RandomConfigsAndProgramsCountTheSameCycles) {

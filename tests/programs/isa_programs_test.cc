@@ -215,6 +215,68 @@ TEST_P(IsaProgram, GemmAssignReplacesAccumulators) {
       p, config, [&](const isa::Program &x) { return run(x); }, 2, 4);
 }
 
+// STORE INP (extensions.store_inp): C = A·Bᵀ narrowed on chip into INP rows three tiles apart,
+// then D = C8·B2ᵀ read from there by a second GEMM: the layer-to-layer path with no DRAM between.
+TEST_P(IsaProgram, StoreInpFeedsTheNextGemm) {
+  if (!config.store_inp) GTEST_SKIP() << "config '" << config.name << "' has store_inp off";
+  constexpr uint32_t mt = TiledMatmul::mt, kt = TiledMatmul::kt, nt = TiledMatmul::nt;
+  constexpr uint32_t n2t = 2, row = 3, c_base = 16, d_acc = 8, w2_base = nt * kt;
+  SerialProgram p(config);
+  // The second product's weights and D's four byte planes, declared before TiledMatmul places
+  // the micro-op region.
+  const auto w2 = random_bytes(rng, n2t * nt * config.block_out * config.block_in);
+  const uint32_t rw2 = p.builder.add_region("w2", RegionKind::kWeight, MemId::kWgt, n2t * nt);
+  p.builder.set_region_bytes("w2", w2);
+  std::vector<uint32_t> outs;
+  for (int k = 0; k < 4; ++k)
+    outs.push_back(
+        p.builder.add_region("d" + std::to_string(k), RegionKind::kOutput, MemId::kOut, mt * n2t));
+  TiledMatmul mm(p, config, rng);
+  GemmInsn reset = mm.g;
+  reset.uop_end = 1, reset.reset = true;
+  p.emit(reset);
+  p.emit(mm.g);  // C in ACC [0, mt*nt), [m][n]
+  // INP[c_base + m*row + n] = narrow(C[m][n]): rows of nt tiles, row apart.
+  p.emit(mem_insn(Opcode::kStore, MemId::kInp, 0, c_base, mt, nt, row));
+  p.emit(mem_insn(Opcode::kLoad, MemId::kWgt, w2_base, rw2, 1, n2t * nt, n2t * nt));
+  // D[m][j] += C8[m][k]·B2[j][k]ᵀ: a micro-op per k, loops over m (INP rows) and j; and one
+  // micro-op on D for store_acc_words' shifts.
+  uint32_t first = 0;
+  for (uint32_t k = 0; k < nt; ++k) {
+    const uint32_t u = p.builder.add_uop({d_acc, c_base + k, w2_base + k});
+    if (k == 0) first = u;
+  }
+  p.builder.add_uop({d_acc, d_acc, 0});
+  const uint32_t uop_sram = kt + 1;  // after TiledMatmul's micro-ops
+  p.emit(mem_insn(Opcode::kLoad, MemId::kUop, uop_sram, p.builder.uop_region_base() + first, 1,
+                  nt + 1, nt + 1));
+  GemmInsn g;
+  g.uop_begin = uop_sram, g.uop_end = uop_sram + nt;
+  g.loop_out = mt, g.loop_in = n2t;
+  g.acc = {n2t, 1}, g.inp = {row, 0}, g.wgt = {0, nt};
+  GemmInsn g_reset = g;
+  g_reset.uop_end = g.uop_begin + 1, g_reset.reset = true;
+  p.emit(g_reset);
+  p.emit(g);
+  store_acc_words(p, d_acc, mt * n2t, uop_sram + nt, outs);
+  const auto program = p.finish();
+  const driver::RunResult result = run(program);
+  std::vector<std::vector<uint8_t>> bytes;
+  for (int k = 0; k < 4; ++k)
+    bytes.push_back(region_after(program, result, "d" + std::to_string(k)));
+
+  // The reference: C's low bytes are the INP tiles of the second product's A ([m][k] = [m][n]).
+  std::vector<uint8_t> c8;
+  for (int64_t v : tiled_product(config, mm.a, mm.w, mt, nt, kt)) c8.push_back(uint8_t(v));
+  std::vector<int32_t> expected;
+  for (int64_t v : tiled_product(config, c8, w2, mt, n2t, nt)) expected.push_back(int32_t(v));
+  EXPECT_EQ(acc_words(bytes), expected);
+  // fsim and perf count the bytes stored on chip (rtl's counters are the hardware's).
+  if (std::get<1>(GetParam()) != "rtl")
+    EXPECT_EQ(result.counters.at("store_bytes_inp"),
+              uint64_t{mt} * nt * static_cast<uint64_t>(config.inp_tile_bytes()));
+}
+
 // a clipped to the bounds in the low two bytes of `bounds`, signed.
 int32_t reference_clip(int32_t a, int32_t bounds) {
   const int32_t lo = int8_t(uint32_t(bounds) & 0xff), hi = int8_t((uint32_t(bounds) >> 8) & 0xff);

@@ -21,14 +21,15 @@ namespace {
 
 class Progen : public ::testing::TestWithParam<std::string> {};
 
-// "NAME+alu_clip", "NAME+alu_hold", "NAME+gemm_assign": the bundled config with that extension
-// on.
+// "NAME+alu_clip", "NAME+alu_hold", "NAME+gemm_assign", "NAME+store_inp": the bundled config
+// with that extension on.
 isa::HwConfig param_config(const std::string &param) {
   const size_t plus = param.find('+');
   isa::HwConfig c = isa::load_config(isa::resolve_config_path(param.substr(0, plus)));
   c.alu_clip = param.find("+alu_clip") != std::string::npos;
   c.alu_hold = param.find("+alu_hold") != std::string::npos;
   c.gemm_assign = param.find("+gemm_assign") != std::string::npos;
+  c.store_inp = param.find("+store_inp") != std::string::npos;
   return c;
 }
 
@@ -38,6 +39,7 @@ TEST_P(Progen, ProgramsRunOnFsimAndAreDeterministic) {
   int changed = 0, double_buffered = 0, padded = 0, immediates = 0, negative_shifts = 0;
   int held = 0;  // vector ALUs with one micro-op and src factors 0 (extensions.alu_hold)
   int assigned = 0;  // GEMMs with assign (extensions.gemm_assign)
+  int stored_inp = 0, strided_inp = 0;  // STORE INPs, and those with rows apart (store_inp)
   for (uint64_t seed = 0; seed < 300; ++seed) {
     const isa::Program p = generate_program(config, seed);
     ASSERT_EQ(p.dram, generate_program(config, seed).dram) << "seed " << seed;
@@ -59,8 +61,12 @@ TEST_P(Progen, ProgramsRunOnFsimAndAreDeterministic) {
                 a->loop_out * a->loop_in > 1;
       }
       if (const auto *g = std::get_if<isa::GemmInsn>(&insn)) assigned += g->assign;
-      if (const auto *m = std::get_if<isa::MemInsn>(&insn))
+      if (const auto *m = std::get_if<isa::MemInsn>(&insn)) {
         padded += m->pad_top + m->pad_bottom + m->pad_left + m->pad_right > 0;
+        const bool to_inp = m->opcode == isa::Opcode::kStore && m->mem == isa::MemId::kInp;
+        stored_inp += to_inp;
+        strided_inp += to_inp && m->y_size > 1 && m->x_stride > m->x_size;
+      }
     }
   }
   size_t available = 0;  // every operation the config has, extensions included
@@ -79,6 +85,12 @@ TEST_P(Progen, ProgramsRunOnFsimAndAreDeterministic) {
     EXPECT_GT(assigned, 200);
   else
     EXPECT_EQ(assigned, 0);
+  if (config.store_inp) {
+    EXPECT_GT(stored_inp, 200);
+    EXPECT_GT(strided_inp, 20);
+  } else {
+    EXPECT_EQ(stored_inp, 0);
+  }
 }
 
 // The scratchpads are not cleared at the start of a run (isa/README.md): a program must read
@@ -111,6 +123,10 @@ std::string first_unwritten_read(const isa::HwConfig &config, const isa::Program
       if (m->opcode == isa::Opcode::kStore) {
         for (uint64_t k = 0; k < uint64_t{m->y_size} * m->x_size; ++k)
           read(i, isa::MemId::kAcc, m->sram_base + k, "ACC");
+        if (m->mem == isa::MemId::kInp)  // STORE INP: rows x_stride apart from dram_base
+          for (uint64_t y = 0; y < m->y_size; ++y)
+            for (uint64_t x = 0; x < m->x_size; ++x)
+              write(isa::MemId::kInp, m->dram_base + y * m->x_stride + x);
         continue;
       }
       for (uint64_t k = 0; k < h * w; ++k) write(m->mem, m->sram_base + k);
@@ -191,7 +207,8 @@ TEST(ProgenChecker, FindsAReadOfAnUnwrittenEntry) {
 
 INSTANTIATE_TEST_SUITE_P(Configs, Progen,
                          ::testing::Values("default", "small", "wide", "small+alu_clip",
-                                           "small+alu_hold", "small+gemm_assign"),
+                                           "small+alu_hold", "small+gemm_assign", "small+store_inp",
+                                           "default+store_inp"),
                          [](const auto &info) {
                            std::string n = info.param;
                            std::replace(n.begin(), n.end(), '+', '_');

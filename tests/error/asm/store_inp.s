@@ -1,2 +1,2 @@
-# expect: 2:1: 'store.inp' is not an instruction: STORE writes only OUT (store.out)
+# expect: 2:1: STORE INP is the extension extensions.store_inp, which config 'default' has off; switch it on in the config or store to OUT and load the tiles back (store.inp)
 store.inp sram=0 dram=0

@@ -58,10 +58,13 @@ struct HwConfig {
   // `assign` that writes its products instead of adding them, so an accumulator needs no reset.
   // alu_shr_clip: the ALU operation SHR_CLIP, a shift by a vector operand and a clip to the
   // immediate's two bounds in one pass (a requantization's last two steps).
+  // store_inp: STORE INP, a STORE that narrows accumulator tiles into the INP scratchpad on
+  // chip instead of writing them to DRAM (a layer's output feeding the next layer's GEMMs).
   bool alu_clip = false;
   bool alu_hold = false;
   bool gemm_assign = false;
   bool alu_shr_clip = false;
+  bool store_inp = false;
 
   int out_bits() const { return inp_bits; }
 
