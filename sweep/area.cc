@@ -55,6 +55,14 @@ AreaBreakdown estimate_area(const isa::HwConfig &c, const Resources &resources,
     a.sram_by_memory[m.name] += mm2;
     a.sram += mm2;
   }
+  // STORE INP (extensions.store_inp): a 2:1 multiplexer (an AND-OR, three AND2s) on each bit
+  // of INP's write data and address in front of the scratchpad (its counters are registers).
+  if (c.store_inp) {
+    const double bits = static_cast<double>(c.inp_tile_bytes()) * 8 + c.inp_index_bits();
+    const double mm2 = bits * 3 * t.get("and2_um2") / kUm2PerMm2;
+    a.sram_by_memory["inp"] += mm2;
+    a.sram += mm2;
+  }
   a.registers = resources.ff * t.get("dff_um2") / kUm2PerMm2;
   a.total = (a.mac_array + a.alu + a.sram + a.registers) / t.get("placement_utilization");
   return a;

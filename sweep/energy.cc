@@ -59,13 +59,17 @@ EnergyBreakdown estimate_energy(const isa::HwConfig &c,
     if (m.name == "acc") acc_copies = m.copies / 2;  // two banks, each kept `copies / 2` times
     if (m.name == "uop") uop_copies = m.copies;
   }
-  const double store_acc_reads = count("store_bytes_out") * c.acc_bits / c.out_bits();
+  // A store reads its ACC tiles whether it writes OUT or, STORE INP, the INP scratchpad.
+  const double store_acc_reads =
+      (count("store_bytes_out") + count("store_bytes_inp")) * c.acc_bits / c.out_bits();
   // Bytes moved per scratchpad, and the KiB of one 64-bit bank of it (its depth x 8 bytes):
   // a wide scratchpad is many 64-bit banks read side by side, so a byte costs what it costs
   // in one bank, not in an SRAM of the whole size.
   const double uop_depth = c.uop_depth(), acc_bank_depth = c.acc_bank_depth();
   const std::map<std::string, std::pair<double, double>> bytes_and_bank_kib = {
-      {"inp", {mac_uops * c.inp_tile_bytes() + count("load_bytes_inp"), c.inp_depth() / 128.0}},
+      {"inp",
+       {mac_uops * c.inp_tile_bytes() + count("load_bytes_inp") + count("store_bytes_inp"),
+        c.inp_depth() / 128.0}},
       {"wgt", {mac_uops * c.wgt_tile_bytes() + count("load_bytes_wgt"), c.wgt_depth() / 128.0}},
       {"acc",
        {(mac_uops + alu_steps) * acc_tile + store_acc_reads +

@@ -61,7 +61,9 @@ double alu_multiplier_dsps(int acc_bits) {
 // (extensions.gemm_assign) a gate on the accumulator operand of each lane bit's adder. SHR_CLIP
 // (extensions.alu_shr_clip) clamps the shifter's output with CLIP's comparators: alone it costs
 // what CLIP does (the clip column counts either), with CLIP a multiplexer per lane bit in front
-// of the shared comparators.
+// of the shared comparators. STORE INP (extensions.store_inp) puts a multiplexer on each bit
+// of INP's write data and address and adds the store engine's INP counters and the fetch
+// unit's check of its rows.
 std::vector<double> features(Resource r, const isa::HwConfig &c) {
   const double macs = static_cast<double>(c.peak_macs_per_cycle());
   const double lanes = static_cast<double>(c.batch) * c.block_out;
@@ -77,19 +79,22 @@ std::vector<double> features(Resource r, const isa::HwConfig &c) {
               c.alu_clip || c.alu_shr_clip ? lanes * c.acc_bits : 0.0,
               c.alu_hold ? lanes * c.acc_bits : 0.0,
               c.gemm_assign ? lanes * c.acc_bits : 0.0,
-              c.alu_clip && c.alu_shr_clip ? lanes * c.acc_bits : 0.0};
+              c.alu_clip && c.alu_shr_clip ? lanes * c.acc_bits : 0.0,
+              c.store_inp ? c.inp_tile_bytes() * 8.0 + c.inp_index_bits() : 0.0};
     case kDsp:
       return {1.0, packed ? std::ceil(macs / 2) : macs, lanes * alu_multiplier_dsps(c.acc_bits)};
   }
   return {};
 }
 
-const char *const kFeatureNames[3][9] = {
+const char *const kFeatureNames[3][10] = {
     {"1", "macs", "lanes*acc_bits", "bus_bits", "packed_macs", "clip_lanes*acc_bits",
-     "hold_lanes*acc_bits", "assign_lanes*acc_bits", "shared_clamp_lanes*acc_bits"},
+     "hold_lanes*acc_bits", "assign_lanes*acc_bits", "shared_clamp_lanes*acc_bits",
+     "store_inp_port_bits"},
     {"1", "macs", "lanes*acc_bits", "bus_bits", "packed_macs", "clip_lanes*acc_bits",
-     "hold_lanes*acc_bits", "assign_lanes*acc_bits", "shared_clamp_lanes*acc_bits"},
-    {"1", "gemm_multipliers", "lanes*multiplier_dsps(acc_bits)", "", "", "", "", "", ""},
+     "hold_lanes*acc_bits", "assign_lanes*acc_bits", "shared_clamp_lanes*acc_bits",
+     "store_inp_port_bits"},
+    {"1", "gemm_multipliers", "lanes*multiplier_dsps(acc_bits)", "", "", "", "", "", "", ""},
 };
 const char *const kResourceNames[] = {"LUT", "FF", "DSP"};
 

@@ -192,6 +192,20 @@ TEST(Energy, FromCountersByHand) {
   EXPECT_NEAR(e.leakage, 200e3, 1e-6);
 }
 
+// STORE INP (extensions.store_inp): its tiles are read from ACC as a STORE OUT's are and
+// written into INP on chip, with no DRAM bytes.
+TEST(Energy, StoreInpReadsAccAndWritesInp) {
+  isa::HwConfig c;  // as above: inp tiles 16 B in 4 KiB banks, acc tiles 64 B in 4 KiB banks
+  c.inp_kib = 8;
+  c.acc_kib = 64;
+  c.store_inp = true;
+  const std::map<std::string, uint64_t> counters = {{"store_bytes_inp", 32}, {"cycles", 100}};
+  const EnergyBreakdown e = estimate_energy(c, counters, 2.0, energy_table());
+  EXPECT_DOUBLE_EQ(e.sram_by_memory.at("inp"), 32 * 1.0);
+  EXPECT_DOUBLE_EQ(e.sram_by_memory.at("acc"), 2 * 64 * 1.0);  // two tiles of int32 read
+  EXPECT_DOUBLE_EQ(e.dram, 0.0);
+}
+
 TEST(Coefficients, EverythingNeedsASource) {
   std::string message;
   try {
@@ -217,6 +231,21 @@ TEST(Area, ScalesWithTheArray) {
   EXPECT_GT(y.total, x.total);
   // 256 MACs of an 8-bit multiplier and a 32-bit adder: 256 x (282 + 137) um2.
   EXPECT_NEAR(x.mac_array, 256 * (282.0 + 137.0) / 1e6, 1e-12);
+}
+
+// STORE INP adds a multiplexer on INP's write port: three AND2s per bit of its data (128) and
+// address (11 on the default's 2048 entries), nothing else.
+TEST(Area, StoreInpAddsTheInpPortMultiplexer) {
+  const CoefficientTable t = load_area_table(default_area_table());
+  isa::HwConfig off, on;
+  on.store_inp = true;
+  const Resources r{0, 1000, 0, 0};
+  const AreaBreakdown x = estimate_area(off, r, t), y = estimate_area(on, r, t);
+  const double mux = (128 + 11) * 3 * t.get("and2_um2") / 1e6;
+  EXPECT_NEAR(y.sram_by_memory.at("inp") - x.sram_by_memory.at("inp"), mux, 1e-12);
+  EXPECT_NEAR(y.total - x.total, mux / t.get("placement_utilization"), 1e-12);
+  EXPECT_DOUBLE_EQ(y.mac_array, x.mac_array);
+  EXPECT_DOUBLE_EQ(y.alu, x.alu);
 }
 
 TEST(Export, CsvQuotesWhatNeedsIt) {
