@@ -278,8 +278,16 @@ module vacc_top (
   vacc_pkg::wgt_sram_rd_t wgt_rd_req;
   logic [vacc_pkg::InpElemBits-1:0] inp_wdata, ld_inp_wdata, st_inp_wdata, inp_rdata;
   logic [vacc_pkg::WgtElemBits-1:0] wgt_wdata, wgt_rdata;
-  assign inp_wr = ld_inp_wr.we ? ld_inp_wr : st_inp_wr;
-  assign inp_wdata = ld_inp_wr.we ? ld_inp_wdata : st_inp_wdata;
+  if (vacc_pkg::ExtStoreInp != 0) begin : g_inp_port
+    assign inp_wr = ld_inp_wr.we ? ld_inp_wr : st_inp_wr;
+    assign inp_wdata = ld_inp_wr.we ? ld_inp_wdata : st_inp_wdata;
+  end else begin : g_inp_port_load
+    // The load engine's alone: no multiplexer (the store engine's port is idle).
+    assign inp_wr = ld_inp_wr;
+    assign inp_wdata = ld_inp_wdata;
+    logic unused_st_inp;
+    assign unused_st_inp = ^{st_inp_wr, st_inp_wdata};
+  end
 
   vacc_ram #(.Width(vacc_pkg::InpElemBits), .Depth(vacc_pkg::InpDepth)) u_inp_ram (
     .clk_i(clk), .we_i(inp_wr.we), .waddr_i(inp_wr.addr), .wdata_i(inp_wdata),

@@ -116,6 +116,30 @@ TEST(Assembly, ShrClipTakesItsBoundsBesideTheVectorOperand) {
                "d.s:1:18: 'alu.shr' has no operand 'bounds'");
 }
 
+// STORE INP (extensions.store_inp): `store.inp sram=ACC dram=INP` lands in STORE's fields with
+// mem inp; its dram= is an INP index, which the disassembly prints as the number even where a
+// DRAM region's elements have that index, so the text reassembles to the same bytes.
+TEST(Assembly, StoreInpTakesAnInpIndex) {
+  HwConfig config = config_named("small");
+  config.store_inp = true;
+  const char *source =
+      ".region o output out 8\n"
+      "store.inp sram=2 dram=5 y=2 x=3 stride=4 pop_prev\n"
+      "store.out sram=0 dram=o x=8 push_prev\n"
+      "finish\n";
+  const Program p = assemble(config, source, "store_inp.s");
+  const MemInsn m = std::get<MemInsn>(p.instructions(config).at(0));
+  EXPECT_EQ(m.opcode, Opcode::kStore);
+  EXPECT_EQ(m.mem, MemId::kInp);
+  EXPECT_EQ(m.sram_base, 2u);
+  EXPECT_EQ(m.dram_base, 5u);
+  EXPECT_EQ(m.x_stride, 4u);
+  ASSERT_LE(p.find_region("o")->first_element(config), 5u);  // 5 also lies in region o
+  const std::string text = disassemble(config, p);
+  EXPECT_NE(text.find("store.inp sram=2 dram=5 y=2 x=3 stride=4"), std::string::npos) << text;
+  EXPECT_EQ(assemble(config, text, "again.s").dram, p.dram) << text;
+}
+
 TEST(Assembly, RandomRegionsAreSeeded) {
   const HwConfig config = config_named("small");
   const Program p1 = assemble(config, kSource, "a.s");
