@@ -315,8 +315,7 @@ class Assembler {
       if (is_load && insn.mem == MemId::kOut)
         error(pos(line, head), "'load.out' is not an instruction: OUT is written by store.out");
       if (!is_load && insn.mem == MemId::kInp && !config_.store_inp)
-        error(pos(line, head),
-              mem_insn_unavailable(config_, Opcode::kStore, MemId::kInp) + " (store.inp)");
+        error(pos(line, head), store_inp_unavailable(config_) + " (store.inp)");
       if (!is_load && insn.mem != MemId::kOut && insn.mem != MemId::kInp)
         error(pos(line, head),
               fmt::format("'{}' is not an instruction: STORE writes only OUT (store.out){}", m,

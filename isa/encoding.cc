@@ -232,7 +232,7 @@ InsnWord encode(const HwConfig &config, const Insn &insn) {
   set_deps(p, gemm && gemm->assign ? kGemmAssignOpcode : static_cast<uint64_t>(op), deps_of(insn));
   if (const auto *m = std::get_if<MemInsn>(&insn)) {
     if (m->opcode == Opcode::kStore && m->mem == MemId::kInp && !config.store_inp)
-      fail("{}", mem_insn_unavailable(config, m->opcode, m->mem));
+      fail("{}", store_inp_unavailable(config));
     p.set(static_cast<int>(m->mem))
         .set(m->sram_base)
         .set(m->dram_base)
@@ -294,7 +294,7 @@ Insn decode(const HwConfig &config, const InsnWord &word) {
       if (mem >= kNumMemIds) fail("{} has unknown memory id {}", opcode_name(op), mem);
       m.mem = static_cast<MemId>(mem);
       if (op == Opcode::kStore && m.mem == MemId::kInp && !config.store_inp)
-        fail("{}", mem_insn_unavailable(config, op, m.mem));
+        fail("{}", store_inp_unavailable(config));
       m.sram_base = u.next_u32();
       m.dram_base = u.next_u32();
       m.y_size = u.next_u32();

@@ -50,12 +50,7 @@ std::string gemm_assign_unavailable(const HwConfig &config) {
       config.name);
 }
 
-std::string mem_insn_unavailable(const HwConfig &config, Opcode op, MemId mem) {
-  if (op == Opcode::kLoad)
-    return mem == MemId::kOut ? "LOAD cannot target OUT: OUT is written by STORE" : "";
-  if (op != Opcode::kStore || mem == MemId::kOut) return "";
-  if (mem != MemId::kInp) return fmt::format("STORE cannot target {}", mem_id_name(mem));
-  if (config.store_inp) return "";
+std::string store_inp_unavailable(const HwConfig &config) {
   return fmt::format(
       "STORE INP is the extension extensions.store_inp, which config '{}' has off; switch it "
       "on in the config or store to OUT and load the tiles back",

@@ -133,8 +133,8 @@ class Fsim::Machine {
     if (const auto *m = std::get_if<MemInsn>(&insn)) {
       if (m->opcode == isa::Opcode::kLoad && m->mem == MemId::kOut)
         fail("{}: LOAD cannot target OUT (field 'mem')", describe(index, insn));
-      if (m->opcode == isa::Opcode::kStore && m->mem != MemId::kOut &&
-          !(m->mem == MemId::kInp && c_.store_inp))
+      // (decoding already refused STORE INP where extensions.store_inp is off)
+      if (m->opcode == isa::Opcode::kStore && m->mem != MemId::kOut && m->mem != MemId::kInp)
         fail("{}: STORE only writes OUT{} (field 'mem')", describe(index, insn),
              c_.store_inp ? " and INP" : "");
       const bool padded = m->pad_top || m->pad_bottom || m->pad_left || m->pad_right;
@@ -265,25 +265,17 @@ class Fsim::Machine {
                  ? fmt::format("bank {} is covered up to instruction {}", bank, store_guard_[bank])
                  : fmt::format("no token covers bank {} yet", bank));
     }
+    // An OUT element in DRAM and an INP tile are both n int8 values (STORE INP needs
+    // block_in == block_out, a config rule).
     const int n = c_.batch * c_.block_out;
-    const int tile = c_.out_tile_bytes();
-    if (to_inp) {  // block_in == block_out (a config rule): one ACC tile fills one INP tile
-      for (uint64_t y = 0; data_ && y < m.y_size; ++y)
-        for (uint64_t x = 0; x < m.x_size; ++x) {
-          const int32_t *src = &acc_[(m.sram_base + y * m.x_size + x) * n];
-          int8_t *dst = &inp_[(m.dram_base + y * m.x_stride + x) * n];
-          for (int e = 0; e < n; ++e) dst[e] = static_cast<int8_t>(src[e]);  // truncate
-        }
-      stats_.store_bytes[static_cast<int>(MemId::kInp)] += uint64_t{m.y_size} * m.x_size * tile;
-      return;
-    }
+    uint8_t *const to = to_inp ? reinterpret_cast<uint8_t *>(inp_.data()) : dram.data();
     for (uint64_t y = 0; data_ && y < m.y_size; ++y)
       for (uint64_t x = 0; x < m.x_size; ++x) {
         const int32_t *src = &acc_[(m.sram_base + y * m.x_size + x) * n];
-        uint8_t *dst = dram.data() + (m.dram_base + y * m.x_stride + x) * tile;
+        uint8_t *dst = to + (m.dram_base + y * m.x_stride + x) * n;
         for (int e = 0; e < n; ++e) dst[e] = static_cast<uint8_t>(src[e]);  // truncate to int8
       }
-    stats_.store_bytes[static_cast<int>(MemId::kOut)] += uint64_t{m.y_size} * m.x_size * tile;
+    stats_.store_bytes[static_cast<int>(m.mem)] += uint64_t{m.y_size} * m.x_size * n;
   }
 
   // Checks the micro-op range and that every index the loops produce stays in its scratchpad.

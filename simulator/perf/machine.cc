@@ -173,7 +173,7 @@ Machine::Wires Machine::eval() const {
   w.aw_fire = w.se.aw_valid && memory_.aw_ready();
   w.w_fire = w.se.w_valid && memory_.w_ready();
   w.b_valid = memory_.b_valid();
-  w.inp_load_we = load_.inp().writes();
+  w.inp_load_we = store_.writes_inp() && load_.inp().writes();  // asked only by STORE INP
   return w;
 }
 

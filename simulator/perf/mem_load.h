@@ -22,10 +22,7 @@ class MemLoad {
   bool padding() const { return p_active_; }
   // Whether the scratchpad's write port is taken this cycle (vacc_mem_load's we_o): a data
   // element arriving, or the padding walker on a padding element.
-  bool writes() const {
-    const bool is_data = py_ >= pt_ && py_ < pt_ + y_ && px_ == pl_ && x_ != 0;
-    return dma_.elem_valid() || (p_active_ && !is_data);
-  }
+  bool writes() const { return dma_.elem_valid() || (p_active_ && !walker_on_data()); }
 
   // Next state; `start` is the LOAD that begins this cycle (null if none).
   void update(const TimedInsn *start, uint64_t base, bool ar_fire, bool r_valid) {
@@ -43,7 +40,7 @@ class MemLoad {
                   (start->pad_top || start->pad_bottom || start->pad_left || start->pad_right);
       py_ = px_ = 0;
     } else if (p_active_) {
-      const bool is_data = py_ >= pt_ && py_ < pt_ + y_ && px_ == pl_ && x_ != 0;
+      const bool is_data = walker_on_data();
       if (is_data || !dma_.elem_valid()) {
         px_ += is_data ? x_ : 1;
         if (px_ == w_) {
@@ -58,6 +55,9 @@ class MemLoad {
   }
 
  private:
+  // The padding walker stands on a data row's first element (it steps over the row at once).
+  bool walker_on_data() const { return py_ >= pt_ && py_ < pt_ + y_ && px_ == pl_ && x_ != 0; }
+
   DmaReader dma_;
   // Padding walker (p_active_q, py_q, px_q) and the geometry it walks.
   bool p_active_ = false;

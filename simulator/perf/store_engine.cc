@@ -103,8 +103,8 @@ void StoreEngine::update(const Eval &e, uint64_t base, bool aw_fire, bool w_fire
     --elems_;
     ++stored_inp_;
   }
-  if (start) to_inp_ = start->mem == isa::MemId::kInp;
   if (start) {
+    to_inp_ = start->mem == isa::MemId::kInp;
     rd_active_ = nonempty;
     rd_left_ = uint64_t{start->y_size} * start->x_size;
   } else if (acc_re) {

@@ -39,6 +39,7 @@ class StoreEngine {
 
   uint64_t elements_stored() const { return stored_; }          // to OUT
   uint64_t elements_stored_inp() const { return stored_inp_; }  // to INP (STORE INP)
+  bool writes_inp() const { return to_inp_; }                   // the running STORE is a STORE INP
   // Fast-forward: nothing moves but, possibly, write responses still to come.
   bool quiet() const {
     return !rd_active_ && !rd_pending_ && elems_ == 0 && !aw_.active() && wlen_.empty() &&

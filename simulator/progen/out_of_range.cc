@@ -50,6 +50,7 @@ class Mutator {
   // A STORE INP whose last INP entry (dram_base + (y_size - 1) * x_stride + x_size - 1) lies
   // past the end of INP.
   bool inp_destination(isa::MemInsn &m, std::string &what) {
+    if (m.y_size == 0 || m.x_size == 0) return false;
     const uint64_t span = uint64_t{m.y_size - 1} * m.x_stride + m.x_size;
     const uint64_t depth = static_cast<uint64_t>(c_.inp_depth());
     const uint64_t lowest = depth + 1 > span ? depth + 1 - span : 0;

@@ -62,10 +62,8 @@ isa::HwConfig config_of(const std::string &path) {
   }
   const std::string file = std::string(VACC_CONFIG_DIR_FOR_TESTS) + "/" + name + ".yaml";
   if (keys.empty()) return isa::load_config(file);
-  isa::HwConfig c =
-      isa::parse_config(isa::set_config_keys(read_file(file, "config"), keys, file), file);
-  c.name = name;
-  return c;
+  // (the bundled file's `name` key names it)
+  return isa::parse_config(isa::set_config_keys(read_file(file, "config"), keys, file), file);
 }
 
 class ErrorCase : public ::testing::TestWithParam<std::string> {};

@@ -29,9 +29,8 @@ const char *alu_op_name(AluOp op);  // "min", "max", "add", "shr", "mul", "clip"
 std::string alu_op_unavailable(const HwConfig &config, AluOp op);
 // Why a GEMM may not carry the assign flag on `config` (extensions.gemm_assign off).
 std::string gemm_assign_unavailable(const HwConfig &config);
-// Whether a LOAD or STORE may name `mem` on `config`; "" when it may, else why not. STORE
-// writes OUT, and INP where the config has extensions.store_inp; LOAD never names OUT.
-std::string mem_insn_unavailable(const HwConfig &config, Opcode op, MemId mem);
+// Why a STORE may not write INP on `config` (extensions.store_inp off).
+std::string store_inp_unavailable(const HwConfig &config);
 // CLIP's bounds from its operand b: low = sign-extended b[7:0], high = sign-extended b[15:8].
 inline constexpr int kClipBoundBits = 8;
 inline bool clip_bound_fits(int64_t v) {
