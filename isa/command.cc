@@ -247,7 +247,11 @@ CommandList deserialize(const std::vector<uint8_t> &bytes) {
         for (uint32_t *v : {&d.y, &d.x, &d.stride, &d.pad_top, &d.pad_bottom, &d.pad_left,
                             &d.pad_right})
           *v = r.u32();
-        if (d.buffer >= list.buffers.size())
+        if (d.to_inp() != (d.buffer == kInpScratchpad))
+          fail("command list: command {} is a {} naming {}", i,
+               d.to_inp() ? "STORE INP (destination: the INP scratchpad)" : "DMA to or from DRAM",
+               d.buffer == kInpScratchpad ? "the INP scratchpad as its buffer" : "a DRAM buffer");
+        if (!d.to_inp() && d.buffer >= list.buffers.size())
           fail("command list: command {} names buffer {} of {}", i, d.buffer, list.buffers.size());
         list.commands.emplace_back(d);
         break;
@@ -318,8 +322,9 @@ std::string to_text(const CommandList &list) {
   for (const auto &c : list.commands) {
     if (const auto *d = std::get_if<DmaCommand>(&c)) {
       out += fmt::format("{}.{} sram={} buf={}+{} y={} x={} stride={}", d->store ? "store" : "load",
-                         mem_id_name(d->mem), d->sram, list.buffers.at(d->buffer).name, d->offset,
-                         d->y, d->x, d->stride);
+                         mem_id_name(d->mem), d->sram,
+                         d->to_inp() ? "inp" : list.buffers.at(d->buffer).name, d->offset, d->y,
+                         d->x, d->stride);
       if (!d->store)
         out += fmt::format(" pad={},{},{},{}", d->pad_top, d->pad_bottom, d->pad_left,
                            d->pad_right);

@@ -181,6 +181,20 @@ void CommandQueue::store(uint32_t sram, uint64_t dram_element, uint32_t y, uint3
   emit(m);
 }
 
+void CommandQueue::store_inp(uint32_t sram, uint32_t inp_index, uint32_t y, uint32_t x,
+                             uint32_t stride) {
+  isa::MemInsn m;
+  m.opcode = isa::Opcode::kStore;
+  m.mem = isa::MemId::kInp;
+  m.sram_base = sram;
+  m.dram_base = inp_index;
+  m.y_size = y;
+  m.x_size = x;
+  m.x_stride = stride;
+  check_encodable(m, "store");
+  emit(m);
+}
+
 void CommandQueue::gemm(const UopKernel &kernel, Loops loops, isa::LoopFactors acc,
                         isa::LoopFactors inp, isa::LoopFactors wgt, bool reset, bool overlap,
                         bool assign) {

@@ -18,6 +18,13 @@ void replay_command(CommandQueue &queue, const isa::CommandList &list, size_t i,
                     const std::vector<uint64_t> &buffer_elements) {
   const isa::Command &c = list.commands[i];
   if (const auto *d = std::get_if<isa::DmaCommand>(&c)) {
+    if (d->to_inp()) {
+      if (d->offset > UINT32_MAX)
+        fail("command list '{}', command {}: STORE INP to entry {}, past the 32-bit field",
+             list.name, i, d->offset);
+      queue.store_inp(d->sram, static_cast<uint32_t>(d->offset), d->y, d->x, d->stride);
+      return;
+    }
     const isa::CommandBuffer &b = list.buffers.at(d->buffer);
     // The last element the command touches must lie inside its buffer.
     uint64_t last = d->offset + uint64_t{d->y == 0 ? 0 : d->y - 1} * d->stride + d->x;

@@ -51,6 +51,14 @@ Nest nest_of(const isa::HwConfig &c, const lower::Layer &layer) {
       n.alu_per_output = 6;
       return n;
     }
+    // A chain as its first convolution with both convolutions' output blocks and ALU work.
+    Nest operator()(const lower::ConvChainParams &p) const {
+      Nest n = (*this)(p.first);
+      n.op = 4;
+      n.OB += double(p.second.out_channels / c.block_out);
+      n.alu_per_output = 10;
+      return n;
+    }
     Nest operator()(const lower::PoolParams &p) const {
       Nest n;
       n.op = 3;

@@ -95,6 +95,32 @@ Requant requant_from(const Fields &layer) {
   return q;
 }
 
+// A conv2d layer's fields (but 'op').
+Conv2dParams conv_from(const Fields &f) {
+  Conv2dParams p;
+  p.batch = f.integer("batch");
+  p.in_channels = f.integer("in_channels");
+  p.out_channels = f.integer("out_channels");
+  p.height = f.integer("height");
+  p.width = f.integer("width");
+  p.kernel_h = f.integer("kernel_h");
+  p.kernel_w = f.integer("kernel_w");
+  p.stride_h = f.integer("stride_h");
+  p.stride_w = f.integer("stride_w");
+  p.pad_h = f.integer("pad_h");
+  p.pad_w = f.integer("pad_w");
+  p.groups = f.integer("groups", 1);
+  p.requant = requant_from(f);
+  if (const auto r = f.object("residual"))
+    p.residual = Residual{
+        static_cast<int>(r->integer("lshift_out")), static_cast<int>(r->integer("lshift_skip")),
+        static_cast<int>(r->integer("rshift")), r->integer("clip_min"), r->integer("clip_max")};
+  if (const auto q = f.object("pool"))
+    p.pool = PoolEpilogue{q->integer("kernel_h"), q->integer("kernel_w"), q->integer("stride_h"),
+                          q->integer("stride_w")};
+  return p;
+}
+
 }  // namespace
 
 OJson to_json(const Layer &layer) {
@@ -134,6 +160,12 @@ OJson to_json(const Layer &layer) {
       if (p.clip_max) j["clip_max"] = *p.clip_max;
       return j;
     }
+    OJson operator()(const ConvChainParams &p) const {
+      OJson first = (*this)(p.first), second = (*this)(p.second);
+      first.erase("op");
+      second.erase("op");
+      return {{"op", "conv_chain"}, {"first", first}, {"second", second}};
+    }
     OJson operator()(const PoolParams &p) const {
       return {{"op", "pool2d"},
               {"kind", p.kind == PoolParams::Kind::kMax ? "max" : "average"},
@@ -170,29 +202,9 @@ Layer layer_from_json(const Json &j, const std::string &where) {
   layer.name = j.contains("name") && j["name"].is_string() ? j["name"].get<std::string>() : "";
   const std::string op = f.text("op");
   if (op == "conv2d") {
-    Conv2dParams p;
-    p.batch = f.integer("batch");
-    p.in_channels = f.integer("in_channels");
-    p.out_channels = f.integer("out_channels");
-    p.height = f.integer("height");
-    p.width = f.integer("width");
-    p.kernel_h = f.integer("kernel_h");
-    p.kernel_w = f.integer("kernel_w");
-    p.stride_h = f.integer("stride_h");
-    p.stride_w = f.integer("stride_w");
-    p.pad_h = f.integer("pad_h");
-    p.pad_w = f.integer("pad_w");
-    p.groups = f.integer("groups", 1);
-    p.requant = requant_from(f);
-    if (const auto r = f.object("residual"))
-      p.residual = Residual{static_cast<int>(r->integer("lshift_out")),
-                            static_cast<int>(r->integer("lshift_skip")),
-                            static_cast<int>(r->integer("rshift")), r->integer("clip_min"),
-                            r->integer("clip_max")};
-    if (const auto q = f.object("pool"))
-      p.pool = PoolEpilogue{q->integer("kernel_h"), q->integer("kernel_w"),
-                            q->integer("stride_h"), q->integer("stride_w")};
-    layer.params = p;
+    layer.params = conv_from(f);
+  } else if (op == "conv_chain") {
+    layer.params = ConvChainParams{conv_from(f.required("first")), conv_from(f.required("second"))};
   } else if (op == "dense") {
     DenseParams p;
     p.batch = f.integer("batch");
@@ -242,17 +254,29 @@ Layer layer_from_json(const Json &j, const std::string &where) {
     p.clip_max = f.integer("clip_max");
     layer.params = p;
   } else {
-    fail("{}: field 'op' is '{}'; expected conv2d, dense, add or pool2d", where, op);
+    fail(
+        "{}: field 'op' is '{}'; expected conv2d, conv_chain, dense, add or "
+        "pool2d",
+        where, op);
   }
   return layer;
 }
 
 OJson to_json(const AccelSchedule &s) {
-  return {{"tile_h", s.tile_h},     {"tile_w", s.tile_w},
-          {"tile_oc", s.tile_oc},   {"tile_ic", s.tile_ic},
-          {"vthreads", s.vthreads}, {"vthread_rows", s.vthread_rows ? 1 : 0},
-          {"bias_once", s.bias_once ? 1 : 0},
-          {"resident", static_cast<int>(s.resident)}};
+  OJson j = {{"tile_h", s.tile_h},
+             {"tile_w", s.tile_w},
+             {"tile_oc", s.tile_oc},
+             {"tile_ic", s.tile_ic},
+             {"vthreads", s.vthreads},
+             {"vthread_rows", s.vthread_rows ? 1 : 0},
+             {"bias_once", s.bias_once ? 1 : 0},
+             {"resident", static_cast<int>(s.resident)}};
+  // A conv chain's knobs only where set: other schedules' records stay as they were.
+  if (s.mid_oc > 0) {
+    j["mid_oc"] = s.mid_oc;
+    j["mid_ic"] = s.mid_ic;
+  }
+  return j;
 }
 
 AccelSchedule schedule_from_json(const Json &j, const std::string &where) {
@@ -271,6 +295,11 @@ AccelSchedule schedule_from_json(const Json &j, const std::string &where) {
   if (r < 0 || r > 2)
     fail("{}: field 'resident' = {} must be 0 (none), 1 (weights) or 2 (inputs)", where, r);
   s.resident = static_cast<AccelSchedule::Resident>(r);
+  s.mid_oc = f.integer("mid_oc", 0);
+  s.mid_ic = f.integer("mid_ic", 0);
+  if (s.mid_oc < 0 || s.mid_ic < 0)
+    fail("{}: fields 'mid_oc' = {} and 'mid_ic' = {} must not be negative", where, s.mid_oc,
+         s.mid_ic);
   return s;
 }
 

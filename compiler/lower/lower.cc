@@ -164,7 +164,7 @@ Traffic traffic_of(const isa::CommandList &list, const isa::HwConfig &config) {
   for (const auto &c : list.commands) {
     if (const auto *d = std::get_if<isa::DmaCommand>(&c)) {
       const uint64_t bytes = uint64_t{d->y} * d->x * config.tile_bytes(d->mem);
-      (d->store ? t.store_bytes : t.load_bytes) += bytes;
+      if (!d->to_inp()) (d->store ? t.store_bytes : t.load_bytes) += bytes;  // on chip: no DRAM
       t.insn_bytes += isa::kInsnBytes;
     } else if (!std::holds_alternative<isa::DepCommand>(c)) {
       t.insn_bytes += isa::kInsnBytes;

@@ -102,6 +102,10 @@ std::vector<int32_t> bindings(const graph::Node &node, const Layer &layer,
                      int8_tensor({2, config.block_out, config.block_in}, add_weight(config, *add)));
     return {step.inputs[0], step.inputs[1], weight, step.outputs[0]};
   }
+  // No graph node maps to a conv chain yet (the chain's operator is built and tested at the
+  // layer level, tests/codegen_accel/conv_chain_test.cc).
+  if (std::holds_alternative<ConvChainParams>(layer.params))
+    fail("{}: a conv chain has no package bindings", node.name);
   // Conv and dense: (data, weight, bias[, shifts][, skip, skip_weight], out).
   int64_t batch = 0, channels = 0;
   if (const auto *conv = std::get_if<Conv2dParams>(&layer.params)) {

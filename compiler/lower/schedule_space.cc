@@ -72,9 +72,8 @@ std::optional<uint64_t> ScheduleSpace::find(const AccelSchedule &s) const {
     c[i] = j;
     set_knob(&rebuilt, knobs[i].name, v);
   }
-  for (const char *field :
-       {"tile_h", "tile_w", "tile_oc", "tile_ic", "vthreads", "vthread_rows", "bias_once",
-        "resident"})
+  for (const char *field : {"tile_h", "tile_w", "tile_oc", "tile_ic", "vthreads", "vthread_rows",
+                            "bias_once", "resident", "mid_oc", "mid_ic"})
     if (knob_value(rebuilt, field) != knob_value(s, field)) return std::nullopt;
   return index(c);
 }
@@ -88,6 +87,8 @@ int64_t knob_value(const AccelSchedule &s, const std::string &knob) {
   if (knob == "vthread_rows") return s.vthread_rows;
   if (knob == "bias_once") return s.bias_once;
   if (knob == "resident") return static_cast<int64_t>(s.resident);
+  if (knob == "mid_oc") return s.mid_oc;
+  if (knob == "mid_ic") return s.mid_ic;
   VACC_CHECK(false) << "no schedule knob '" << knob << "'";
   return 0;
 }
@@ -110,6 +111,10 @@ void set_knob(AccelSchedule *s, const std::string &knob, int64_t value) {
   } else if (knob == "resident") {
     VACC_CHECK(value >= 0 && value <= 2) << "resident = " << value;
     s->resident = static_cast<AccelSchedule::Resident>(value);
+  } else if (knob == "mid_oc") {
+    s->mid_oc = value;
+  } else if (knob == "mid_ic") {
+    s->mid_ic = value;
   } else {
     VACC_CHECK(false) << "no schedule knob '" << knob << "'";
   }
@@ -117,11 +122,12 @@ void set_knob(AccelSchedule *s, const std::string &knob, int64_t value) {
 
 std::string describe(const AccelSchedule &s) {
   using R = AccelSchedule::Resident;
-  return fmt::format("h{} w{} oc{} ic{} vt{}{}{}{}", s.tile_h, s.tile_w, s.tile_oc, s.tile_ic,
+  return fmt::format("h{} w{} oc{} ic{} vt{}{}{}{}{}", s.tile_h, s.tile_w, s.tile_oc, s.tile_ic,
                      s.vthreads, s.vthread_rows ? " rows" : "", s.bias_once ? " bias_once" : "",
                      s.resident == R::kWeights  ? " wgt_resident"
                      : s.resident == R::kInputs ? " inp_resident"
-                                                : "");
+                                                : "",
+                     s.mid_oc > 0 ? fmt::format(" mid_oc{} mid_ic{}", s.mid_oc, s.mid_ic) : "");
 }
 
 ScheduleSpace schedule_space(const isa::HwConfig &config, const Layer &layer) {
@@ -161,6 +167,9 @@ std::string workload_key(const Layer &layer) {
     std::string operator()(const AddParams &p) const {
       return fmt::format("add n{} c{}x{}x{} sh{},{},{}", p.batch, p.channels, p.height, p.width,
                          p.lshift_a, p.lshift_b, p.rshift);
+    }
+    std::string operator()(const ConvChainParams &p) const {
+      return "chain " + (*this)(p.first) + " -> " + (*this)(p.second);
     }
     std::string operator()(const PoolParams &p) const {
       return fmt::format("pool2d {} n{} c{}x{}x{} k{}x{} s{}x{} p{},{},{},{} o{}x{}{}{} r{},{}",

@@ -372,13 +372,16 @@ Stmt Dma::make(const Dma &f) {
   VACC_CHECK(f.sram && f.dram) << "DMA needs both buffers";
   VACC_CHECK(is_scratchpad(f.sram->scope))
       << "DMA sram side " << f.sram->name << " in scope " << scope_name(f.sram->scope);
-  VACC_CHECK(f.dram->scope == Scope::kGlobal) << "DMA dram side " << f.dram->name;
+  const bool to_inp = f.dir == DmaDir::kStore && f.mem == isa::MemId::kInp;
+  VACC_CHECK(f.dram->scope == (to_inp ? Scope::kInp : Scope::kGlobal))
+      << "DMA dram side " << f.dram->name;
   for (const Expr *e : {&f.sram_index, &f.dram_index, &f.y_size, &f.x_size, &f.x_stride, &f.pad_top,
                         &f.pad_bottom, &f.pad_left, &f.pad_right}) {
     VACC_CHECK(e->defined() && e->dtype().is_int()) << "DMA field missing";
   }
   if (f.dir == DmaDir::kStore) {
-    VACC_CHECK(f.mem == isa::MemId::kOut && f.sram->scope == Scope::kAcc) << "store from acc";
+    VACC_CHECK((f.mem == isa::MemId::kOut || to_inp) && f.sram->scope == Scope::kAcc)
+        << "store from acc";
   } else {
     VACC_CHECK(f.mem != isa::MemId::kOut && mem_of_scope(f.sram->scope) == f.mem)
         << "load memory does not match buffer " << f.sram->name;

@@ -107,6 +107,7 @@ class CommandEmitter : private LoopWalker {
     const std::string what =
         fmt::format("dma.{} {} '{}' {} '{}'", store ? "store" : "load", isa::mem_id_name(op->mem),
                     op->sram->name, store ? "->" : "<-", op->dram->name);
+    if (store && op->mem == isa::MemId::kInp) return store_inp(op, what);
     auto it = param_index_.find(op->dram.get());
     if (it == param_index_.end())
       fail("{}: {}: DRAM buffer '{}' is not a parameter of the operator", func_.name, what,
@@ -158,6 +159,36 @@ class CommandEmitter : private LoopWalker {
     d.pad_bottom = static_cast<uint32_t>(pads[1]);
     d.pad_left = static_cast<uint32_t>(pads[2]);
     d.pad_right = static_cast<uint32_t>(pads[3]);
+    ops.push_back({d, {}});
+  }
+
+  // STORE INP: the destination is an INP-scope buffer, its planned position plus the index.
+  void store_inp(const Dma *op, const std::string &what) {
+    const int64_t y = eval(op->y_size), x = eval(op->x_size), stride = eval(op->x_stride);
+    check_bits(what, "y_size", y, isa::kDmaSizeBits);
+    check_bits(what, "x_size", x, isa::kDmaSizeBits);
+    check_bits(what, "x_stride", stride, isa::kDmaSizeBits);
+    const int64_t sram = base_of(op->sram) + eval(op->sram_index);
+    check_bits(what, "sram_base", sram, mem_bits_);
+    if (sram + y * x > config_.acc_depth())
+      field_error(what, "sram_base", sram,
+                  fmt::format("with {}x{} elements overruns the acc scratchpad ({} elements)", y, x,
+                              config_.acc_depth()));
+    const int64_t inp = base_of(op->dram) + eval(op->dram_index);
+    if (y > 0 && x > 0 && inp + (y - 1) * stride + x > config_.inp_depth())
+      field_error(what, "dram_base", inp,
+                  fmt::format("with {} rows of {} at stride {} reaches past the inp scratchpad "
+                              "({} elements)",
+                              y, x, stride, config_.inp_depth()));
+    isa::DmaCommand d;
+    d.store = true;
+    d.mem = isa::MemId::kInp;
+    d.sram = static_cast<uint32_t>(sram);
+    d.buffer = isa::kInpScratchpad;
+    d.offset = static_cast<uint64_t>(inp);
+    d.y = static_cast<uint32_t>(y);
+    d.x = static_cast<uint32_t>(x);
+    d.stride = static_cast<uint32_t>(stride);
     ops.push_back({d, {}});
   }
 

@@ -57,6 +57,9 @@ inline Footprint footprint(const CodegenCommand &op) {
       fp.engine = Engine::kStore;
       fp.ranges.push_back(
           {static_cast<int>(isa::MemId::kAcc), false, d->sram, d->sram + uint64_t{d->y} * d->x});
+      if (d->to_inp() && d->y > 0 && d->x > 0)
+        fp.ranges.push_back({static_cast<int>(isa::MemId::kInp), true, d->offset,
+                             d->offset + uint64_t{d->y - 1} * d->stride + d->x});
     } else {
       fp.engine = is_operand_load(op) ? Engine::kLoad : Engine::kCompute;
       const uint64_t n =

@@ -7,10 +7,12 @@
 // pushes a token right after m and Y pops one right before it. Tokens are counted per queue
 // in order, so the k-th pop receives the k-th push; every push is popped, and no wait is
 // added that the conflicts do not require.
+#include <algorithm>
 #include <array>
 
 #include "codegen_commands.h"
 #include "footprint.h"
+#include "vacc/support/error.h"
 
 namespace vacc::lower {
 namespace {
@@ -25,6 +27,37 @@ CodegenCommands strip_tokens(const CodegenCommands &ops) {
   return out;
 }
 
+// The load and store engines share no token queue: a STORE INP and a LOAD that touch the same
+// INP entries would need a relay through the compute engine, which this pass does not build.
+// The compiler keeps their regions apart (a result kept on chip has its own buffer); this holds
+// it to that.
+void check_no_load_store_overlap(const CodegenCommands &ops, const std::vector<Footprint> &fps) {
+  std::vector<std::pair<uint64_t, uint64_t>> stored;
+  for (const Footprint &f : fps)
+    if (f.engine == Engine::kStore)
+      for (const Range &r : f.ranges)
+        if (r.write) stored.emplace_back(r.lo, r.hi);
+  if (stored.empty()) return;
+  std::sort(stored.begin(), stored.end());
+  std::vector<std::pair<uint64_t, uint64_t>> merged;
+  for (const auto &r : stored)
+    if (!merged.empty() && r.first <= merged.back().second)
+      merged.back().second = std::max(merged.back().second, r.second);
+    else
+      merged.push_back(r);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (fps[i].engine != Engine::kLoad) continue;
+    for (const Range &r : fps[i].ranges) {
+      if (r.mem != static_cast<int>(isa::MemId::kInp)) continue;
+      auto it = std::upper_bound(merged.begin(), merged.end(), std::make_pair(r.lo, UINT64_MAX));
+      const bool hit = (it != merged.end() && it->first < r.hi) ||
+                       (it != merged.begin() && std::prev(it)->second > r.lo);
+      VACC_CHECK(!hit) << "a LOAD into INP [" << r.lo << ", " << r.hi
+                       << ") overlaps a STORE INP's entries: no token orders them";
+    }
+  }
+}
+
 }  // namespace
 
 CodegenCommands insert_tokens(const CodegenCommands &stream) {
@@ -33,6 +66,7 @@ CodegenCommands insert_tokens(const CodegenCommands &stream) {
   std::vector<Footprint> fps;
   fps.reserve(n);
   for (const CodegenCommand &op : ops) fps.push_back(footprint(op));
+  check_no_load_store_overlap(ops, fps);
   std::vector<std::vector<isa::DepCommand>> before(n), after(n);
   constexpr std::array<std::pair<Engine, Engine>, 4> kQueues = {
       {{Engine::kLoad, Engine::kCompute},

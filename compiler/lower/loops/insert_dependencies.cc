@@ -21,7 +21,10 @@ int channel_of(const Stmt &s) {
     VACC_CHECK(ch == -1 || ch == b->vthread) << "a statement touches two virtual threads";
     ch = b->vthread;
   };
-  if (const Dma *d = s.as<Dma>()) see(d->sram);
+  if (const Dma *d = s.as<Dma>()) {
+    see(d->sram);
+    if (d->dram->scope != Scope::kGlobal) see(d->dram);  // a STORE INP's destination
+  }
   if (const Gemm *g = s.as<Gemm>()) {
     see(g->acc);
     see(g->inp);

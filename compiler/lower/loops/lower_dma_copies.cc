@@ -88,13 +88,21 @@ class DmaLowering : public Mutator {
            to_string(st->value));
     }
     const Buffer &src = ld->buffer;
-    bool is_load = dst->scope != Scope::kGlobal;
+    // ACC -> INP is a STORE INP (extensions.store_inp): a layer's result kept on chip as the
+    // next GEMMs' input; its destination plays the DRAM side's part, an index into INP.
+    const bool to_inp = src->scope == Scope::kAcc && dst->scope == Scope::kInp;
+    if (to_inp && !config_.store_inp)
+      fail(
+          "dma_copy from '{}' (acc) to '{}' (inp): keeping a result on chip needs STORE INP; set "
+          "extensions.store_inp: true in the config",
+          src->name, dst->name);
+    bool is_load = !to_inp && dst->scope != Scope::kGlobal;
     const Buffer &sram = is_load ? dst : src;
     const Buffer &dram = is_load ? src : dst;
     const std::vector<Expr> &sidx = is_load ? st->indices : ld->indices;
     const std::vector<Expr> &didx = is_load ? ld->indices : st->indices;
     if (!is_scratchpad(sram->scope) || sram->scope == Scope::kUop ||
-        dram->scope != Scope::kGlobal) {
+        (dram->scope != Scope::kGlobal && !to_inp)) {
       fail(
           "dma_copy from '{}' ({}) to '{}' ({}): a DMA copies between DRAM and the inp, wgt or "
           "acc scratchpad",
@@ -110,11 +118,12 @@ class DmaLowering : public Mutator {
     }
     if (!is_load) {
       if (!load_guards.empty()) fail("dma_copy to '{}': a store cannot pad", dram->name);
-      if (!narrowing || dram->dtype.bits != config_.out_bits()) {
+      const int bits = to_inp ? config_.inp_bits : config_.out_bits();
+      if (!narrowing || dram->dtype.bits != bits) {
         fail(
-            "dma_copy to '{}': a store narrows the accumulator to the {}-bit output: write "
+            "dma_copy to '{}': a store narrows the accumulator to the {}-bit {}: write "
             "`int{}(...)` of the acc value and make '{}' int{}",
-            dram->name, config_.out_bits(), config_.out_bits(), dram->name, config_.out_bits());
+            dram->name, bits, to_inp ? "input" : "output", bits, dram->name, bits);
       }
     }
     if (loops.size() < 2) fail("dma_copy of '{}': the nest must walk whole tiles", dst->name);
@@ -214,7 +223,7 @@ class DmaLowering : public Mutator {
     if (nd == 2) stride = c32(cd[0]);
     Dma dma;
     dma.dir = is_load ? DmaDir::kLoad : DmaDir::kStore;
-    dma.mem = is_load ? mem_of_scope(sram->scope) : isa::MemId::kOut;
+    dma.mem = is_load ? mem_of_scope(sram->scope) : to_inp ? isa::MemId::kInp : isa::MemId::kOut;
     dma.sram = sram;
     dma.dram = dram;
     dma.sram_index = simplify(substitute(stile, at_start));

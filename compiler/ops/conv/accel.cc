@@ -13,6 +13,7 @@
 #include "lower/ops/requantize.h"
 #include "lower/ops/schedule_rules.h"
 #include "lower/ops/tile_output.h"
+#include "ops/conv/accel_convolution.h"
 #include "ops/elementwise/accel_arithmetic.h"
 #include "vacc/isa/encoding.h"
 #include "vacc/lower/operators.h"
@@ -343,43 +344,14 @@ Operator define(const isa::HwConfig &c, const Conv2dParams &p, const AccelSchedu
         "{}: tile_oc = {}: a grouped convolution with {} output blocks per group tiles one output "
         "block at a time (tile_oc = 1)",
         name, sc.tile_oc, OB / p.groups);
-  // Input blocks each output block reduces over, and (grouped) the first of them for output
-  // block `ob`.
-  const int64_t IBG = CB / p.groups, OBG = OB / p.groups;
-  auto first_in_block = [&](const Expr &ob) -> Expr {
-    if (OBG == 1) return ob * tir::make_const(tir::int32(), IBG);
-    return ob / tir::make_const(tir::int32(), OBG) * tir::make_const(tir::int32(), IBG);
-  };
   tir::DataType it = tir::DataType::int_(c.inp_bits), wt = tir::DataType::int_(c.wgt_bits),
                 at = tir::DataType::int_(c.acc_bits);
   te::Tensor data = te::placeholder("data", {NB, CB, p.height, p.width, c.batch, c.block_in}, it);
-  te::Tensor kernel =
-      te::placeholder("kernel", {OB, IBG, p.kernel_h, p.kernel_w, c.block_out, c.block_in}, wt);
+  te::Tensor kernel = te::placeholder(
+      "kernel", {OB, CB / p.groups, p.kernel_h, p.kernel_w, c.block_out, c.block_in}, wt);
   te::Tensor bias = te::placeholder("bias", {NB, OB, c.batch, c.block_out}, at);
-  int64_t PH = p.height + 2 * p.pad_h, PW = p.width + 2 * p.pad_w;
-  te::Tensor pad = te::compute(
-      "pad", {NB, CB, PH, PW, c.batch, c.block_in},
-      [&](const auto &v) {
-        Expr h = v[2], w = v[3];
-        Expr inside = h >= tir::make_const(tir::int32(), p.pad_h) &&
-                      h < tir::make_const(tir::int32(), p.height + p.pad_h) &&
-                      w >= tir::make_const(tir::int32(), p.pad_w) &&
-                      w < tir::make_const(tir::int32(), p.width + p.pad_w);
-        return tir::select(inside, (*data)({v[0], v[1], h - p.pad_h, w - p.pad_w, v[4], v[5]}),
-                           tir::make_const(it, 0));
-      },
-      {"n", "c", "h", "w", "b", "ci"});
-  te::Tensor conv =
-      te::reduce_sum("conv", {NB, OB, OH, OW, c.batch, c.block_out},
-                     {{"ic", IBG}, {"kh", p.kernel_h}, {"kw", p.kernel_w}, {"ic_t", c.block_in}},
-                     [&](const auto &v, const auto &r) {
-                       Expr h = Expr(v[2]) * tir::make_const(tir::int32(), p.stride_h) + r[1];
-                       Expr w = Expr(v[3]) * tir::make_const(tir::int32(), p.stride_w) + r[2];
-                       Expr ic = p.groups == 1 ? Expr(r[0]) : first_in_block(v[1]) + r[0];
-                       return tir::cast(at, (*pad)({v[0], ic, h, w, v[4], r[3]})) *
-                              tir::cast(at, (*kernel)({v[1], r[0], r[1], r[2], v[5], r[3]}));
-                     },
-                     {"n", "oc", "oh", "ow", "b", "oc_t"});
+  const Convolution cv = convolution(c, p, data, kernel);
+  const te::Tensor pad = cv.pad, conv = cv.conv;
   // A fused max pool: each window's max of the accumulators (the requantization is monotone,
   // so it commutes with the max), zeroed, then the first position added, then a max per other
   // position, in place on the pooled tile.
@@ -462,12 +434,7 @@ Operator define(const isa::HwConfig &c, const Conv2dParams &p, const AccelSchedu
 
   // The convolution: input-channel blocks outermost, the GEMM tile innermost.
   auto &sconv = s[conv];
-  sconv.compute_at(so, t.tile);
-  auto ca = sconv.axis();
-  auto cr = sconv.reduce_axis();
-  auto [ic_o, ic_i] = sconv.split(cr[0], sc.tile_ic);
-  sconv.reorder({ca[0], ic_o, cr[1], cr[2], ic_i, ca[1], ca[2], ca[3], ca[4], ca[5], cr[3]});
-  sconv.tensorize(ca[4], "gemm");
+  const te::IterVar ic_o = schedule_convolution(s, conv, so, t.tile, sc.tile_ic);
   // A resident operand's load covers all input blocks, outside the loop over the other's tiles.
   if (sc.resident == Resident::kInputs)
     s[data_l].compute_at(so, t.spatial);

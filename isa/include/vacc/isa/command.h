@@ -28,8 +28,12 @@ struct CommandBuffer {
   bool operator==(const CommandBuffer &) const = default;
 };
 
-// LOAD (inp, wgt, acc) or STORE (out): fields as in isa/README.md, with the DRAM address
-// given as (buffer index, element offset in that buffer).
+// The `buffer` of a STORE INP (extensions.store_inp): its destination is the INP scratchpad
+// itself, `offset` the INP index, no DRAM buffer.
+inline constexpr uint32_t kInpScratchpad = UINT32_MAX;
+
+// LOAD (inp, wgt, acc) or STORE (out, or inp with extensions.store_inp): fields as in
+// isa/README.md, with the DRAM address given as (buffer index, element offset in that buffer).
 struct DmaCommand {
   bool store = false;
   MemId mem = MemId::kInp;
@@ -39,6 +43,7 @@ struct DmaCommand {
   uint32_t y = 1, x = 1, stride = 1;
   uint32_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
   bool operator==(const DmaCommand &) const = default;
+  bool to_inp() const { return store && mem == MemId::kInp; }
 };
 
 // GEMM over micro-op kernel `kernel` of the list, with two folded loops.

@@ -51,6 +51,8 @@ class CommandQueue {
   void load(isa::MemId mem, uint32_t sram, uint64_t dram_element, uint32_t y, uint32_t x,
             uint32_t stride, Padding pad = {});
   void store(uint32_t sram, uint64_t dram_element, uint32_t y, uint32_t x, uint32_t stride);
+  // STORE INP (extensions.store_inp): y*x ACC tiles narrowed into INP from entry `inp_index`.
+  void store_inp(uint32_t sram, uint32_t inp_index, uint32_t y, uint32_t x, uint32_t stride);
 
   void gemm(const UopKernel &kernel, Loops loops, isa::LoopFactors acc, isa::LoopFactors inp,
             isa::LoopFactors wgt, bool reset, bool overlap = false, bool assign = false);

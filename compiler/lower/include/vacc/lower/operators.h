@@ -165,8 +165,21 @@ struct PoolParams {
   }
 };
 
+// Two convolutions run depth first: `second` is a 1x1 convolution (stride 1, no padding, no
+// groups, no fused pool or residual) of `first`'s result, which never leaves the chip: per tile
+// of output pixels, first's requantized int8 result for those pixels and all its channels is
+// narrowed from ACC into INP by STORE INP (extensions.store_inp; needs gemm.block_in ==
+// gemm.block_out) and read there by second's GEMMs. `first` is any convolution without a fused
+// pool or residual (grouped and depthwise included); second.in_channels = first.out_channels
+// and second's grid is first's output grid. Arguments: first's [data, kernel, bias[, shifts]
+// [, multipliers]], then second's [kernel, bias[, shifts][, multipliers]], then out (second's
+// output). DRAM sees first's input and second's output only.
+struct ConvChainParams {
+  Conv2dParams first, second;
+};
+
 // One accelerator layer: a name (for diagnostics and dumps) and its operator's parameters.
-using LayerParams = std::variant<Conv2dParams, DenseParams, AddParams, PoolParams>;
+using LayerParams = std::variant<Conv2dParams, DenseParams, AddParams, PoolParams, ConvChainParams>;
 struct Layer {
   std::string name;
   LayerParams params;
@@ -196,6 +209,10 @@ struct AccelSchedule {
   // it); bias and shifts then load per tile unless bias_once.
   enum class Resident : int { kNone = 0, kWeights = 1, kInputs = 2 };
   Resident resident = Resident::kNone;
+  // Conv chains (ConvChainParams): the first convolution's output blocks per accumulator tile
+  // (each tile's result stored into INP at once), and the kept result's blocks per GEMM group
+  // of the second convolution (its weights loaded per group). 0 for every other operator.
+  int64_t mid_oc = 0, mid_ic = 0;
 };
 
 // A scheduled operator: its arguments (the DRAM buffers, in order) and its loop IR. Conv and
@@ -246,6 +263,13 @@ std::vector<int64_t> pool_weight(const isa::HwConfig &config);
 // and the values of its `multipliers` argument, [OH, OW, B, BO].
 bool pool_counts_vary(const PoolParams &p);
 std::vector<int64_t> pool_multipliers(const isa::HwConfig &config, const PoolParams &p);
+
+void check_supported(const isa::HwConfig &config, const ConvChainParams &p,
+                     const std::string &name);
+AccelSchedule default_schedule(const isa::HwConfig &config, const ConvChainParams &p, int vthreads,
+                               const std::string &name);
+Operator define(const isa::HwConfig &config, const ConvChainParams &p, const AccelSchedule &s,
+                const std::string &name = "conv_chain");
 
 // A requantization (shift or per-channel shifts, clip bounds) of an operator with
 // `out_channels` outputs; throws vacc::Error naming the layer.

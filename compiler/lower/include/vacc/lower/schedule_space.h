@@ -62,6 +62,9 @@ std::optional<std::string> check_schedule(const isa::HwConfig &config, const Den
 ScheduleSpace schedule_space(const isa::HwConfig &config, const AddParams &p);
 std::optional<std::string> check_schedule(const isa::HwConfig &config, const AddParams &p,
                                           const AccelSchedule &s);
+ScheduleSpace schedule_space(const isa::HwConfig &config, const ConvChainParams &p);
+std::optional<std::string> check_schedule(const isa::HwConfig &config, const ConvChainParams &p,
+                                          const AccelSchedule &s);
 ScheduleSpace schedule_space(const isa::HwConfig &config, const PoolParams &p);
 std::optional<std::string> check_schedule(const isa::HwConfig &config, const PoolParams &p,
                                           const AccelSchedule &s);

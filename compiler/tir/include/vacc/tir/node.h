@@ -282,7 +282,8 @@ struct Attr : StmtNode {
 // Indices count tiles from each buffer's start; the expressions may use enclosing loop
 // variables (codegen evaluates them per iteration). Load: for y < pad_top+y_size+pad_bottom,
 // x < pad_left+x_size+pad_right: sram[sram_index + y*W + x] = padding ? 0 :
-// dram[dram_index + (y-pad_top)*x_stride + (x-pad_left)]. Store narrows by truncation.
+// dram[dram_index + (y-pad_top)*x_stride + (x-pad_left)]. Store narrows by truncation; a
+// store with mem = inp (extensions.store_inp) writes an INP-scope buffer in place of DRAM.
 enum class DmaDir : uint8_t { kLoad, kStore };
 struct Dma : StmtNode {
   static constexpr StmtKind kKind = StmtKind::kDma;
