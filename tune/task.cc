@@ -34,6 +34,7 @@ std::vector<lower::Layer> layers_of(const compile::CompiledModel &compiled) {
 
 // How `alt` differs from `heuristic`, the heuristic's layer of the same name (null: none).
 std::string form_of(const lower::Layer &alt, const lower::Layer *heuristic) {
+  if (std::holds_alternative<lower::ConvChainParams>(alt.params)) return "chain fused";
   const auto *a = std::get_if<lower::Conv2dParams>(&alt.params);
   if (!a) return "apart";  // a pool or add of its own
   const auto *h = heuristic ? std::get_if<lower::Conv2dParams>(&heuristic->params) : nullptr;
@@ -68,24 +69,29 @@ std::vector<TuneTask> model_tasks(const std::string &onnx_path, const isa::HwCon
   for (const compile::AccelLayer &a : heuristic.accel_layers)
     by_name.emplace(a.layer.name, a.layer);
   using lower::GraphChoice;
+  // Conv chains need STORE INP: without it only one form exists.
+  const std::vector<GraphChoice> chains =
+      config.store_inp ? std::vector<GraphChoice>{GraphChoice::kAlways, GraphChoice::kNever}
+                       : std::vector<GraphChoice>{GraphChoice::kNever};
   for (GraphChoice fold : {GraphChoice::kAlways, GraphChoice::kNever})
-    for (GraphChoice fuse : {GraphChoice::kAlways, GraphChoice::kNever}) {
-      options.graph_choices = {fold, fuse};
-      for (TuneTask &t :
-           group_tasks(layers_of(compile::compile_model(onnx_path, config, options)))) {
-        auto [it, inserted] = index.try_emplace(t.workload, tasks.size());
-        if (inserted) {
-          t.alternative = true;
-          const auto h = by_name.find(t.layer.name);
-          t.form = form_of(t.layer, h == by_name.end() ? nullptr : &h->second);
-          tasks.push_back(std::move(t));
-        } else if (TuneTask &known = tasks[it->second];
-                   known.alternative && t.weight > known.weight) {
-          known.weight = t.weight;  // as often as the form occurs where it is taken everywhere
-          known.layers = t.layers;
+    for (GraphChoice fuse : {GraphChoice::kAlways, GraphChoice::kNever})
+      for (GraphChoice chain : chains) {
+        options.graph_choices = {fold, fuse, chain};
+        for (TuneTask &t :
+             group_tasks(layers_of(compile::compile_model(onnx_path, config, options)))) {
+          auto [it, inserted] = index.try_emplace(t.workload, tasks.size());
+          if (inserted) {
+            t.alternative = true;
+            const auto h = by_name.find(t.layer.name);
+            t.form = form_of(t.layer, h == by_name.end() ? nullptr : &h->second);
+            tasks.push_back(std::move(t));
+          } else if (TuneTask &known = tasks[it->second];
+                     known.alternative && t.weight > known.weight) {
+            known.weight = t.weight;  // as often as the form occurs where it is taken everywhere
+            known.layers = t.layers;
+          }
         }
       }
-    }
   return tasks;
 }
 

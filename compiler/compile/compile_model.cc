@@ -244,6 +244,8 @@ CompiledModel compile_graph(graph::Graph g, const std::string &source, const std
   po.cpu_block = options.cpu_block;
   po.fuse_pools =
       lower::fusion_policy(config, options.vthreads, choices.fuse, tuned, "pool", decisions);
+  po.chain_convs =
+      lower::fusion_policy(config, options.vthreads, choices.chain, tuned, "chain", decisions);
   if (!options.dump_dir.empty()) po.dump_dir = options.dump_dir + "/graph";
   po.log = options.log;
   graph::PipelineResult pr = graph::run_graph_pipeline(g, config, calib, po);
@@ -330,7 +332,8 @@ CompiledModel compile_imported(const std::function<graph::Graph()> &import,
                   [](const lower::GraphDecision &d) { return d.tuned && !d.heuristic; });
   if (!left_heuristic) return chosen;
   CompileOptions as_heuristic = o;
-  as_heuristic.graph_choices = {lower::GraphChoice::kHeuristic, lower::GraphChoice::kHeuristic};
+  as_heuristic.graph_choices = {lower::GraphChoice::kHeuristic, lower::GraphChoice::kHeuristic,
+                                lower::GraphChoice::kHeuristic};
   as_heuristic.log = nullptr;  // the log has the first compile's stages; this one is summed up
   const double first_seconds = chosen.seconds;
   start = Clock::now();

@@ -147,6 +147,9 @@ PipelineResult run_graph_pipeline(Graph &graph, const isa::HwConfig &config,
          [&] { return fmt::format("{} pools fused", fuse_pools(graph, options.fuse_pools)); });
   step("pack_layout",
        [&] { return fmt::format("{} layout transforms", pack_layout(graph, config)); });
+  if (options.chain_convs)
+    step("chain_convs",
+         [&] { return fmt::format("{} conv chains", chain_convs(graph, options.chain_convs)); });
   if (!options.quantize && options.cpu_block > 0) {
     step("block_cpu_layout", [&] {
       return fmt::format("{} nodes in NCHW{}c", block_cpu_layout(graph, options.cpu_block),

@@ -44,6 +44,21 @@ bool foldable(const ConvForms &f, const isa::HwConfig &c, int vthreads) {
   return true;
 }
 
+// The cost model's cycles for the default schedule of a convolution's or a conv chain's layer.
+std::optional<uint64_t> modelled_layer_cycles(const graph::Node &node, const isa::HwConfig &c,
+                                              int vthreads) {
+  const std::optional<Layer> layer = layer_of(node, c, nullptr);
+  if (!layer) return std::nullopt;
+  try {
+    if (const auto *conv = std::get_if<Conv2dParams>(&layer->params))
+      return static_cast<uint64_t>(modelled_cycles(c, *conv, vthreads, layer->name));
+    if (const auto *chain = std::get_if<ConvChainParams>(&layer->params))
+      return static_cast<uint64_t>(modelled_cycles(c, *chain, vthreads, layer->name));
+  } catch (const Error &) {
+  }
+  return std::nullopt;
+}
+
 std::optional<uint64_t> cycles_of(const Layer &layer, const TunedLookup &tuned) {
   if (!tuned) return std::nullopt;
   const std::optional<TunedSchedule> t = tuned(layer);
@@ -111,6 +126,11 @@ graph::FusionPolicy fusion_policy(const isa::HwConfig &config, int vthreads, Gra
                                   GraphDecisions decisions) {
   graph::FusionPolicy policy(accel_legality(config, vthreads));
   policy.keep_apart = choice == GraphChoice::kNever;
+  policy.always = choice == GraphChoice::kAlways;
+  if (choice == GraphChoice::kDecide || choice == GraphChoice::kHeuristic)
+    policy.modelled = [config, vthreads](const graph::Node &node) -> std::optional<uint64_t> {
+      return modelled_layer_cycles(node, config, vthreads);
+    };
   if (choice != GraphChoice::kDecide) return policy;
   if (tuned)
     policy.measured = [config, tuned](const graph::Node &node) {

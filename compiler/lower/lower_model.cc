@@ -5,6 +5,7 @@
 #include <chrono>
 #include <fstream>
 
+#include "vacc/graph/conv_chain.h"
 #include "vacc/isa/command.h"
 #include "vacc/lower/legality.h"
 #include "vacc/lower/lower.h"
@@ -102,33 +103,42 @@ std::vector<int32_t> bindings(const graph::Node &node, const Layer &layer,
                      int8_tensor({2, config.block_out, config.block_in}, add_weight(config, *add)));
     return {step.inputs[0], step.inputs[1], weight, step.outputs[0]};
   }
-  // No graph node maps to a conv chain yet (the chain's operator is built and tested at the
-  // layer level, tests/codegen_accel/conv_chain_test.cc).
-  if (std::holds_alternative<ConvChainParams>(layer.params))
-    fail("{}: a conv chain has no package bindings", node.name);
-  // Conv and dense: (data, weight, bias[, shifts][, skip, skip_weight], out).
-  int64_t batch = 0, channels = 0;
-  if (const auto *conv = std::get_if<Conv2dParams>(&layer.params)) {
-    batch = conv->batch;
-    channels = conv->out_channels;
+  // Conv and dense: (data, weight, bias[, shifts][, multipliers][, skip, skip_weight], out);
+  // a conv chain: (data, weight, bias[, ...] of the first, weight, bias[, ...] of the second,
+  // out).
+  std::vector<int32_t> b = {step.inputs[0], step.inputs[1]};
+  // A GEMM node's per-channel vectors (bias, then shifts and multipliers where it has them)
+  // as its operator reads them.
+  auto vectors = [&](const graph::Node &part, const Requant &requant, int64_t batch,
+                     int64_t channels) {
+    const std::string &name = part.outputs[0]->name;
+    b.push_back(
+        add_constant(package, name + ".bias_nb",
+                     broadcast_channels(constant_values(part.input(2)), batch, channels, config)));
+    if (requant.per_channel())
+      b.push_back(add_constant(
+          package, name + ".shifts_nb",
+          broadcast_channels(part.attrs.get_ints("shifts", {0}), batch, channels, config)));
+    if (requant.multiplied())
+      b.push_back(add_constant(package, name + ".multipliers_nb",
+                               broadcast_channels(requant.multipliers, batch, channels, config)));
+  };
+  if (const auto *chain = std::get_if<ConvChainParams>(&layer.params)) {
+    const std::unique_ptr<graph::ConvChainParts> parts = graph::conv_chain_parts(node);
+    vectors(parts->first, chain->first.requant, chain->first.batch, chain->first.out_channels);
+    b.push_back(step.inputs[3]);
+    vectors(parts->second, chain->second.requant, chain->second.batch, chain->second.out_channels);
+    b.push_back(step.outputs[0]);
+    return b;
+  }
+  const auto *conv = std::get_if<Conv2dParams>(&layer.params);
+  if (conv) {
+    vectors(node, conv->requant, conv->batch, conv->out_channels);
   } else {
     const auto &dense = std::get<DenseParams>(layer.params);
-    batch = config.batch * dense.groups;  // one row of vectors per group, read by all its rows
-    channels = dense.out_features;
+    // One row of vectors per group, read by all its rows.
+    vectors(node, dense.requant, config.batch * dense.groups, dense.out_features);
   }
-  std::vector<int32_t> b = {step.inputs[0], step.inputs[1]};
-  b.push_back(
-      add_constant(package, out + ".bias_nb",
-                   broadcast_channels(constant_values(node.input(2)), batch, channels, config)));
-  const auto *conv = std::get_if<Conv2dParams>(&layer.params);
-  const Requant &requant = conv ? conv->requant : std::get<DenseParams>(layer.params).requant;
-  if (requant.per_channel())
-    b.push_back(add_constant(
-        package, out + ".shifts_nb",
-        broadcast_channels(node.attrs.get_ints("shifts", {0}), batch, channels, config)));
-  if (requant.multiplied())
-    b.push_back(add_constant(package, out + ".multipliers_nb",
-                             broadcast_channels(requant.multipliers, batch, channels, config)));
   if (conv && conv->residual) {
     b.push_back(step.inputs[3]);
     b.push_back(add_constant(package, out + ".skip_weight",

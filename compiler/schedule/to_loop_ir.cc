@@ -211,7 +211,21 @@ class Lowerer {
       LoadCollector lc(st->op()->buffer.get());
       lc.visit(ci.body);
       if (lc.accesses.empty()) continue;
-      if (c != parent && c->attach_stage() != parent) {
+      // The reader and the stages it is computed inside, up to the one computed in `parent`
+      // (a stage computed inside a stage computed inside the parent reads from within it too).
+      std::vector<const Stage *> path;
+      for (const Stage *x = c; x != parent; x = x->attach_stage()) {
+        if (x->attach() != Attach::kAt) {
+          path.clear();
+          break;
+        }
+        path.push_back(x);
+        if (x->attach_stage() == parent) break;
+      }
+      const bool inside =
+          c == parent || (!path.empty() && path.back()->attach_stage() == parent &&
+                          std::find(at, pl.end(), path.back()->attach_iv()) != pl.end());
+      if (!inside) {
         fail(
             "lower: stage '{}' is computed at '{}' of stage '{}' but is also read by stage '{}' "
             "outside that loop; compute '{}' at the same place or compute '{}' at root",
@@ -219,9 +233,8 @@ class Lowerer {
             st->name());
       }
       std::set<const tir::VarNode *> relaxed = parent_inner;
-      if (c != parent) {
-        for (const IterVar &iv : c->leaf_iter_vars()) relaxed.insert(iv->var.get());
-      }
+      for (const Stage *x : path)
+        for (const IterVar &iv : x->leaf_iter_vars()) relaxed.insert(iv->var.get());
       // A relaxed loop of one iteration is its value 0: substituted, an index that is not
       // affine in it (a grouped convolution's first input block, output block / blocks per
       // group) keeps its exact region instead of the whole axis.
@@ -232,8 +245,8 @@ class Lowerer {
           single_iteration.emplace_back(iv->var, tir::make_const(iv->var->dtype, 0));
       };
       for (auto i = at + 1; i < pl.end(); ++i) note_single(*i);
-      if (c != parent)
-        for (const IterVar &iv : c->leaf_iter_vars()) note_single(iv);
+      for (const Stage *x : path)
+        for (const IterVar &iv : x->leaf_iter_vars()) note_single(iv);
       std::vector<std::pair<tir::Var, Expr>> sub = root_substitution(ci);
       for (const auto &acc : lc.accesses) {
         for (size_t k = 0; k < acc.size(); ++k) {

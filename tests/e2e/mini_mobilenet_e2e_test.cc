@@ -14,6 +14,7 @@
 #include "vacc/driver/device.h"
 #include "vacc/graph/onnx_import.h"
 #include "vacc/host/reference_kernels.h"
+#include "vacc/lower/graph_choices.h"
 #include "vacc/runtime/graph_executor.h"
 #include "vacc/support/npy.h"
 
@@ -77,6 +78,59 @@ TEST(MiniMobileNetE2E, EveryConvolutionOnTheAcceleratorBitExactOnEveryEngine) {
       ASSERT_EQ(got[0].data.size(), want[i].nbytes());
       EXPECT_EQ(std::memcmp(got[0].data.data(), want[i].raw(), want[i].nbytes()), 0)
           << engine << ", input " << i;
+    }
+  }
+}
+
+// Conv chains (graph/passes/chain_convs.h) on the same model: with extensions.store_inp each
+// depthwise convolution whose result only its 1x1 projection reads runs with it as one
+// vacc.QConvChain, the intermediate kept in INP (no tensor, no DRAM traffic for it), and the
+// output stays the int8 reference's bit for bit: fsim and perf on default with the key, rtl on
+// batch4 (which has it; its RTL model built on demand). Without the key, or with chains
+// refused, no chain forms.
+TEST(MiniMobileNetE2E, ConvChainsKeepIntermediatesOnChipBitExact) {
+  auto chains_of = [](const isa::Package &p) {
+    int n = 0;
+    for (const auto &s : p.steps) {
+      if (s.op != "vacc.QConvChain") continue;
+      EXPECT_EQ(s.target, isa::StepTarget::kAccel);
+      ++n;
+    }
+    return n;
+  };
+  compile::CompileOptions options;
+  options.calibration = kCalibration;
+  options.use_tuning_db = false;
+  options.graph_choices.chain = lower::GraphChoice::kAlways;
+  EXPECT_EQ(
+      chains_of(compile::compile_model(kModel, test::config_named("default"), options).package), 0);
+  isa::HwConfig with_key = test::config_named("default");
+  with_key.store_inp = true;
+  for (const auto &[config, engines] :
+       {std::pair{with_key, std::vector<std::string>{"fsim", "perf"}},
+        std::pair{test::config_named("batch4"), std::vector<std::string>{"rtl"}}}) {
+    SCOPED_TRACE(config.name);
+    compile::CompileOptions never = options;
+    never.graph_choices.chain = lower::GraphChoice::kNever;
+    const isa::Package apart = compile::compile_model(kModel, config, never).package;
+    EXPECT_EQ(chains_of(apart), 0);
+    const isa::Package p = compile::compile_model(kModel, config, options).package;
+    const int chains = chains_of(p);
+    EXPECT_GE(chains, 2);
+    // Each chain replaced two steps and the tensor between them.
+    EXPECT_EQ(p.steps.size() + chains, apart.steps.size());
+    EXPECT_EQ(p.tensors.size() + chains, apart.tensors.size());
+    for (const std::string &engine : engines) {
+      host::ReferenceKernels kernels(p);
+      auto device = driver::open_device(engine, config);
+      runtime::GraphExecutor exec(p, kernels, device.get(), config);
+      for (int64_t i = 0; i < 2; ++i) {
+        const graph::Tensor want = test::int8_reference(kModel, kCalibration, config, input(i));
+        const auto got = exec.run({test::host(input(i))});
+        ASSERT_EQ(got[0].data.size(), want.nbytes());
+        EXPECT_EQ(std::memcmp(got[0].data.data(), want.raw(), want.nbytes()), 0)
+            << engine << ", input " << i;
+      }
     }
   }
 }

@@ -44,6 +44,7 @@ inline double gelu(double x, bool tanh_form) {
 // The families (compiler/ops/<family>/def*.cc).
 void add_elementwise_ops(std::vector<OpDef> &defs);    // activations, Identity, Dropout, + - * /
 void add_conv_ops(std::vector<OpDef> &defs);           // Conv, ConvTranspose, integer convs
+void add_conv_chain_ops(std::vector<OpDef> &defs);     // vacc.QConvChain
 void add_matmul_ops(std::vector<OpDef> &defs);         // Gemm, MatMul, integer products
 void add_pool_ops(std::vector<OpDef> &defs);           // Max/Average/GlobalAveragePool
 void add_normalization_ops(std::vector<OpDef> &defs);  // BatchNormalization, Softmax

@@ -14,6 +14,7 @@ const std::vector<OpDef> &all_op_defs() {
     std::vector<OpDef> added;
     ops::add_elementwise_ops(added);
     ops::add_conv_ops(added);
+    ops::add_conv_chain_ops(added);
     ops::add_matmul_ops(added);
     ops::add_pool_ops(added);
     ops::add_normalization_ops(added);

@@ -7,8 +7,9 @@
 namespace vacc::lower {
 
 const NodeMapping *node_mapping(graph::OpKind op) {
-  static const std::vector<NodeMapping> mappings = {
-      conv2d_node_mapping(), dense_node_mapping(), add_node_mapping(), pool2d_node_mapping()};
+  static const std::vector<NodeMapping> mappings = {conv2d_node_mapping(),
+                                                    conv_chain_node_mapping(), dense_node_mapping(),
+                                                    add_node_mapping(), pool2d_node_mapping()};
   for (const NodeMapping &m : mappings)
     if (std::find(m.ops.begin(), m.ops.end(), op) != m.ops.end()) return &m;
   return nullptr;

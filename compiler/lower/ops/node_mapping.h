@@ -30,6 +30,7 @@ const NodeMapping *node_mapping(graph::OpKind op);
 
 // Each operator's entry (compiler/ops/<family>/accel_node.cc).
 NodeMapping conv2d_node_mapping();
+NodeMapping conv_chain_node_mapping();
 NodeMapping dense_node_mapping();
 NodeMapping add_node_mapping();
 NodeMapping pool2d_node_mapping();

@@ -100,8 +100,11 @@ void check_supported(const isa::HwConfig &c, const Conv2dParams &p, const std::s
   }
 }
 
-AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, int vthreads,
-                               const std::string &name) {
+namespace {
+
+// default_schedule's search: the best tiling by the cost model, and its modelled cycles.
+std::pair<AccelSchedule, double> best_schedule(const isa::HwConfig &c, const Conv2dParams &p,
+                                               int vthreads, const std::string &name) {
   if (vthreads < 1 || vthreads > 2) fail("{}: vthreads = {} must be 1 or 2", name, vthreads);
   const int64_t OB = p.out_channels / c.block_out, CB = p.in_channels / c.block_in;
   // OH x OW: the operator's output (pooled with a fused pool), which the tiles split.
@@ -244,7 +247,19 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, in
     if (need_acc > acc_cap) report("acc", need_acc, acc_cap, c.acc_kib, "buffers.acc_kib");
     fail("{}: no tiling fits the scratchpads of config '{}'", name, c.name);
   }
-  return best;
+  return {best, best_cost};
+}
+
+}  // namespace
+
+AccelSchedule default_schedule(const isa::HwConfig &c, const Conv2dParams &p, int vthreads,
+                               const std::string &name) {
+  return best_schedule(c, p, vthreads, name).first;
+}
+
+double modelled_cycles(const isa::HwConfig &c, const Conv2dParams &p, int vthreads,
+                       const std::string &name) {
+  return best_schedule(c, p, vthreads, name).second;
 }
 
 ScheduleSpace schedule_space(const isa::HwConfig &c, const Conv2dParams &p) {

@@ -40,11 +40,16 @@ ChainNeeds chain_needs(const isa::HwConfig &c, const ConvChainParams &p, const A
   const int64_t ih = (th - 1) * a.stride_h + a.kernel_h, iw = (tw - 1) * a.stride_w + a.kernel_w;
   // Grouped, a tile's output blocks read their own input blocks.
   const int64_t load_blocks = a.groups > 1 ? (s.mid_oc - 1) * IBG + s.tile_ic : s.tile_ic;
+  const int64_t OB = p.second.out_channels / c.block_out;
+  const bool weights = s.resident == AccelSchedule::Resident::kWeights;
   ChainNeeds n;
   n.inp = load_blocks * ih * iw + MB * th * tw;  // the first's input tile, the kept result
-  n.wgt = s.mid_oc * s.tile_ic * a.kernel_h * a.kernel_w + s.tile_oc * s.mid_ic;
-  n.acc = (s.mid_oc + s.tile_oc) * th * tw + channel_vectors(a.requant) * s.mid_oc +
-          channel_vectors(p.second.requant) * s.tile_oc;
+  // Both convolutions' weights, all of them (resident) or one tile's of each.
+  n.wgt = weights ? MB * IBG * a.kernel_h * a.kernel_w + OB * MB
+                  : s.mid_oc * s.tile_ic * a.kernel_h * a.kernel_w + s.tile_oc * s.mid_ic;
+  n.acc = (s.mid_oc + s.tile_oc) * th * tw +
+          channel_vectors(a.requant) * (s.bias_once ? MB : s.mid_oc) +
+          channel_vectors(p.second.requant) * (s.bias_once ? OB : s.tile_oc);
   return n;
 }
 
@@ -68,11 +73,16 @@ double chain_cost(const isa::HwConfig &c, const ConvChainParams &p, const AccelS
       (MB * alu_cycles_per_tile(a.requant, c) + OB * alu_cycles_per_tile(b.requant, c));
   // Per spatial tile: each first block tile's loads and GEMMs per input block, its bias, ALU
   // and STORE INP; each second block tile's weight loads and GEMMs per group, bias, ALU, store.
-  const double insns = S * (M_T * (I_T * 3 + 9) + O_T * (J_T * 2 + 9));
-  const double bytes = S * M_T * I_T * load_blocks * ih * iw * c.inp_tile_bytes() +
-                       S * (MB * IBG * KK + OB * MB) * c.wgt_tile_bytes() +
-                       S * (MB + OB) * c.acc_tile_bytes() + NB * OB * OH * OW * c.out_tile_bytes();
   const int V = s.vthreads;
+  const bool weights = s.resident == AccelSchedule::Resident::kWeights;
+  // Resident weights and bias load once per thread (and batch block), else per spatial tile.
+  const double weight_loads = weights ? NB * V : S, bias_loads = s.bias_once ? NB * V : S;
+  const double insns = S * (M_T * (I_T * (weights ? 2 : 3) + (s.bias_once ? 8 : 9)) +
+                            O_T * (J_T * (weights ? 1 : 2) + (s.bias_once ? 8 : 9)));
+  const double bytes = S * M_T * I_T * load_blocks * ih * iw * c.inp_tile_bytes() +
+                       weight_loads * (MB * IBG * KK + OB * MB) * c.wgt_tile_bytes() +
+                       bias_loads * (MB + OB) * c.acc_tile_bytes() +
+                       NB * OB * OH * OW * c.out_tile_bytes();
   const double bw = c.mem_bytes_per_cycle;
   const double fill =
       (load_blocks * ih * iw * c.inp_tile_bytes() + s.tile_ic * KK * c.wgt_tile_bytes()) / bw;
@@ -119,7 +129,6 @@ ScheduleSpace schedule_space(const isa::HwConfig &c, const ConvChainParams &p) {
   const int64_t IBG = a.in_channels / c.block_in / a.groups;
   ScheduleSpace space;
   space.op = "conv_chain";
-  space.base.resident = AccelSchedule::Resident::kInputs;
   space.base.vthread_rows = true;
   space.knobs = {
       {"tile_h", divisors(a.out_height()),
@@ -142,6 +151,15 @@ ScheduleSpace schedule_space(const isa::HwConfig &c, const ConvChainParams &p) {
        {1, 2, 3, 4},
        "2 to 4: threads over the output rows, one's loads and GEMMs under the others' "
        "(each thread with 1/V of every scratchpad and its own kept result)"},
+      {"resident",
+       {2, 1},
+       "2: each spatial tile loads the weights its GEMMs read; 1: both convolutions' weights "
+       "loaded once per thread and kept in WGT for all spatial tiles (the spatial tiles are "
+       "outermost either way)"},
+      {"bias_once",
+       {0, 1},
+       "1: both convolutions' bias (and shifts) loaded once per thread instead of per tile; "
+       "costs ACC entries"},
   };
   return space;
 }
@@ -174,10 +192,10 @@ std::optional<std::string> check_schedule(const isa::HwConfig &c, const ConvChai
   if (!s.vthread_rows)
     return std::string("a conv chain's virtual threads split the output rows (vthread_rows = 1)");
   if (auto why = check_threads(s.vthreads, tile_count(OH, s.tile_h), "row")) return why;
-  if (s.resident != AccelSchedule::Resident::kInputs || s.bias_once)
+  if (s.resident == AccelSchedule::Resident::kNone)
     return std::string(
-        "a conv chain keeps each spatial tile's result for all its channel tiles (resident = 2, "
-        "bias_once = 0)");
+        "a conv chain's spatial tiles are outermost (resident = 2: weights per tile, or 1: "
+        "weights once per thread)");
   const ChainNeeds n = chain_needs(c, p, s);
   const int64_t V = s.vthreads;
   if (auto why = check_fits("ACC", n.acc, c.acc_depth() / V)) return why;
@@ -185,8 +203,10 @@ std::optional<std::string> check_schedule(const isa::HwConfig &c, const ConvChai
   return check_fits("WGT", n.wgt, c.wgt_depth() / V);
 }
 
-AccelSchedule default_schedule(const isa::HwConfig &c, const ConvChainParams &p, int vthreads,
-                               const std::string &name) {
+namespace {
+
+std::pair<AccelSchedule, double> best_schedule(const isa::HwConfig &c, const ConvChainParams &p,
+                                               int vthreads, const std::string &name) {
   if (vthreads < 1 || vthreads > 2) fail("{}: vthreads = {} must be 1 or 2", name, vthreads);
   const ScheduleSpace space = schedule_space(c, p);
   AccelSchedule best;
@@ -203,23 +223,29 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const ConvChainParams &p,
           for (int64_t tic : values("tile_ic"))
             for (int64_t moc : values("mid_oc"))
               for (int64_t mic : values("mid_ic")) {
-                AccelSchedule s = space.base;
-                s.tile_h = th;
-                s.tile_w = tw;
-                s.tile_oc = toc;
-                s.tile_ic = tic;
-                s.mid_oc = moc;
-                s.mid_ic = mic;
-                s.vthreads = V;
-                if (check_schedule(c, p, s)) continue;
-                const double cost = chain_cost(c, p, s);
-                if (cost < best_cost) {
-                  best_cost = cost;
-                  best = s;
-                }
+                for (int64_t resident : values("resident"))
+                  for (int64_t once : values("bias_once")) {
+                    AccelSchedule s = space.base;
+                    s.resident = static_cast<AccelSchedule::Resident>(resident);
+                    s.bias_once = once != 0;
+                    s.tile_h = th;
+                    s.tile_w = tw;
+                    s.tile_oc = toc;
+                    s.tile_ic = tic;
+                    s.mid_oc = moc;
+                    s.mid_ic = mic;
+                    s.vthreads = V;
+                    if (check_schedule(c, p, s)) continue;
+                    const double cost = chain_cost(c, p, s);
+                    if (cost < best_cost) {
+                      best_cost = cost;
+                      best = s;
+                    }
+                  }
               }
   if (best_cost == std::numeric_limits<double>::infinity()) {
     AccelSchedule smallest = space.base;
+    smallest.resident = AccelSchedule::Resident::kInputs;
     smallest.tile_h = smallest.tile_w = smallest.tile_oc = smallest.tile_ic = 1;
     smallest.mid_oc = smallest.mid_ic = 1;
     const ChainNeeds n = chain_needs(c, p, smallest);
@@ -231,7 +257,19 @@ AccelSchedule default_schedule(const isa::HwConfig &c, const ConvChainParams &p,
         name, n.inp, p.first.out_channels / c.block_out, n.wgt, n.acc, c.name, c.inp_depth(),
         c.wgt_depth(), c.acc_depth());
   }
-  return best;
+  return {best, best_cost};
+}
+
+}  // namespace
+
+AccelSchedule default_schedule(const isa::HwConfig &c, const ConvChainParams &p, int vthreads,
+                               const std::string &name) {
+  return best_schedule(c, p, vthreads, name).first;
+}
+
+double modelled_cycles(const isa::HwConfig &c, const ConvChainParams &p, int vthreads,
+                       const std::string &name) {
+  return best_schedule(c, p, vthreads, name).second;
 }
 
 Operator define(const isa::HwConfig &c, const ConvChainParams &p, const AccelSchedule &sc,
@@ -306,7 +344,10 @@ Operator define(const isa::HwConfig &c, const ConvChainParams &p, const AccelSch
 
   // The output: spatial tiles outside the second's channel tiles, the threads over the rows.
   auto &so = s[out];
-  const OutputTiling t = tile_blocked_output(s, out, sc);
+  AccelSchedule spatial_outside = sc;
+  spatial_outside.resident = AccelSchedule::Resident::kInputs;
+  const OutputTiling t = tile_blocked_output(s, out, spatial_outside);
+  const bool weights_resident = sc.resident == AccelSchedule::Resident::kWeights;
   // The kept result: computed once per spatial tile for all its channels, mid_oc blocks per
   // accumulator tile, each tile narrowed into INP (a STORE INP).
   auto &smid = s[mid];
@@ -317,7 +358,10 @@ Operator define(const isa::HwConfig &c, const ConvChainParams &p, const AccelSch
   smid.pragma(m_i, "dma_copy");
   const te::IterVar ic1 = schedule_convolution(s, conv1.conv, smid, m_o, sc.tile_ic);
   s[data_l].compute_at(s[conv1.conv], ic1);
-  s[kernel1_l].compute_at(s[conv1.conv], ic1);
+  if (weights_resident)
+    s[kernel1_l].compute_at(so, t.thread);
+  else
+    s[kernel1_l].compute_at(s[conv1.conv], ic1);
   for (size_t i = 0; i + 1 < stages1.size(); ++i) {
     s[stages1[i]].compute_at(smid, m_o);
     s[stages1[i]].pragma(s[stages1[i]].axis()[0], "alu");
@@ -330,7 +374,10 @@ Operator define(const isa::HwConfig &c, const ConvChainParams &p, const AccelSch
   auto [j_o, j_i] = sconv2.split(cr[0], sc.mid_ic);
   sconv2.reorder({ca[0], j_o, j_i, ca[1], ca[2], ca[3], ca[4], ca[5], cr[1]});
   sconv2.tensorize(ca[4], "gemm");
-  s[kernel2_l].compute_at(sconv2, j_o);
+  if (weights_resident)
+    s[kernel2_l].compute_at(so, t.thread);
+  else
+    s[kernel2_l].compute_at(sconv2, j_o);
   for (size_t i = 0; i + 1 < stages2.size(); ++i) {
     s[stages2[i]].compute_at(so, t.tile);
     s[stages2[i]].pragma(s[stages2[i]].axis()[0], "alu");
@@ -338,7 +385,9 @@ Operator define(const isa::HwConfig &c, const ConvChainParams &p, const AccelSch
   for (const te::Tensor &l : {data_l, kernel1_l, kernel2_l})
     s[l].pragma(s[l].axis()[0], "dma_copy");
   for (const auto &[l, first] : vectors_l) {
-    if (first)
+    if (sc.bias_once)
+      s[l].compute_at(so, t.thread);
+    else if (first)
       s[l].compute_at(smid, m_o);
     else
       s[l].compute_at(so, t.channels);

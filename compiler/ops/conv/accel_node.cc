@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "lower/ops/node_mapping.h"
+#include "vacc/graph/conv_chain.h"
 #include "vacc/lower/host_layout.h"
 #include "vacc/support/block_groups.h"
 
@@ -108,10 +109,34 @@ std::optional<std::string> conv2d_refuses(const graph::Node &node) {
   return std::nullopt;
 }
 
+// vacc.QConvChain (graph/conv_chain.h): its two parts' layers as one chain.
+std::optional<Layer> conv_chain_layer_of(const graph::Node &node, const isa::HwConfig &c,
+                                         std::string *why) {
+  const std::unique_ptr<graph::ConvChainParts> parts = graph::conv_chain_parts(node);
+  std::string part_why;
+  const std::optional<Layer> first = conv2d_layer_of(parts->first, c, &part_why);
+  if (!first) return reject(why, "its first convolution: " + part_why);
+  const std::optional<Layer> second = conv2d_layer_of(parts->second, c, &part_why);
+  if (!second) return reject(why, "its second convolution: " + part_why);
+  return Layer{node.name, ConvChainParams{std::get<Conv2dParams>(first->params),
+                                          std::get<Conv2dParams>(second->params)}};
+}
+
+std::optional<std::string> conv_chain_refuses(const graph::Node &node) {
+  const std::unique_ptr<graph::ConvChainParts> parts = graph::conv_chain_parts(node);
+  if (auto why = conv2d_refuses(parts->first)) return "its first convolution: " + *why;
+  if (auto why = conv2d_refuses(parts->second)) return "its second convolution: " + *why;
+  return std::nullopt;
+}
+
 }  // namespace
 
 NodeMapping conv2d_node_mapping() {
   return {{graph::OpKind::kQConv}, conv2d_layer_of, conv2d_refuses};
+}
+
+NodeMapping conv_chain_node_mapping() {
+  return {{graph::OpKind::kQConvChain}, conv_chain_layer_of, conv_chain_refuses};
 }
 
 }  // namespace vacc::lower

@@ -9,4 +9,5 @@
   X(QLinearConv)         \
   X(ConvInteger)         \
   X(QConv)               \
+  X(QConvChain)          \
   X(ConvNCHWc)

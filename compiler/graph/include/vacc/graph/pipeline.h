@@ -5,7 +5,8 @@
 //   [equalize_channels,] calibrate, [align_scales,] [input_hessians,] quantize (its weights
 //   rounded with the Hessians or learned from them where asked), [correct_bias,]
 //   fold_constants, fuse,
-//   partition, fold_windows, fuse_residual_adds, fuse_pools, pack_layout, plan_memory
+//   partition, fold_windows, fuse_residual_adds, fuse_pools, pack_layout, chain_convs,
+//   plan_memory
 //
 // Float graphs (quantize off) fuse activations into convolutions instead of quantizing and,
 // for the CPU backend (cpu_block > 0), take its blocked layout after pack_layout:
@@ -24,6 +25,7 @@
 
 #include "vacc/graph/graph.h"
 #include "vacc/graph/passes/calibrate.h"
+#include "vacc/graph/passes/chain_convs.h"
 #include "vacc/graph/passes/fold_windows.h"
 #include "vacc/graph/passes/fuse_pools.h"
 #include "vacc/graph/passes/fuse_residual_adds.h"
@@ -49,6 +51,9 @@ struct PipelineOptions {
   // Which max pools fuse into their convolution (the same, of the fused convolution); unset:
   // none.
   FusionPolicy fuse_pools;
+  // Which convolutions chain with the 1x1 convolution reading their result (chain_convs.h:
+  // the backend's legality of the chain, its measured or modelled cycles); unset: none.
+  FusionPolicy chain_convs;
   CalibrationOptions calibration;
   QuantizeOptions quantize_options;
   // Float graphs: channels per block of the CPU backend's NCHWc layout (block_cpu_layout.h);

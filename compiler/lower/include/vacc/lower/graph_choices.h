@@ -37,10 +37,14 @@ enum class GraphChoice {
 struct GraphChoices {
   GraphChoice fold = GraphChoice::kDecide;
   GraphChoice fuse = GraphChoice::kDecide;  // max pools and residual adds
+  // Conv chains (graph/passes/chain_convs.h): kDecide and kHeuristic chain where the cost model
+  // expects it clearly faster (kDecide: by the tuned cycles where both forms were measured).
+  GraphChoice chain = GraphChoice::kDecide;
 };
 
 // One decision, for the compile's report: "folded" or "unfolded", "pool fused" or "pool apart",
-// "add fused" or "add apart", and whether the tuned cycles made it (with both forms' cycles).
+// "add fused" or "add apart", "chain fused" or "chain apart", and whether the tuned cycles made it
+// (with both forms' cycles).
 struct GraphDecision {
   std::string node;  // the convolution's name
   std::string choice;

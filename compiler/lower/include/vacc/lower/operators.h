@@ -271,6 +271,14 @@ AccelSchedule default_schedule(const isa::HwConfig &config, const ConvChainParam
 Operator define(const isa::HwConfig &config, const ConvChainParams &p, const AccelSchedule &s,
                 const std::string &name = "conv_chain");
 
+// The cycles the cost model that default_schedule minimizes gives its schedule, for choices
+// between forms of a graph (a conv chain against its two convolutions apart); throws as
+// default_schedule does.
+double modelled_cycles(const isa::HwConfig &config, const Conv2dParams &p, int vthreads,
+                       const std::string &name);
+double modelled_cycles(const isa::HwConfig &config, const ConvChainParams &p, int vthreads,
+                       const std::string &name);
+
 // A requantization (shift or per-channel shifts, clip bounds) of an operator with
 // `out_channels` outputs; throws vacc::Error naming the layer.
 void check_requant_supported(const isa::HwConfig &config, const Requant &q, int64_t out_channels,

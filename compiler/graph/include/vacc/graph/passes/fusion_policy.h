@@ -27,6 +27,13 @@ struct FusionPolicy {
   // When set, a legal fusion is not made if the parts' measured cycles together are fewer
   // than the fused node's; a part or the fused node not measured leaves the fusion made.
   MeasuredCycles measured;
+  // The backend cost model's cycles for a node's accelerator program (its default schedule),
+  // for fusions that do not always pay (chain_convs.h): one is made only where measured, or,
+  // not measured, where the model expects it clearly faster. Unset: such fusions are made only
+  // where measured (or always, with `always`).
+  MeasuredCycles modelled;
+  // Make every legal fusion, whatever the cycles say (GraphChoice::kAlways).
+  bool always = false;
   // Told of each legal fusion's decision (for the compile's report): the fused node, whether
   // it was kept apart, and the cycles apart and fused where measured.
   std::function<void(const Node &fused, bool apart, std::optional<uint64_t> cycles_apart,
