@@ -2,7 +2,8 @@
 // pairs and ResNet-50's 3x3 -> 1x1 pairs (their shapes at 224x224, batch 1), each compiled with
 // its default schedule(s) for a config with extensions.store_inp, run on perf with random int8
 // data, the chain's output checked bit for bit against the pair's. Prints per pair the perf
-// cycles and DRAM bytes (the counters) of both, and the chain's schedule; a chain that does not
+// cycles and DRAM bytes (the counters) of both, the cost model's ratio (chain / apart, what
+// chain_convs decides by without tuned cycles) and the chain's schedule; a chain that does not
 // fit the config's scratchpads says so.
 // Usage: bench_conv_chain [CONFIG.yaml]   (default: configs/default.yaml with store_inp on)
 #include <fmt/format.h>

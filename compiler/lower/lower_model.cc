@@ -128,6 +128,12 @@ std::vector<int32_t> bindings(const graph::Node &node, const Layer &layer,
     vectors(parts->first, chain->first.requant, chain->first.batch, chain->first.out_channels);
     b.push_back(step.inputs[3]);
     vectors(parts->second, chain->second.requant, chain->second.batch, chain->second.out_channels);
+    if (chain->second.residual) {
+      b.push_back(step.inputs[5]);
+      b.push_back(add_constant(package, out + ".skip_weight",
+                               int8_tensor({1, config.block_out, config.block_in},
+                                           residual_weight(config, *chain->second.residual))));
+    }
     b.push_back(step.outputs[0]);
     return b;
   }

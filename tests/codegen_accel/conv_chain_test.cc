@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "layer_kit.h"
 #include "program_kit.h"
 #include "reference.h"
@@ -57,21 +59,42 @@ lower::ConvChainParams chain(const isa::HwConfig &c, int64_t in_blocks, int64_t 
   return p;
 }
 
+// `p` with a residual add fused into its second convolution.
+lower::ConvChainParams with_residual(lower::ConvChainParams p) {
+  lower::Residual r;
+  r.lshift_out = 1;
+  r.lshift_skip = 0;
+  r.rshift = 1;
+  r.clip_min = -100;
+  r.clip_max = 110;
+  p.second.residual = r;
+  return p;
+}
+
 std::vector<Chain> chains(const isa::HwConfig &c) {
   return {{"3x3 then 1x1", chain(c, 2, 3, 2, 3, 1, 1, 6)},
           {"3x3 stride 2 then 1x1", chain(c, 1, 2, 3, 3, 2, 1, 9)},
           {"depthwise then 1x1 (MobileNetV2's dw -> project)", chain(c, 4, 4, 2, 3, 1, 4, 5)},
-          {"1x1 then 1x1, two batch blocks", chain(c, 3, 2, 2, 1, 1, 1, 4, 2)}};
+          {"1x1 then 1x1, two batch blocks", chain(c, 3, 2, 2, 1, 1, 1, 4, 2)},
+          {"3x3 then 1x1 with a residual add (ResNet-50's bottleneck)",
+           with_residual(chain(c, 2, 2, 3, 3, 1, 1, 6))},
+          {"depthwise then 1x1 with a residual add (MobileNetV2's block)",
+           with_residual(chain(c, 4, 4, 2, 3, 1, 4, 5))}};
 }
 
-// Random arguments: int8 data and weights, biases in [-2000, 2000], the output poisoned.
-std::vector<std::vector<int64_t>> chain_args(const lower::Operator &op, uint32_t seed) {
+// Random arguments: int8 data, weights and skip, biases in [-2000, 2000], a residual's identity
+// weight, the output poisoned.
+std::vector<std::vector<int64_t>> chain_args(const isa::HwConfig &c,
+                                             const lower::ConvChainParams &p,
+                                             const lower::Operator &op, uint32_t seed) {
   std::vector<std::vector<int64_t>> args;
   for (size_t i = 0; i < op.args.size(); ++i) {
     const int64_t n = op.args[i]->buffer->elems();
     const std::string &name = op.args[i]->buffer->name;
     if (i + 1 == op.args.size())
       args.emplace_back(n, test::kPoison);
+    else if (name == "skip_weight")
+      args.push_back(lower::residual_weight(c, *p.second.residual));
     else if (name.rfind("bias", 0) == 0)
       args.push_back(test::random_values(n, -2000, 2000, seed + i));
     else
@@ -80,11 +103,23 @@ std::vector<std::vector<int64_t>> chain_args(const lower::Operator &op, uint32_t
   return args;
 }
 
-// The two convolutions one after the other (args: data, kernel1, bias1, kernel2, bias2, out).
+// The two convolutions one after the other (args: data, kernel1, bias1, kernel2, bias2[, skip,
+// skip_weight], out), the second's residual add as vacc.QAdd computes it.
 std::vector<int64_t> chain_reference(const isa::HwConfig &c, const lower::ConvChainParams &p,
                                      const std::vector<std::vector<int64_t>> &args) {
   const std::vector<int64_t> mid = test::conv2d_reference(c, p.first, args[0], args[1], args[2]);
-  return test::conv2d_reference(c, p.second, mid, args[3], args[4]);
+  lower::Conv2dParams second = p.second;
+  second.residual.reset();
+  std::vector<int64_t> y = test::conv2d_reference(c, second, mid, args[3], args[4]);
+  if (const auto &r = p.second.residual) {
+    const std::vector<int64_t> &skip = args[5];
+    const int64_t round = r->rshift > 0 ? int64_t{1} << (r->rshift - 1) : 0;
+    for (size_t i = 0; i < y.size(); ++i)
+      y[i] =
+          std::clamp(((y[i] << r->lshift_out) + (skip[i] << r->lshift_skip) + round) >> r->rshift,
+                     r->clip_min, r->clip_max);
+  }
+  return y;
 }
 
 size_t count_store_inp(const isa::CommandList &l) {
@@ -131,7 +166,7 @@ TEST_P(ConvChain, KeepsTheIntermediateOnChipAndMatchesTheReference) {
       const lower::Conv2dParams &b = ch.p.second;
       EXPECT_EQ(layer.traffic.store_bytes,
                 uint64_t(b.batch) * b.out_channels * b.height * b.width * c.out_bits() / 8);
-      const auto args = chain_args(layer.op, 11);
+      const auto args = chain_args(c, ch.p, layer.op, 11);
       const std::vector<int64_t> want = chain_reference(c, ch.p, args);
       EXPECT_EQ(test::run_layer("fsim", c, layer, args).out, want);
       const test::LayerRun perf = test::run_layer("perf", c, layer, args);
@@ -159,7 +194,7 @@ TEST(ConvChainCost, FewerBytesAndCyclesThanTheTwoLayersApart) {
   const lower::LoweredLayer second = lower::compile_conv2d(c, p.second, {});
   auto bytes = [](const lower::Traffic &t) { return t.load_bytes + t.store_bytes; };
   EXPECT_LT(bytes(fused.traffic), bytes(first.traffic) + bytes(second.traffic));
-  const auto args = chain_args(fused.op, 5);
+  const auto args = chain_args(c, p, fused.op, 5);
   const std::vector<int64_t> want = chain_reference(c, p, args);
   const test::LayerRun chained = test::run_layer("perf", c, fused, args);
   EXPECT_EQ(chained.out, want);
@@ -201,7 +236,7 @@ TEST(ConvChainSpace, EveryAcceptedScheduleRunsRight) {
     lower::LowerOptions o;
     o.schedule = s;
     const lower::LoweredLayer l = lower::lower(c, layer, o);
-    const auto args = chain_args(l.op, 3);
+    const auto args = chain_args(c, p, l.op, 3);
     EXPECT_EQ(test::run_layer("fsim", c, l, args).out, chain_reference(c, p, args));
     ++ran;
   }
@@ -245,8 +280,8 @@ TEST(ConvChainErrors, EachMessageNamesTheCause) {
   p.first.pool = lower::PoolEpilogue{};
   expect_has(message(c, p), "blk: the first convolution of a chain has a fused max pool");
   p = ok;
-  p.second.residual = lower::Residual{};
-  expect_has(message(c, p), "blk: the second convolution of a chain with a fused residual add");
+  p.second.pool = lower::PoolEpilogue{2, 2, 2, 2};
+  expect_has(message(c, p), "blk: the second convolution of a chain with a fused max pool");
   p = ok;
   p.second.out_channels = 7;
   expect_has(message(c, p), "blk (second): out_channels = 7 is not a multiple");

@@ -8,14 +8,15 @@
 namespace vacc::graph {
 namespace {
 
-bool plain_epilogue(const Node &conv) {
-  return !conv.input(3) && !conv.attrs.has("pool_kernel_shape");
+// No fused pool, and (`residual_ok`) or no fused residual add.
+bool plain_epilogue(const Node &conv, bool residual_ok) {
+  return (residual_ok || !conv.input(3)) && !conv.attrs.has("pool_kernel_shape");
 }
 
 // `second` reads `first`'s output alone, and is a 1x1 convolution the chain can end with.
 bool chainable(const Graph &g, const Node &first, const Node &second) {
-  if (first.op != OpKind::kQConv || first.target != Target::kAccel || !plain_epilogue(first) ||
-      !first.input(2) || !second.input(2))
+  if (first.op != OpKind::kQConv || first.target != Target::kAccel ||
+      !plain_epilogue(first, false) || !first.input(2) || !second.input(2))
     return false;
   const Value *mid = first.outputs[0];
   if (g.is_output(mid) || g.consumers(mid).size() != 1 || second.inputs[0] != mid ||
@@ -38,6 +39,7 @@ bool make_chain(Graph &g, Node *first, Node *second, const FusionPolicy &policy)
   chain.name = fmt::format("{}+{}", first->name, second->name);
   chain.inputs = {first->inputs[0], first->inputs[1], first->inputs[2], second->inputs[1],
                   second->inputs[2]};
+  if (Value *skip = second->input(3)) chain.inputs.push_back(skip);  // a fused residual add
   chain.outputs = {second->outputs[0]};
   chain.attrs = conv_chain_attrs(*first, *second);
   chain.target = Target::kAccel;
@@ -78,7 +80,7 @@ int chain_convs(Graph &graph, const FusionPolicy &policy) {
   int made = 0;
   for (Node *second : graph.nodes()) {
     if (second->op != OpKind::kQConv || second->target != Target::kAccel ||
-        !plain_epilogue(*second))
+        !plain_epilogue(*second, true))
       continue;
     Node *first = second->inputs[0]->producer;
     if (first && chainable(graph, *first, *second))

@@ -405,30 +405,11 @@ Operator define(const isa::HwConfig &c, const Conv2dParams &p, const AccelSchedu
   };
   auto stages = requantize(pooled, p.requant, c, channel(bias), channel(shifts), channel(mults));
   te::Tensor out = stages.back();
-  // A fused residual add: the skip tile through the GEMM core, then the add's ALU stages on
-  // the clipped int8-valued result (requantize's own narrowing is not used).
-  te::Tensor skip = te::placeholder("skip", {NB, OB, OH, OW, c.batch, c.block_out}, it);
-  te::Tensor skip_weight = te::placeholder("skip_weight", {1, c.block_out, c.block_in}, wt);
-  std::optional<te::Tensor> skip_sum;
-  std::vector<te::Tensor> residual_alu;
+  // A fused residual add: the skip tile through the GEMM core, then the add's ALU stages.
+  std::optional<ResidualStages> residual;
   if (p.residual) {
-    const Residual &r = *p.residual;
-    skip_sum = te::reduce_sum(
-        "skip_sum", {NB, OB, OH, OW, c.batch, c.block_out}, {{"one", 1}, {"ci", c.block_in}},
-        [&](const auto &v, const auto &red) {
-          return tir::cast(at, (*skip)({v[0], v[1], v[2], v[3], v[4], red[1]})) *
-                 tir::cast(at, (*skip_weight)({red[0], v[5], red[1]}));
-        },
-        {"n", "oc", "oh", "ow", "b", "oc_t"});
-    stages.pop_back();  // requantize's narrowing
-    // The skip's sum first: its GEMM then runs before the convolution's (schedules visit
-    // operands in order), and the tile's ALU work stays one run after the GEMMs, which lets
-    // the virtual threads interleave as without a residual.
-    const AddStages add =
-        add_stages(*skip_sum, r.lshift_skip - weight_shift(r.lshift_skip), stages.back(),
-                   r.lshift_out, r.rshift, r.clip_min, r.clip_max, c);
-    residual_alu = add.acc;
-    out = add.out;
+    residual = residual_stages(c, *p.residual, &stages, {NB, OB, OH, OW, c.batch, c.block_out});
+    out = residual->out;
   }
 
   schedule::Schedule s({out});
@@ -481,27 +462,12 @@ Operator define(const isa::HwConfig &c, const Conv2dParams &p, const AccelSchedu
     s[stages[i]].compute_at(so, t.tile);
     s[stages[i]].pragma(s[stages[i]].axis()[0], "alu");
   }
-  if (p.residual) {
-    // The requantization's last stage is no longer the output's: it stays in ACC too.
-    s[stages.back()].set_scope(Scope::kAcc);
-    s[stages.back()].compute_at(so, t.tile);
-    s[stages.back()].pragma(s[stages.back()].axis()[0], "alu");
-    te::Tensor skip_l = s.cache_read(skip, Scope::kInp, {*skip_sum});
-    te::Tensor skip_w_l = s.cache_read(skip_weight, Scope::kWgt, {*skip_sum});
-    schedule_through_gemm(s, *skip_sum, skip_l, so, t.tile);
-    s[skip_w_l].compute_at(so, per_channel_at);
-    s[skip_w_l].pragma(s[skip_w_l].axis()[0], "dma_copy");
-    for (const te::Tensor &stage : residual_alu) {
-      s[stage].set_scope(Scope::kAcc);
-      s[stage].compute_at(so, t.tile);
-      s[stage].pragma(s[stage].axis()[0], "alu");
-    }
-  }
+  if (residual) schedule_residual(s, *residual, stages.back(), so, t.tile, per_channel_at);
   Operator op;
   op.args = {data, kernel, bias};
   if (p.requant.per_channel()) op.args.push_back(shifts);
   if (p.requant.multiplied()) op.args.push_back(mults);
-  if (p.residual) op.args.insert(op.args.end(), {skip, skip_weight});
+  if (residual) op.args.insert(op.args.end(), {residual->skip, residual->skip_weight});
   op.args.push_back(out);
   op.func = schedule::to_loop_ir(s, name, op.args);
   return op;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "lower/ops/divisors.h"
@@ -42,12 +43,16 @@ ChainNeeds chain_needs(const isa::HwConfig &c, const ConvChainParams &p, const A
   const int64_t load_blocks = a.groups > 1 ? (s.mid_oc - 1) * IBG + s.tile_ic : s.tile_ic;
   const int64_t OB = p.second.out_channels / c.block_out;
   const bool weights = s.resident == AccelSchedule::Resident::kWeights;
+  // A residual add on the second: its skip tile in INP and in ACC, its identity weight.
+  const int64_t skip_tiles = p.second.residual ? s.tile_oc * th * tw : 0;
   ChainNeeds n;
-  n.inp = load_blocks * ih * iw + MB * th * tw;  // the first's input tile, the kept result
+  // The first's input tile, the kept result, the skip tile.
+  n.inp = load_blocks * ih * iw + MB * th * tw + skip_tiles;
   // Both convolutions' weights, all of them (resident) or one tile's of each.
-  n.wgt = weights ? MB * IBG * a.kernel_h * a.kernel_w + OB * MB
-                  : s.mid_oc * s.tile_ic * a.kernel_h * a.kernel_w + s.tile_oc * s.mid_ic;
-  n.acc = (s.mid_oc + s.tile_oc) * th * tw +
+  n.wgt = (weights ? MB * IBG * a.kernel_h * a.kernel_w + OB * MB
+                   : s.mid_oc * s.tile_ic * a.kernel_h * a.kernel_w + s.tile_oc * s.mid_ic) +
+          (p.second.residual ? 1 : 0);
+  n.acc = (s.mid_oc + s.tile_oc) * th * tw + skip_tiles +
           channel_vectors(a.requant) * (s.bias_once ? MB : s.mid_oc) +
           channel_vectors(p.second.requant) * (s.bias_once ? OB : s.tile_oc);
   return n;
@@ -68,9 +73,12 @@ double chain_cost(const isa::HwConfig &c, const ConvChainParams &p, const AccelS
   const double M_T = MB / s.mid_oc, I_T = IBG / s.tile_ic, O_T = OB / s.tile_oc,
                J_T = MB / s.mid_ic;
   const double gemm = S * th * tw * (MB * IBG * KK + OB * MB);
-  const double alu =
-      NB * OH * OW *
-      (MB * alu_cycles_per_tile(a.requant, c) + OB * alu_cycles_per_tile(b.requant, c));
+  // A residual add's ALU work per output tile: reset, shifts, the vector add, round, shift,
+  // clip (as conv2d's model counts it).
+  const double residual_alu = b.residual ? 1 + 1 + 2 + 2 + 2 + 1 : 0;
+  const double alu = NB * OH * OW *
+                     (MB * alu_cycles_per_tile(a.requant, c) +
+                      OB * (alu_cycles_per_tile(b.requant, c) + residual_alu));
   // Per spatial tile: each first block tile's loads and GEMMs per input block, its bias, ALU
   // and STORE INP; each second block tile's weight loads and GEMMs per group, bias, ALU, store.
   const int V = s.vthreads;
@@ -82,11 +90,11 @@ double chain_cost(const isa::HwConfig &c, const ConvChainParams &p, const AccelS
   const double bytes = S * M_T * I_T * load_blocks * ih * iw * c.inp_tile_bytes() +
                        weight_loads * (MB * IBG * KK + OB * MB) * c.wgt_tile_bytes() +
                        bias_loads * (MB + OB) * c.acc_tile_bytes() +
-                       NB * OB * OH * OW * c.out_tile_bytes();
+                       NB * OB * OH * OW * c.out_tile_bytes() * (b.residual ? 2 : 1);
   const double bw = c.mem_bytes_per_cycle;
   const double fill =
       (load_blocks * ih * iw * c.inp_tile_bytes() + s.tile_ic * KK * c.wgt_tile_bytes()) / bw;
-  const double drain = s.tile_oc * th * tw * alu_cycles_per_tile(b.requant, c);
+  const double drain = s.tile_oc * th * tw * (alu_cycles_per_tile(b.requant, c) + residual_alu);
   const double compute = V > 1 ? std::max(gemm, alu) + fill + drain : gemm + alu;
   return modelled_time(compute + insns * kInsnOverheadCycles, bytes / bw, V);
 }
@@ -105,9 +113,8 @@ void check_supported(const isa::HwConfig &c, const ConvChainParams &p, const std
   if (a.pool || a.residual)
     fail("{}: the first convolution of a chain has a fused {}; only the second may end the chain",
          name, a.pool ? "max pool" : "residual add");
-  if (b.pool || b.residual)
-    fail("{}: the second convolution of a chain with a fused {} is not supported", name,
-         b.pool ? "max pool" : "residual add");
+  if (b.pool)
+    fail("{}: the second convolution of a chain with a fused max pool is not supported", name);
   if (b.kernel_h != 1 || b.kernel_w != 1 || b.stride_h != 1 || b.stride_w != 1 || b.pad_h != 0 ||
       b.pad_w != 0 || b.groups != 1)
     fail(
@@ -308,9 +315,16 @@ Operator define(const isa::HwConfig &c, const ConvChainParams &p, const AccelSch
                tir::cast(at, (*kernel2)({v[1], r[0], 0, 0, v[5], r[1]}));
       },
       {"n", "oc", "oh", "ow", "b", "oc_t"});
-  const std::vector<te::Tensor> stages2 =
+  std::vector<te::Tensor> stages2 =
       requantize(conv2, b.requant, c, channel(bias2), channel(shifts2), channel(mults2));
-  const te::Tensor out = stages2.back();
+  te::Tensor out = stages2.back();
+  // A residual add on the second (a ResNet bottleneck's last convolution, a MobileNetV2
+  // block's projection): the skip tile through the GEMM core, then the add's ALU stages.
+  std::optional<ResidualStages> residual;
+  if (b.residual) {
+    residual = residual_stages(c, *b.residual, &stages2, {NB, OB, OH, OW, c.batch, c.block_out});
+    out = residual->out;
+  }
 
   schedule::Schedule s({out});
   s[conv1.pad].compute_inline();
@@ -382,6 +396,9 @@ Operator define(const isa::HwConfig &c, const ConvChainParams &p, const AccelSch
     s[stages2[i]].compute_at(so, t.tile);
     s[stages2[i]].pragma(s[stages2[i]].axis()[0], "alu");
   }
+  if (residual)
+    schedule_residual(s, *residual, stages2.back(), so, t.tile,
+                      weights_resident ? t.thread : t.channels);
   for (const te::Tensor &l : {data_l, kernel1_l, kernel2_l})
     s[l].pragma(s[l].axis()[0], "dma_copy");
   for (const auto &[l, first] : vectors_l) {
@@ -401,6 +418,7 @@ Operator define(const isa::HwConfig &c, const ConvChainParams &p, const AccelSch
   op.args.insert(op.args.end(), {kernel2, bias2});
   if (b.requant.per_channel()) op.args.push_back(shifts2);
   if (b.requant.multiplied()) op.args.push_back(mults2);
+  if (residual) op.args.insert(op.args.end(), {residual->skip, residual->skip_weight});
   op.args.push_back(out);
   op.func = schedule::to_loop_ir(s, name, op.args);
   return op;

@@ -1,5 +1,6 @@
 #include "accel_convolution.h"
 
+#include "ops/elementwise/accel_arithmetic.h"
 #include "vacc/tir/ops.h"
 
 namespace vacc::lower {
@@ -57,6 +58,52 @@ te::IterVar schedule_convolution(schedule::Schedule &s, const te::Tensor &conv,
   sconv.reorder({ca[0], ic_o, cr[1], cr[2], ic_i, ca[1], ca[2], ca[3], ca[4], ca[5], cr[3]});
   sconv.tensorize(ca[4], "gemm");
   return ic_o;
+}
+
+ResidualStages residual_stages(const isa::HwConfig &c, const Residual &r,
+                               std::vector<te::Tensor> *stages, const std::vector<int64_t> &shape) {
+  const tir::DataType it = tir::DataType::int_(c.inp_bits), wt = tir::DataType::int_(c.wgt_bits),
+                      at = tir::DataType::int_(c.acc_bits);
+  ResidualStages out;
+  out.skip = te::placeholder("skip", shape, it);
+  out.skip_weight = te::placeholder("skip_weight", {1, c.block_out, c.block_in}, wt);
+  const te::Tensor skip = out.skip, skip_weight = out.skip_weight;
+  out.skip_sum =
+      te::reduce_sum("skip_sum", shape, {{"one", 1}, {"ci", c.block_in}},
+                     [&](const auto &v, const auto &red) {
+                       return tir::cast(at, (*skip)({v[0], v[1], v[2], v[3], v[4], red[1]})) *
+                              tir::cast(at, (*skip_weight)({red[0], v[5], red[1]}));
+                     },
+                     {"n", "oc", "oh", "ow", "b", "oc_t"});
+  stages->pop_back();  // requantize's narrowing
+  // The skip's sum first: its GEMM then runs before the convolution's (schedules visit
+  // operands in order), and the tile's ALU work stays one run after the GEMMs, which lets
+  // the virtual threads interleave as without a residual.
+  const AddStages add =
+      add_stages(out.skip_sum, r.lshift_skip - weight_shift(r.lshift_skip), stages->back(),
+                 r.lshift_out, r.rshift, r.clip_min, r.clip_max, c);
+  out.acc = add.acc;
+  out.out = add.out;
+  return out;
+}
+
+void schedule_residual(schedule::Schedule &s, const ResidualStages &r,
+                       const te::Tensor &requant_last, schedule::Stage &so, const te::IterVar &tile,
+                       const te::IterVar &weight_at) {
+  // The requantization's last stage is no longer the output's: it stays in ACC too.
+  s[requant_last].set_scope(tir::Scope::kAcc);
+  s[requant_last].compute_at(so, tile);
+  s[requant_last].pragma(s[requant_last].axis()[0], "alu");
+  te::Tensor skip_l = s.cache_read(r.skip, tir::Scope::kInp, {r.skip_sum});
+  te::Tensor skip_w_l = s.cache_read(r.skip_weight, tir::Scope::kWgt, {r.skip_sum});
+  schedule_through_gemm(s, r.skip_sum, skip_l, so, tile);
+  s[skip_w_l].compute_at(so, weight_at);
+  s[skip_w_l].pragma(s[skip_w_l].axis()[0], "dma_copy");
+  for (const te::Tensor &stage : r.acc) {
+    s[stage].set_scope(tir::Scope::kAcc);
+    s[stage].compute_at(so, tile);
+    s[stage].pragma(s[stage].axis()[0], "alu");
+  }
 }
 
 }  // namespace vacc::lower

@@ -26,9 +26,11 @@ Attributes conv_chain_attrs(const Node &first, const Node &second) {
 }
 
 std::unique_ptr<ConvChainParts> conv_chain_parts(const Node &chain) {
-  if (chain.inputs.size() != 5 || chain.outputs.size() != 1)
-    fail("vacc.QConvChain takes 5 inputs (x, w1, b1, w2, b2) and has 1 output; it has {} and {}",
-         chain.inputs.size(), chain.outputs.size());
+  if (chain.inputs.size() < 5 || chain.inputs.size() > 6 || chain.outputs.size() != 1)
+    fail(
+        "vacc.QConvChain takes 5 or 6 inputs (x, w1, b1, w2, b2[, skip]) and has 1 output; it "
+        "has {} and {}",
+        chain.inputs.size(), chain.outputs.size());
   auto p = std::make_unique<ConvChainParts>();
   p->mid.name = chain.attrs.get_string("first_name", chain.name + ".first") + ".out";
   p->mid.dtype = DType::kInt8;
@@ -51,6 +53,7 @@ std::unique_ptr<ConvChainParts> conv_chain_parts(const Node &chain) {
   p->first.inputs = {chain.inputs[0], chain.inputs[1], chain.inputs[2]};
   p->first.outputs = {&p->mid};
   p->second.inputs = {&p->mid, chain.inputs[3], chain.inputs[4]};
+  if (chain.inputs.size() > 5) p->second.inputs.push_back(chain.inputs[5]);
   p->second.outputs = {chain.outputs[0]};
   return p;
 }
@@ -72,7 +75,9 @@ Outputs qconv_chain(const Node &node, const Inputs &in) {
   const std::unique_ptr<ConvChainParts> p = conv_chain_parts(node);
   const auto &qconv = op_def(OpKind::kQConv).reference;
   const Outputs mid = qconv(p->first, {in[0], in[1], in[2]});
-  return qconv(p->second, {&mid[0], in[3], in[4]});
+  KernelInputs second = {&mid[0], in[3], in[4]};
+  if (in.size() > 5) second.push_back(in[5]);
+  return qconv(p->second, second);
 }
 
 int64_t qconv_chain_macs(const Node &node) {

@@ -1,6 +1,7 @@
 // vacc.QConvChain: a convolution and the 1x1 convolution that reads its result, fused by
 // passes/chain_convs.h so that the accelerator runs them depth first with the intermediate
-// kept on chip (lower::ConvChainParams). Inputs [x, w1, b1, w2, b2]; the second convolution's
+// kept on chip (lower::ConvChainParams). Inputs [x, w1, b1, w2, b2] and, with a residual add
+// fused into the second, its skip; the second convolution's
 // attributes as the node's own, the first's under the prefix "first_" (pack_layout's
 // out_block_n and out_block_c among them: the intermediate's blocks), the intermediate's shape
 // as first_out_shape and whether it is blocked as first_out_blocked. Its parts are

@@ -166,14 +166,15 @@ struct PoolParams {
 };
 
 // Two convolutions run depth first: `second` is a 1x1 convolution (stride 1, no padding, no
-// groups, no fused pool or residual) of `first`'s result, which never leaves the chip: per tile
-// of output pixels, first's requantized int8 result for those pixels and all its channels is
-// narrowed from ACC into INP by STORE INP (extensions.store_inp; needs gemm.block_in ==
-// gemm.block_out) and read there by second's GEMMs. `first` is any convolution without a fused
-// pool or residual (grouped and depthwise included); second.in_channels = first.out_channels
-// and second's grid is first's output grid. Arguments: first's [data, kernel, bias[, shifts]
-// [, multipliers]], then second's [kernel, bias[, shifts][, multipliers]], then out (second's
-// output). DRAM sees first's input and second's output only.
+// groups, no fused pool; a fused residual add allowed) of `first`'s result, which never leaves
+// the chip: per tile of output pixels, first's requantized int8 result for those pixels and
+// all its channels is narrowed from ACC into INP by STORE INP (extensions.store_inp; needs
+// gemm.block_in == gemm.block_out) and read there by second's GEMMs. `first` is any
+// convolution without a fused pool or residual (grouped and depthwise included);
+// second.in_channels = first.out_channels and second's grid is first's output grid.
+// Arguments: first's [data, kernel, bias[, shifts][, multipliers]], then second's [kernel,
+// bias[, shifts][, multipliers][, skip, skip_weight]], then out (second's output). DRAM sees
+// first's input, second's skip and the output only.
 struct ConvChainParams {
   Conv2dParams first, second;
 };
