@@ -141,11 +141,12 @@ graph::FusionPolicy fusion_policy(const isa::HwConfig &config, int vthreads, Gra
       return tuned_cycles(node, config, tuned);
     };
   if (decisions)
-    policy.decided = [what, decisions](const graph::Node &fused, bool apart,
+    policy.decided = [what, decisions](const graph::Node &fused, bool apart, bool heuristic_apart,
                                        std::optional<uint64_t> cycles_apart,
                                        std::optional<uint64_t> cycles_fused) {
       const bool measured = cycles_apart && cycles_fused;
-      decisions->push_back({fused.name, what + (apart ? " apart" : " fused"), measured, !apart,
+      decisions->push_back({fused.name, what + (apart ? " apart" : " fused"), measured,
+                            apart == heuristic_apart,
                             measured ? (apart ? *cycles_apart : *cycles_fused) : 0,
                             measured ? (apart ? *cycles_fused : *cycles_apart) : 0});
     };

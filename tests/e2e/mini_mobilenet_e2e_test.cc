@@ -15,6 +15,7 @@
 #include "vacc/graph/onnx_import.h"
 #include "vacc/host/reference_kernels.h"
 #include "vacc/lower/graph_choices.h"
+#include "vacc/lower/schedule_space.h"
 #include "vacc/runtime/graph_executor.h"
 #include "vacc/support/npy.h"
 
@@ -133,6 +134,44 @@ TEST(MiniMobileNetE2E, ConvChainsKeepIntermediatesOnChipBitExact) {
       }
     }
   }
+}
+
+// The chains' choice follows tuned cycles where both forms have them (as `vacc tune` records
+// them): with every chain measured faster than its pair every legal chain is made, with every
+// chain slower none is, and without tuned cycles the depthwise chains, which the cost model
+// gives no figure, are not made.
+TEST(MiniMobileNetE2E, ConvChainsFollowTunedCycles) {
+  isa::HwConfig config = test::config_named("default");
+  config.store_inp = true;
+  auto chains_with = [&](std::optional<std::pair<uint64_t, uint64_t>> cycles,
+                         lower::GraphChoice choice) {
+    compile::CompileOptions o;
+    o.calibration = kCalibration;
+    o.use_tuning_db = false;
+    o.graph_choices.chain = choice;
+    if (cycles)
+      o.tuned = [&config,
+                 cycles](const lower::Layer &layer) -> std::optional<lower::TunedSchedule> {
+        // Every layer tuned (compile_model compares whole programs by tuned cycles); the
+        // other operators at 1 cycle.
+        const bool chain = std::holds_alternative<lower::ConvChainParams>(layer.params);
+        const bool conv = std::holds_alternative<lower::Conv2dParams>(layer.params);
+        return lower::TunedSchedule{lower::heuristic_schedule(config, layer, 2), "test",
+                                    chain  ? cycles->first
+                                    : conv ? cycles->second
+                                           : 1};
+      };
+    int n = 0;
+    for (const auto &s : compile::compile_model(kModel, config, o).package.steps)
+      n += s.op == "vacc.QConvChain";
+    return n;
+  };
+  const int legal = chains_with(std::nullopt, lower::GraphChoice::kAlways);
+  ASSERT_GE(legal, 2);
+  EXPECT_EQ(chains_with(std::pair<uint64_t, uint64_t>{10, 1000}, lower::GraphChoice::kDecide),
+            legal);
+  EXPECT_EQ(chains_with(std::pair<uint64_t, uint64_t>{100000, 10}, lower::GraphChoice::kDecide), 0);
+  EXPECT_LT(chains_with(std::nullopt, lower::GraphChoice::kDecide), legal);
 }
 
 }  // namespace

@@ -799,9 +799,8 @@ TEST(FusionPolicy, MeasuredCyclesKeepAFusionApartOnlyWhenThePartsAreFaster) {
       if (n.op == OpKind::kQAdd) return add;
       return n.input(3) ? fused : std::optional<uint64_t>(100);
     };
-    p.decided = [told](const Node &, bool apart, std::optional<uint64_t>, std::optional<uint64_t>) {
-      told->push_back(apart);
-    };
+    p.decided = [told](const Node &, bool apart, bool, std::optional<uint64_t>,
+                       std::optional<uint64_t>) { told->push_back(apart); };
     return p;
   };
   struct Case {

@@ -48,15 +48,15 @@ bool make_chain(Graph &g, Node *first, Node *second, const FusionPolicy &policy)
     const std::optional<uint64_t> apart = policy.cycles_apart({first, second});
     const std::optional<uint64_t> together =
         policy.measured ? policy.measured(chain) : std::nullopt;
-    bool chained = false;
-    if (apart && together) {
-      chained = *together < *apart;
-    } else if (policy.modelled) {
+    // The heuristic's choice: the cost model's, where it gives figures.
+    bool modelled = false;
+    if (policy.modelled) {
       const std::optional<uint64_t> a = policy.modelled(*first), b = policy.modelled(*second),
                                     c = policy.modelled(chain);
-      chained = a && b && c && double(*c) < kChainMargin * double(*a + *b);
+      modelled = a && b && c && double(*c) < kChainMargin * double(*a + *b);
     }
-    if (policy.decided) policy.decided(chain, !chained, apart, together);
+    const bool chained = apart && together ? *together < *apart : modelled;
+    if (policy.decided) policy.decided(chain, !chained, !modelled, apart, together);
     if (!chained) return false;
   }
   const int64_t macs = first->model_macs.value_or(0) + second->model_macs.value_or(0);

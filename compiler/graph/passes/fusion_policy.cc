@@ -16,7 +16,7 @@ std::optional<uint64_t> FusionPolicy::cycles_apart(const std::vector<const Node 
 bool FusionPolicy::prefers_apart(const std::optional<uint64_t> &apart, const Node &fused) const {
   const std::optional<uint64_t> together = measured ? measured(fused) : std::nullopt;
   const bool keep = apart && together && *apart < *together;
-  if (decided) decided(fused, keep, apart, together);
+  if (decided) decided(fused, keep, false, apart, together);  // an epilogue fuses by default
   return keep;
 }
 

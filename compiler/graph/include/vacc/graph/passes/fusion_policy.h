@@ -35,9 +35,10 @@ struct FusionPolicy {
   // Make every legal fusion, whatever the cycles say (GraphChoice::kAlways).
   bool always = false;
   // Told of each legal fusion's decision (for the compile's report): the fused node, whether
-  // it was kept apart, and the cycles apart and fused where measured.
-  std::function<void(const Node &fused, bool apart, std::optional<uint64_t> cycles_apart,
-                     std::optional<uint64_t> cycles_fused)>
+  // it was kept apart, whether the heuristic (without measured cycles) keeps it apart, and the
+  // cycles apart and fused where measured.
+  std::function<void(const Node &fused, bool apart, bool heuristic_apart,
+                     std::optional<uint64_t> cycles_apart, std::optional<uint64_t> cycles_fused)>
       decided;
 
   FusionPolicy() = default;
