@@ -169,25 +169,21 @@ void CommandQueue::store(uint32_t sram, uint64_t dram_element, uint32_t y, uint3
                          uint32_t stride) {
   if (dram_element > UINT32_MAX)
     fail("store command: DRAM element {} is beyond the 32-bit address field", dram_element);
-  isa::MemInsn m;
-  m.opcode = isa::Opcode::kStore;
-  m.mem = isa::MemId::kOut;
-  m.sram_base = sram;
-  m.dram_base = static_cast<uint32_t>(dram_element);
-  m.y_size = y;
-  m.x_size = x;
-  m.x_stride = stride;
-  check_encodable(m, "store");
-  emit(m);
+  emit_store(isa::MemId::kOut, sram, static_cast<uint32_t>(dram_element), y, x, stride);
 }
 
 void CommandQueue::store_inp(uint32_t sram, uint32_t inp_index, uint32_t y, uint32_t x,
                              uint32_t stride) {
+  emit_store(isa::MemId::kInp, sram, inp_index, y, x, stride);
+}
+
+void CommandQueue::emit_store(isa::MemId mem, uint32_t sram, uint32_t dram_base, uint32_t y,
+                              uint32_t x, uint32_t stride) {
   isa::MemInsn m;
   m.opcode = isa::Opcode::kStore;
-  m.mem = isa::MemId::kInp;
+  m.mem = mem;
   m.sram_base = sram;
-  m.dram_base = inp_index;
+  m.dram_base = dram_base;
   m.y_size = y;
   m.x_size = x;
   m.x_stride = stride;

@@ -11,15 +11,7 @@ namespace {
 
 using lower::LowerOptions;
 
-template <typename F>
-std::string error_of(F &&f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using test::error_of;
 
 lower::Conv2dParams small_conv() {
   lower::Conv2dParams p;

@@ -243,15 +243,7 @@ TEST(ConvChainSpace, EveryAcceptedScheduleRunsRight) {
   EXPECT_GT(ran, 10u);
 }
 
-template <typename F>
-std::string error_of(F &&f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using test::error_of;
 
 // One case per diagnostic of the chain's operator and of the STORE INP it compiles to: each
 // names the layer and the key, shape or field at fault.

@@ -10,6 +10,7 @@
 #include "vacc/driver/device.h"
 #include "vacc/isa/config.h"
 #include "vacc/isa/program.h"
+#include "vacc/support/error.h"
 
 namespace vacc::test {
 
@@ -63,5 +64,16 @@ std::vector<int64_t> tiled_product(const isa::HwConfig &c, const std::vector<uin
 
 isa::MemInsn mem_insn(isa::Opcode op, isa::MemId mem, uint32_t sram, uint32_t dram, uint32_t y,
                       uint32_t x, uint32_t stride);
+
+// Runs f and returns the vacc::Error message it throws, "(no error)" when it throws none.
+template <typename F>
+std::string error_of(F &&f) {
+  try {
+    f();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "(no error)";
+}
 
 }  // namespace vacc::test

@@ -89,6 +89,9 @@ class CommandQueue {
   isa::Insn noop(isa::Engine engine) const;
   // Makes `kernel` resident in the UOP scratchpad; returns its first index there.
   uint32_t resident(const UopKernel &kernel);
+  // A STORE to OUT (dram_base: a DRAM element) or, with extensions.store_inp, to INP.
+  void emit_store(isa::MemId mem, uint32_t sram, uint32_t dram_base, uint32_t y, uint32_t x,
+                  uint32_t stride);
   void check_encodable(const isa::Insn &insn, const char *command) const;
   // Moves the stream's micro-op loads to its start (merged where they continue each other)
   // when no eviction reuses a scratchpad index.
