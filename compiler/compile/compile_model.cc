@@ -317,7 +317,8 @@ std::optional<uint64_t> tuned_total(const CompiledModel &compiled,
 // the tuned cycles of its own forms, in the pipeline's order, so a choice that leaves the
 // heuristic's (folding a convolution whose heuristic form then fused its pool, say) may lose
 // more in a later choice than it won. Where any did, the program of the heuristic's choices
-// is compiled too, and the one of fewer tuned cycles is kept.
+// is compiled too, and the one of fewer tuned cycles is kept (the one whose every layer was
+// tuned where only one is; the heuristic's where neither is).
 CompiledModel compile_imported(const std::function<graph::Graph()> &import,
                                const std::string &source, const std::string &onnx_path,
                                const isa::HwConfig &config, const CompileOptions &options) {
@@ -341,7 +342,9 @@ CompiledModel compile_imported(const std::function<graph::Graph()> &import,
       compile_graph(import(), source, onnx_path, ms_since(start), config, as_heuristic, start);
   const std::optional<uint64_t> a = tuned_total(chosen, o.tuned),
                                 b = tuned_total(heuristic, o.tuned);
-  const bool keep = a && b && *a < *b;
+  // Only a program whose every layer was tuned can be weighed; one that is wins over one that
+  // is not.
+  const bool keep = a && (!b || *a < *b);
   CompiledModel &kept = keep ? chosen : heuristic;
   kept.seconds = first_seconds + heuristic.seconds;
   kept.stages.push_back(

@@ -55,7 +55,10 @@ bool make_chain(Graph &g, Node *first, Node *second, const FusionPolicy &policy)
                                     c = policy.modelled(chain);
       modelled = a && b && c && double(*c) < kChainMargin * double(*a + *b);
     }
-    const bool chained = apart && together ? *together < *apart : modelled;
+    // Both forms measured: the faster. The parts measured but not the chain: apart (the tuner
+    // measured what it was given; a chain it never saw would leave the program not all tuned).
+    // Neither: the cost model.
+    const bool chained = apart ? together && *together < *apart : modelled;
     if (policy.decided) policy.decided(chain, !chained, !modelled, apart, together);
     if (!chained) return false;
   }

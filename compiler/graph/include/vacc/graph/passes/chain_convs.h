@@ -4,8 +4,9 @@
 // it, one vacc.QConvChain (graph/conv_chain.h): the accelerator runs the pair per tile of
 // output pixels, the intermediate kept in INP (extensions.store_inp), never in DRAM. Unlike an
 // epilogue's fusion a chain does not always pay (each spatial tile reloads the weights its
-// scratchpads cannot keep): it is made where the policy's measured cycles say it is faster,
-// or, not measured, where its cost model expects it at least 5 % faster than the pair apart
+// scratchpads cannot keep): it is made where the policy's measured cycles say it is faster
+// (parts measured and the chain not: apart), or, neither measured, where its cost model
+// expects it at least 5 % faster than the pair apart
 // (kChainMargin), or everywhere legal with policy.always; never where the backend cannot run
 // it (the policy's legality, asked of the chain node).
 #pragma once
